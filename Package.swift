@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Lanes",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "Lanes", targets: ["Lanes"]),
+        .library(name: "LanesTesting", targets: ["LanesTesting"]),
+        .library(name: "LanesImages", targets: ["LanesImages"]),
+        .executable(name: "lanes-bench", targets: ["lanes-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+    ],
+    targets: [
+        // Core: work queues, work items, dependencies, cancellation, priorities, events.
+        .target(
+            name: "Lanes",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
+        // Test support users import: manual executor, virtual clock, gates.
+        .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
+        // C shims over libpng / libjpeg-turbo: the longjmp error paths stay in C.
+        .target(
+            name: "CLanesCodecs",
+            linkerSettings: [.linkedLibrary("png"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
+        ),
+        // Image pipeline: bitmaps, decode, processors, encode.
+        .target(name: "LanesImages", dependencies: ["Lanes", "CLanesCodecs"], swiftSettings: strict),
+        // Stock data: parsing, smoothing, braille charts (used by the `stocks` app).
+        .target(name: "StocksKit", resources: [.copy("Data")], swiftSettings: strict),
+        .executableTarget(name: "lanes-bench", dependencies: ["Lanes"], swiftSettings: strict),
+        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "LanesImagesTests",
+            dependencies: ["LanesImages"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)
