@@ -1,1 +1,42 @@
-print("lanes-bench")
+import Foundation
+
+// lanes-bench: measures Lanes against the alternatives in one run and prints a table (or JSON lines with --json).
+//
+//   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [SCENARIO...]
+//
+// Scenarios: independent, chain, fanout, cancel-all, width (default: all).
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+let quick = arguments.contains("--quick")
+var repeats = quick ? 3 : 5
+if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+    repeats = max(1, value)
+}
+let known = ["independent", "chain", "fanout", "cancel-all", "width"]
+let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
+if let unknown = asked.first(where: { !known.contains($0) }) {
+    FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
+    exit(2)
+}
+let selected = asked.isEmpty ? known : asked
+let core = CoreScenarios(repeats: repeats, quick: quick)
+
+if !json {
+    print("lanes-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, medians of \(repeats) runs\(quick ? " (quick sizes)" : "")")
+}
+for scenario in selected {
+    let row: Row
+    switch scenario {
+    case "independent": row = await core.independent()
+    case "chain": row = await core.chain()
+    case "fanout": row = await core.fanout()
+    case "cancel-all": row = await core.cancelAll()
+    default: row = await core.width()
+    }
+    if json {
+        print(row.json())
+    } else {
+        print(Table.render(row))
+    }
+}

@@ -1,4 +1,103 @@
+/*
+ * clanes_codecs.h — small C shims over libpng and libjpeg-turbo for LanesImages.
+ *
+ * libpng and libjpeg report fatal errors with longjmp. A longjmp must never cross Swift
+ * frames, so every setjmp/longjmp and every decode/encode loop lives in these C files.
+ * Each entry point returns a status code (CLANES_OK or CLANES_ERR_*) and, on failure,
+ * writes a NUL-terminated human-readable reason into the caller's `message` buffer.
+ *
+ * All decoding works on memory buffers. Decoders write RGBA8 (4 bytes per pixel, R G B A)
+ * into a caller-provided buffer of `height` rows of `bytes_per_row` bytes each.
+ */
 #ifndef CLANES_CODECS_H
 #define CLANES_CODECS_H
-int clanes_codecs_version(void);
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* Status codes. */
+#define CLANES_OK 0
+#define CLANES_ERR_UNSUPPORTED 1   /* not PNG/JPEG, or a variant the codec cannot decode */
+#define CLANES_ERR_TRUNCATED 2     /* the data ends before the image does */
+#define CLANES_ERR_CORRUPT 3       /* malformed data (bad CRC, bad Huffman code, bad zlib stream, ...) */
+#define CLANES_ERR_TOO_LARGE 4     /* dimensions beyond what the codec can represent */
+#define CLANES_ERR_NO_MEMORY 5     /* an allocation failed */
+#define CLANES_ERR_ARGUMENT 6      /* caller error: bad buffer, stride, size or scale */
+#define CLANES_ERR_ENCODE 7        /* the encoder failed */
+
+/* Formats reported by clanes_probe. */
+#define CLANES_FORMAT_UNKNOWN 0
+#define CLANES_FORMAT_PNG 1
+#define CLANES_FORMAT_JPEG 2
+
+/* A message buffer of this many bytes always holds a whole message. */
+#define CLANES_MESSAGE_CAPACITY 256
+
+/* What the header says, read without decoding any pixels. */
+typedef struct clanes_info {
+    int32_t format;       /* CLANES_FORMAT_* */
+    uint32_t width;       /* stored width in pixels (before Exif orientation) */
+    uint32_t height;      /* stored height in pixels (before Exif orientation) */
+    int32_t orientation;  /* Exif orientation 1...8 (JPEG APP1); 1 when absent or invalid */
+    int32_t components;   /* colour components stored in the file (PNG: channels incl. alpha) */
+    int32_t bit_depth;    /* bits per sample */
+    int32_t progressive;  /* 1 for an interlaced PNG or a progressive JPEG */
+} clanes_info;
+
+/*
+ * Reads the PNG IHDR or the JPEG markers up to the first scan (SOFn, APP1 Exif orientation).
+ * Never decodes pixel data and never allocates.
+ */
+int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
+                     char *message, size_t message_capacity);
+
+/*
+ * Decodes any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; Adam7; tRNS) to RGBA8.
+ * `width`/`height` must equal the header's (from clanes_probe); `bytes_per_row` >= width * 4.
+ */
+int32_t clanes_png_decode(const uint8_t *data, size_t size,
+                          uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                          char *message, size_t message_capacity);
+
+/*
+ * Decodes a baseline/progressive JPEG (grey, YCbCr, RGB, CMYK, YCCK) to RGBA8 (alpha 255),
+ * scaled by 1/scale_denom in the DCT domain (scale_denom is 1, 2, 4 or 8).
+ * `width`/`height` must equal clanes_jpeg_scaled_dimension() of the header's size.
+ * A premature end of data is an error (CLANES_ERR_TRUNCATED), as are bad Huffman codes
+ * and markers inside entropy-coded data (CLANES_ERR_CORRUPT).
+ */
+int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom,
+                           uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                           char *message, size_t message_capacity);
+
+/* The size of one dimension after DCT scaling by 1/scale_denom (rounds up, as libjpeg does). */
+uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
+
+/*
+ * Encodes RGBA8 to PNG (written as RGB when every alpha is 255). compression_level is 0...9.
+ * On success *out receives a buffer of *out_size bytes that the caller frees with clanes_free.
+ */
+int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                          int32_t compression_level, uint8_t **out, size_t *out_size,
+                          char *message, size_t message_capacity);
+
+/*
+ * Encodes RGBA8 to a baseline JPEG (alpha is ignored). quality is 1...100.
+ * On success *out receives a buffer of *out_size bytes that the caller frees with clanes_free.
+ */
+int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                           int32_t quality, uint8_t **out, size_t *out_size,
+                           char *message, size_t message_capacity);
+
+/* Frees a buffer returned by an encoder. NULL is allowed. */
+void clanes_free(void *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLANES_CODECS_H */

@@ -1,0 +1,32 @@
+/* Helpers shared by the codec shims. Not part of the public header. */
+#ifndef CLANES_CODECS_INTERNAL_H
+#define CLANES_CODECS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes a formatted, always NUL-terminated message (when there is a buffer at all). */
+void clanes_set_message(char *message, size_t capacity, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reads big-/little-endian integers from an unaligned byte pointer. */
+static inline uint32_t clanes_be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+static inline uint16_t clanes_be16(const uint8_t *p) {
+    return (uint16_t)(((uint16_t)p[0] << 8) | (uint16_t)p[1]);
+}
+static inline uint16_t clanes_le16(const uint8_t *p) {
+    return (uint16_t)(((uint16_t)p[1] << 8) | (uint16_t)p[0]);
+}
+static inline uint32_t clanes_le32(const uint8_t *p) {
+    return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | (uint32_t)p[0];
+}
+
+/* Checks the arguments every decoder/encoder shares; returns CLANES_OK or CLANES_ERR_ARGUMENT. */
+int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
+                                      uint32_t width, uint32_t height,
+                                      char *message, size_t capacity);
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * JPEG decode/encode over libjpeg-turbo. libjpeg reports errors through error_exit, which we
+ * implement with longjmp back into the *_run function of this file; all libjpeg state lives
+ * in a context struct owned by the calling function, so it stays valid after the jump.
+ */
+#include "clanes_codecs.h"
+#include "codecs_internal.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+/* Progressive files with more scans than this are rejected (a classic decode-time bomb). */
+#define CLANES_JPEG_MAX_SCANS 1000
+
+typedef struct jpeg_error_context {
+    struct jpeg_error_mgr manager; /* first, so a j_common_ptr's err can be cast back */
+    jmp_buf jump;
+    int32_t status;
+    char *message;
+    size_t capacity;
+} jpeg_error_context;
+
+static void jpeg_fail(j_common_ptr cinfo, int32_t status) {
+    jpeg_error_context *error = (jpeg_error_context *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    clanes_set_message(error->message, error->capacity, "JPEG: %s", text);
+    error->status = status;
+    longjmp(error->jump, 1);
+}
+
+static void jpeg_error_exit(j_common_ptr cinfo) {
+    int code = cinfo->err->msg_code;
+    int32_t status = CLANES_ERR_CORRUPT;
+    if (code == JERR_OUT_OF_MEMORY) {
+        status = CLANES_ERR_NO_MEMORY;
+    } else if (code == JERR_INPUT_EMPTY || code == JERR_INPUT_EOF) {
+        status = CLANES_ERR_TRUNCATED;
+    } else if (code == JERR_NOT_COMPILED || code == JERR_CONVERSION_NOTIMPL || code == JERR_BAD_PRECISION) {
+        status = CLANES_ERR_UNSUPPORTED;
+    } else if (code == JERR_IMAGE_TOO_BIG || code == JERR_WIDTH_OVERFLOW) {
+        status = CLANES_ERR_TOO_LARGE;
+    }
+    if (!cinfo->is_decompressor) {
+        status = status == CLANES_ERR_NO_MEMORY ? status : CLANES_ERR_ENCODE;
+    }
+    jpeg_fail(cinfo, status);
+}
+
+/* Warnings: a premature end of data or damaged entropy-coded data fail the decode. */
+static void jpeg_emit_message(j_common_ptr cinfo, int msg_level) {
+    if (msg_level != -1) {
+        return; /* trace messages */
+    }
+    int code = cinfo->err->msg_code;
+    if (code == JWRN_JPEG_EOF) {
+        jpeg_fail(cinfo, CLANES_ERR_TRUNCATED);
+    }
+    if (code == JWRN_HUFF_BAD_CODE || code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC) {
+        jpeg_fail(cinfo, CLANES_ERR_CORRUPT);
+    }
+    cinfo->err->num_warnings++;
+}
+
+static void jpeg_output_nothing(j_common_ptr cinfo) {
+    (void)cinfo;
+}
+
+static void jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
+    jpeg_std_error(&error->manager);
+    error->manager.error_exit = jpeg_error_exit;
+    error->manager.emit_message = jpeg_emit_message;
+    error->manager.output_message = jpeg_output_nothing;
+    error->status = CLANES_OK;
+    error->message = message;
+    error->capacity = capacity;
+}
+
+static void jpeg_limit_scans(j_common_ptr cinfo) {
+    if (cinfo->is_decompressor && ((j_decompress_ptr)cinfo)->input_scan_number > CLANES_JPEG_MAX_SCANS) {
+        jpeg_error_context *error = (jpeg_error_context *)cinfo->err;
+        clanes_set_message(error->message, error->capacity, "JPEG: more than %d scans",
+                           CLANES_JPEG_MAX_SCANS);
+        error->status = CLANES_ERR_CORRUPT;
+        longjmp(error->jump, 1);
+    }
+}
+
+uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom) {
+    if (scale_denom <= 1) {
+        return dimension;
+    }
+    return (uint32_t)(((uint64_t)dimension + (uint64_t)scale_denom - 1) / (uint64_t)scale_denom);
+}
+
+/* ---------- decoding ---------- */
+
+typedef struct jpeg_decode_context {
+    struct jpeg_decompress_struct cinfo;
+    jpeg_error_context error;
+    struct jpeg_progress_mgr progress;
+    uint8_t *cmyk_row;
+} jpeg_decode_context;
+
+static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++, cmyk += 4, rgba += 4) {
+        /* Adobe files store inverted CMYK: the samples are already 255 - ink. */
+        unsigned c = inverted ? cmyk[0] : 255u - cmyk[0];
+        unsigned m = inverted ? cmyk[1] : 255u - cmyk[1];
+        unsigned y = inverted ? cmyk[2] : 255u - cmyk[2];
+        unsigned k = inverted ? cmyk[3] : 255u - cmyk[3];
+        rgba[0] = (uint8_t)((c * k + 127u) / 255u);
+        rgba[1] = (uint8_t)((m * k + 127u) / 255u);
+        rgba[2] = (uint8_t)((y * k + 127u) / 255u);
+        rgba[3] = 0xFF;
+    }
+}
+
+static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, size_t size,
+                               int32_t scale_denom, uint8_t *pixels, size_t bytes_per_row,
+                               uint32_t width, uint32_t height) {
+    if (setjmp(ctx->error.jump)) {
+        return ctx->error.status;
+    }
+    jpeg_create_decompress(&ctx->cinfo);
+    ctx->progress.progress_monitor = jpeg_limit_scans;
+    ctx->cinfo.progress = &ctx->progress;
+    jpeg_mem_src(&ctx->cinfo, data, (unsigned long)size);
+    if (jpeg_read_header(&ctx->cinfo, TRUE) != JPEG_HEADER_OK) {
+        clanes_set_message(ctx->error.message, ctx->error.capacity, "JPEG holds tables but no image");
+        return CLANES_ERR_CORRUPT;
+    }
+    int cmyk = 0;
+    switch (ctx->cinfo.jpeg_color_space) {
+    case JCS_GRAYSCALE:
+    case JCS_YCbCr:
+    case JCS_RGB:
+        ctx->cinfo.out_color_space = JCS_EXT_RGBA;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        ctx->cinfo.out_color_space = JCS_CMYK;
+        cmyk = 1;
+        break;
+    default:
+        clanes_set_message(ctx->error.message, ctx->error.capacity,
+                           "JPEG colour space with %d components is not supported",
+                           ctx->cinfo.num_components);
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    ctx->cinfo.scale_num = 1;
+    ctx->cinfo.scale_denom = (unsigned int)scale_denom;
+    ctx->cinfo.dct_method = JDCT_ISLOW;
+    jpeg_calc_output_dimensions(&ctx->cinfo);
+    if (ctx->cinfo.output_width != width || ctx->cinfo.output_height != height) {
+        clanes_set_message(ctx->error.message, ctx->error.capacity,
+                           "JPEG decodes to %ux%u at 1/%d, expected %ux%u", ctx->cinfo.output_width,
+                           ctx->cinfo.output_height, scale_denom, width, height);
+        return CLANES_ERR_ARGUMENT;
+    }
+    jpeg_start_decompress(&ctx->cinfo);
+    if (cmyk) {
+        ctx->cmyk_row = (uint8_t *)malloc((size_t)width * 4);
+        if (ctx->cmyk_row == NULL) {
+            clanes_set_message(ctx->error.message, ctx->error.capacity, "out of memory for a CMYK row");
+            return CLANES_ERR_NO_MEMORY;
+        }
+    }
+    while (ctx->cinfo.output_scanline < ctx->cinfo.output_height) {
+        uint8_t *destination = pixels + (size_t)ctx->cinfo.output_scanline * bytes_per_row;
+        JSAMPROW row = cmyk ? ctx->cmyk_row : destination;
+        if (jpeg_read_scanlines(&ctx->cinfo, &row, 1) != 1) {
+            clanes_set_message(ctx->error.message, ctx->error.capacity, "JPEG decoder stalled");
+            return CLANES_ERR_CORRUPT;
+        }
+        if (cmyk) {
+            cmyk_to_rgba(ctx->cmyk_row, destination, width, ctx->cinfo.saw_Adobe_marker);
+        }
+    }
+    /* No jpeg_finish_decompress: every row is decoded, and a file missing only its EOI is fine. */
+    return CLANES_OK;
+}
+
+int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom,
+                           uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                           char *message, size_t message_capacity) {
+    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+                                                   message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8) {
+        clanes_set_message(message, message_capacity, "JPEG scale 1/%d is not 1, 1/2, 1/4 or 1/8",
+                           scale_denom);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (data == NULL || size < 3 || data[0] != 0xFF || data[1] != 0xD8) {
+        clanes_set_message(message, message_capacity, "not a JPEG");
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    jpeg_decode_context ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    jpeg_install_errors(&ctx.error, message, message_capacity);
+    ctx.cinfo.err = &ctx.error.manager;
+    status = jpeg_decode_run(&ctx, data, size, scale_denom, pixels, bytes_per_row, width, height);
+    jpeg_destroy_decompress(&ctx.cinfo);
+    free(ctx.cmyk_row);
+    return status;
+}
+
+/* ---------- encoding ---------- */
+
+typedef struct jpeg_encode_context {
+    struct jpeg_compress_struct cinfo;
+    jpeg_error_context error;
+    unsigned char *buffer;
+    unsigned long size;
+} jpeg_encode_context;
+
+static int32_t jpeg_encode_run(jpeg_encode_context *ctx, const uint8_t *pixels, size_t bytes_per_row,
+                               uint32_t width, uint32_t height, int32_t quality) {
+    if (setjmp(ctx->error.jump)) {
+        return ctx->error.status;
+    }
+    jpeg_create_compress(&ctx->cinfo);
+    jpeg_mem_dest(&ctx->cinfo, &ctx->buffer, &ctx->size);
+    ctx->cinfo.image_width = width;
+    ctx->cinfo.image_height = height;
+    ctx->cinfo.input_components = 4;
+    ctx->cinfo.in_color_space = JCS_EXT_RGBA;
+    jpeg_set_defaults(&ctx->cinfo);
+    jpeg_set_quality(&ctx->cinfo, quality, TRUE);
+    ctx->cinfo.optimize_coding = TRUE;
+    jpeg_start_compress(&ctx->cinfo, TRUE);
+    while (ctx->cinfo.next_scanline < ctx->cinfo.image_height) {
+        /* libjpeg takes non-const rows but only reads them. */
+        JSAMPROW row = (JSAMPROW)(uintptr_t)(pixels + (size_t)ctx->cinfo.next_scanline * bytes_per_row);
+        (void)jpeg_write_scanlines(&ctx->cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&ctx->cinfo);
+    return CLANES_OK;
+}
+
+int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                           int32_t quality, uint8_t **out, size_t *out_size,
+                           char *message, size_t message_capacity) {
+    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+                                                   message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (out == NULL || out_size == NULL || quality < 1 || quality > 100) {
+        clanes_set_message(message, message_capacity, "bad output pointers or quality %d", quality);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION) {
+        clanes_set_message(message, message_capacity, "JPEG cannot hold %ux%u (max %d per side)",
+                           width, height, (int)JPEG_MAX_DIMENSION);
+        return CLANES_ERR_TOO_LARGE;
+    }
+    *out = NULL;
+    *out_size = 0;
+    jpeg_encode_context ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    jpeg_install_errors(&ctx.error, message, message_capacity);
+    ctx.cinfo.err = &ctx.error.manager;
+    status = jpeg_encode_run(&ctx, pixels, bytes_per_row, width, height, quality);
+    jpeg_destroy_compress(&ctx.cinfo);
+    if (status != CLANES_OK) {
+        free(ctx.buffer);
+        return status;
+    }
+    *out = ctx.buffer;
+    *out_size = (size_t)ctx.size;
+    return CLANES_OK;
+}

@@ -1,0 +1,240 @@
+/*
+ * PNG decode/encode over libpng. libpng reports errors by longjmp; every setjmp lives in a
+ * function of this file whose mutable state sits in a context struct owned by its caller,
+ * so nothing read after a longjmp is an indeterminate local.
+ */
+#include "clanes_codecs.h"
+#include "codecs_internal.h"
+
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- decoding ---------- */
+
+typedef struct png_decode_context {
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    int truncated;
+    png_bytep *rows;
+    char *message;
+    size_t capacity;
+} png_decode_context;
+
+static void png_decode_error(png_structp png, png_const_charp text) {
+    png_decode_context *ctx = (png_decode_context *)png_get_error_ptr(png);
+    clanes_set_message(ctx->message, ctx->capacity, "PNG: %s", text);
+    png_longjmp(png, 1);
+}
+
+static void png_ignore_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+static void png_read_memory(png_structp png, png_bytep out, size_t length) {
+    png_decode_context *ctx = (png_decode_context *)png_get_io_ptr(png);
+    if (length > ctx->size - ctx->offset) {
+        ctx->truncated = 1;
+        png_error(png, "unexpected end of data");
+    }
+    memcpy(out, ctx->data + ctx->offset, length);
+    ctx->offset += length;
+}
+
+/* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
+static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
+                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height) {
+    if (setjmp(png_jmpbuf(png))) {
+        return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
+    }
+    png_set_read_fn(png, ctx, png_read_memory);
+    png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
+    png_read_info(png, info);
+
+    if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
+        clanes_set_message(ctx->message, ctx->capacity, "PNG is %ux%u, expected %ux%u",
+                           png_get_image_width(png, info), png_get_image_height(png, info), width, height);
+        return CLANES_ERR_ARGUMENT;
+    }
+    int colour_type = png_get_color_type(png, info);
+    int depth = png_get_bit_depth(png, info);
+    int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+
+    if (colour_type == PNG_COLOR_TYPE_PALETTE) {
+        png_set_palette_to_rgb(png);
+    }
+    if (colour_type == PNG_COLOR_TYPE_GRAY && depth < 8) {
+        png_set_expand_gray_1_2_4_to_8(png);
+    }
+    if (has_trns) {
+        png_set_tRNS_to_alpha(png);
+    }
+    if (depth == 16) {
+        png_set_scale_16(png);
+    }
+    if (colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
+        png_set_gray_to_rgb(png);
+    }
+    if ((colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns) {
+        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    }
+    (void)png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    if (png_get_rowbytes(png, info) != (size_t)width * 4) {
+        clanes_set_message(ctx->message, ctx->capacity, "PNG transformation produced %zu bytes per row",
+                           (size_t)png_get_rowbytes(png, info));
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    ctx->rows = (png_bytep *)malloc(sizeof(png_bytep) * height);
+    if (ctx->rows == NULL) {
+        clanes_set_message(ctx->message, ctx->capacity, "out of memory for %u row pointers", height);
+        return CLANES_ERR_NO_MEMORY;
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        ctx->rows[y] = pixels + (size_t)y * bytes_per_row;
+    }
+    png_read_image(png, ctx->rows);
+    return CLANES_OK;
+}
+
+int32_t clanes_png_decode(const uint8_t *data, size_t size,
+                          uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                          char *message, size_t message_capacity) {
+    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+                                                   message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0) {
+        clanes_set_message(message, message_capacity, "not a PNG");
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error,
+                                             png_ignore_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL) {
+        png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
+        clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    status = png_decode_run(&ctx, png, info, pixels, bytes_per_row, width, height);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(ctx.rows);
+    return status;
+}
+
+/* ---------- encoding ---------- */
+
+typedef struct png_encode_context {
+    uint8_t *buffer;
+    size_t size;
+    size_t capacity_bytes;
+    int out_of_memory;
+    char *message;
+    size_t capacity;
+} png_encode_context;
+
+static void png_encode_error(png_structp png, png_const_charp text) {
+    png_encode_context *ctx = (png_encode_context *)png_get_error_ptr(png);
+    clanes_set_message(ctx->message, ctx->capacity, "PNG encoder: %s", text);
+    png_longjmp(png, 1);
+}
+
+static void png_write_memory(png_structp png, png_bytep bytes, size_t length) {
+    png_encode_context *ctx = (png_encode_context *)png_get_io_ptr(png);
+    if (length > ctx->capacity_bytes - ctx->size) {
+        size_t wanted = ctx->size + length;
+        size_t grown = ctx->capacity_bytes < 4096 ? 4096 : ctx->capacity_bytes;
+        while (grown < wanted) {
+            grown = grown > SIZE_MAX / 2 ? wanted : grown * 2;
+        }
+        uint8_t *bigger = (uint8_t *)realloc(ctx->buffer, grown);
+        if (bigger == NULL) {
+            ctx->out_of_memory = 1;
+            png_error(png, "out of memory");
+        }
+        ctx->buffer = bigger;
+        ctx->capacity_bytes = grown;
+    }
+    memcpy(ctx->buffer + ctx->size, bytes, length);
+    ctx->size += length;
+}
+
+static void png_flush_memory(png_structp png) {
+    (void)png;
+}
+
+static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_infop info,
+                              const uint8_t *pixels, size_t bytes_per_row, uint32_t width,
+                              uint32_t height, int32_t level) {
+    if (setjmp(png_jmpbuf(png))) {
+        return ctx->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
+    }
+    int opaque = 1;
+    for (uint32_t y = 0; y < height && opaque; y++) {
+        const uint8_t *row = pixels + (size_t)y * bytes_per_row;
+        for (uint32_t x = 0; x < width; x++) {
+            if (row[(size_t)x * 4 + 3] != 0xFF) {
+                opaque = 0;
+                break;
+            }
+        }
+    }
+    png_set_write_fn(png, ctx, png_write_memory, png_flush_memory);
+    png_set_compression_level(png, level);
+    png_set_IHDR(png, info, width, height, 8,
+                 opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    if (opaque) {
+        png_set_filler(png, 0, PNG_FILLER_AFTER); /* drop the alpha byte of each RGBA pixel */
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        png_write_row(png, pixels + (size_t)y * bytes_per_row);
+    }
+    png_write_end(png, info);
+    return CLANES_OK;
+}
+
+int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                          int32_t compression_level, uint8_t **out, size_t *out_size,
+                          char *message, size_t message_capacity) {
+    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+                                                   message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (out == NULL || out_size == NULL || compression_level < 0 || compression_level > 9) {
+        clanes_set_message(message, message_capacity, "bad output pointers or compression level %d",
+                           compression_level);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
+        clanes_set_message(message, message_capacity, "PNG cannot hold %ux%u", width, height);
+        return CLANES_ERR_TOO_LARGE;
+    }
+    *out = NULL;
+    *out_size = 0;
+    png_encode_context ctx = {NULL, 0, 0, 0, message, message_capacity};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, png_encode_error,
+                                              png_ignore_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL) {
+        png_destroy_write_struct(png ? &png : NULL, NULL);
+        clanes_set_message(message, message_capacity, "out of memory creating the PNG encoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    status = png_encode_run(&ctx, png, info, pixels, bytes_per_row, width, height, compression_level);
+    png_destroy_write_struct(&png, &info);
+    if (status != CLANES_OK) {
+        free(ctx.buffer);
+        return status;
+    }
+    *out = ctx.buffer;
+    *out_size = ctx.size;
+    return CLANES_OK;
+}

@@ -1,0 +1,41 @@
+/// Runs the effects that state transitions decided, outside every lock. Transitions that follow from an effect
+/// (a dependent finishing because its dependency was cancelled, and so on) are appended to the same work list, so
+/// a chain of any length is handled without recursion.
+enum Effects {
+    static func run(_ initial: [Effect]) {
+        guard !initial.isEmpty else { return }
+        var list = initial
+        var index = 0
+        while index < list.count {
+            let effect = list[index]
+            index += 1
+            switch effect {
+            case .dependencyFinished(let dependent, let dependency, let success):
+                dependent.dependencyFinished(dependency, success: success, into: &list)
+            case .becameReady(let node, let queue):
+                queue.nodeBecameReady(node)
+            case .finishedUnrun(let node, let queue):
+                queue.nodeFinished(node, ran: false)
+            case .runHandlers(let handlers):
+                for handler in handlers { handler() }
+            case .resume(let continuations, let outcome):
+                for continuation in continuations { continuation.resume(returning: outcome) }
+            case .complete(let handlers, let outcome):
+                for handler in handlers { handler(outcome) }
+            case .cancelTask(let task):
+                task.cancel()
+            case .lend(let node, let from, let to):
+                node.adjustLent(from: from, to: to, into: &list)
+            case .reprioritize(let node, let queue):
+                queue.reprioritize(node)
+            case .event(let kind, let node, let queue, let state):
+                WorkEvents.emit(kind, node: node, queue: queue?.name ?? "", state: state)
+            }
+            // Keep memory flat on long cascades.
+            if index > 4096, index * 2 > list.count {
+                list.removeFirst(index)
+                index = 0
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/// The body of a work item, type-erased. Released as soon as the item finishes.
+enum Body: Sendable {
+    case sync(@Sendable (WorkContext) throws -> any Sendable)
+    case async(@Sendable (WorkContext) async throws -> any Sendable)
+    case callback(@Sendable (WorkContext, @escaping @Sendable (Result<any Sendable, any Error>) -> Void) -> Void)
+}
+
+/// An edge between a dependent and one of its dependencies, kept on both ends.
+struct Edge: Sendable {
+    let node: WorkNode
+    let policy: DependencyPolicy
+    let typed: Bool
+    /// The priority the dependent currently lends through this edge (kept on the dependent's side).
+    var lent: WorkPriority?
+}
+
+/// Everything about a node that changes, guarded by the node's mutex. Methods return the effects to run once the lock
+/// is released.
+struct NodeState {
+    enum Phase {
+        case idle
+        case claimed  // being enqueued
+        case pending
+        case running
+        case finished(Outcome)
+    }
+
+    var phase: Phase = .idle
+    var queue: WorkQueue?
+    var body: Body?
+    var cancelRequested = false
+    /// What a failed dependency decided for an item that is not yet enqueued.
+    var verdict: Outcome?
+    var cancelHandlers: [@Sendable () -> Void] = []
+    var completions: [@Sendable (Outcome) -> Void] = []
+    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
+    var abandonedWaiters: Set<UInt64> = []
+    var nextWaiter: UInt64 = 0
+    /// Unfinished dependencies, by identity.
+    var dependencies: [ObjectIdentifier: Edge] = [:]
+    /// Items waiting on this one.
+    var dependents: [Edge] = []
+    var ownPriority: WorkPriority
+    var lent: [Int]? = nil
+    var task: Task<Void, Never>? = nil
+
+    init(body: Body, priority: WorkPriority) {
+        self.body = body
+        self.ownPriority = priority
+    }
+
+    var effectivePriority: WorkPriority {
+        guard let lent else { return ownPriority }
+        var level = WorkPriority.count - 1
+        while level > ownPriority.rawValue {
+            if lent[level] > 0 { return WorkPriority(rawValue: level)! }
+            level -= 1
+        }
+        return ownPriority
+    }
+
+    var isFinished: Bool {
+        if case .finished = phase { return true }
+        return false
+    }
+
+    var publicState: WorkState {
+        switch phase {
+        case .idle, .claimed: .idle
+        case .pending: .pending
+        case .running: .running
+        case .finished(let outcome): outcome.state
+        }
+    }
+
+    /// Moves to `.finished` and collects everything that must be told.
+    mutating func finish(_ outcome: Outcome, node: WorkNode, into effects: inout [Effect]) {
+        let kind: WorkEvent.Kind
+        switch phase {
+        case .finished: return
+        case .running: kind = .finished
+        case .pending: kind = outcome.state == .cancelled ? .cancelled : .finished
+        case .idle, .claimed: kind = .cancelled
+        }
+        phase = .finished(outcome)
+        body = nil
+        task = nil
+        cancelHandlers = []
+        let success = outcome.isSuccess
+        for edge in dependents {
+            effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
+        }
+        dependents = []
+        for edge in dependencies.values where edge.lent != nil {
+            effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+        }
+        dependencies = [:]
+        if !waiters.isEmpty {
+            effects.append(.resume(Array(waiters.values), outcome))
+            waiters = [:]
+        }
+        if !completions.isEmpty {
+            effects.append(.complete(completions, outcome))
+            completions = []
+        }
+        effects.append(.event(kind, node, queue, outcome.state))
+    }
+
+    /// The effective priority changed from `old`: move the node in its queue and update what it lends.
+    mutating func priorityChanged(from old: WorkPriority, node: WorkNode, into effects: inout [Effect]) {
+        let new = effectivePriority
+        guard new != old else { return }
+        if case .pending = phase, let queue, dependencies.isEmpty {
+            effects.append(.reprioritize(node, queue))
+        }
+        for key in dependencies.keys {
+            let previous = dependencies[key]!.lent
+            dependencies[key]!.lent = new
+            effects.append(.lend(node: dependencies[key]!.node, from: previous, to: new))
+        }
+    }
+}
+
+/// A side effect decided under a lock and run after it is released.
+enum Effect: Sendable {
+    case dependencyFinished(dependent: WorkNode, dependency: WorkNode, success: Bool)
+    case becameReady(WorkNode, WorkQueue)
+    case finishedUnrun(WorkNode, WorkQueue)
+    case runHandlers([@Sendable () -> Void])
+    case resume([CheckedContinuation<Outcome?, Never>], Outcome)
+    case complete([@Sendable (Outcome) -> Void], Outcome)
+    case cancelTask(Task<Void, Never>)
+    case lend(node: WorkNode, from: WorkPriority?, to: WorkPriority?)
+    case reprioritize(WorkNode, WorkQueue)
+    case event(WorkEvent.Kind, WorkNode, WorkQueue?, WorkState)
+}

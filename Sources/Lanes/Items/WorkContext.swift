@@ -1,0 +1,63 @@
+import Synchronization
+/// What a running body knows about its item: cancellation, progress, and where it runs.
+///
+/// Long loops check for cancellation, as the seeds teach:
+///
+/// ```swift
+/// queue.add(label: "filter") { ctx in
+///     for row in 0..<height {
+///         try ctx.checkCancellation()
+///         filterRow(row)
+///         ctx.reportProgress(Double(row + 1) / Double(height))
+///     }
+/// }
+/// ```
+public final class WorkContext: Sendable {
+    let node: WorkNode
+    let queue: WorkQueue
+
+    init(node: WorkNode, queue: WorkQueue) {
+        self.node = node
+        self.queue = queue
+    }
+
+    /// Whether the item was cancelled. Cheap: one atomic load.
+    public var isCancelled: Bool { node.cancelFlag.load(ordering: .acquiring) }
+
+    /// Throws ``LanesError/cancelled(_:)`` if the item was cancelled.
+    public func checkCancellation() throws(LanesError) {
+        if isCancelled { throw .cancelled(node.label) }
+    }
+
+    /// Runs `handler` once when the item is cancelled, at once if it already is. Use it to cancel an underlying
+    /// transfer or to wake a wait.
+    ///
+    /// ```swift
+    /// let transfer = session.dataTask(with: url) { ... }
+    /// ctx.onCancel { transfer.cancel() }
+    /// transfer.resume()
+    /// ```
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        node.onCancel(handler)
+    }
+
+    /// Records progress as a fraction from 0 to 1; read it with ``WorkItem/progress``.
+    public func reportProgress(_ fraction: Double) {
+        let clamped = fraction.isNaN ? 0 : min(1, max(0, fraction))
+        node.progressBits.store(clamped.bitPattern, ordering: .relaxed)
+    }
+
+    /// Records progress as a count of done units out of a total.
+    public func reportProgress(completed: Int, of total: Int) {
+        reportProgress(total > 0 ? Double(completed) / Double(total) : 0)
+    }
+
+    /// The item's label.
+    public var label: String { node.label }
+
+    /// The queue the item runs on.
+    public var queueName: String { queue.name }
+
+    /// The item's effective priority (its own, or higher if a waiting dependent lends it more).
+    public var priority: WorkPriority { node.effectivePriority }
+}

@@ -1,0 +1,67 @@
+import Synchronization
+extension WorkItem {
+    /// The item's value, awaited from Swift concurrency. Throws what the body threw, or ``LanesError/cancelled(_:)``.
+    /// Cancelling the awaiting task cancels the item if no other task awaits it.
+    ///
+    /// ```swift
+    /// let chart = try await renderQueue.add { ctx in try render(series, ctx) }.value
+    /// ```
+    public var value: Output {
+        get async throws { try await result.get() }
+    }
+
+    /// The item's result, awaited; see ``value``.
+    public var result: Result<Output, any Error> {
+        get async {
+            let node = self.node
+            let id = node.state.withLock { state -> UInt64 in
+                state.nextWaiter += 1
+                return state.nextWaiter
+            }
+            let outcome: Outcome? = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
+                    node.addWaiter(id, continuation)
+                }
+            } onCancel: {
+                node.abandonWaiter(id)
+            }
+            guard let outcome else { return .failure(LanesError.cancelled(node.label)) }
+            return outcome.typed(Output.self, label: node.label)
+        }
+    }
+}
+
+extension WorkNode {
+    func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Outcome?, Never>) {
+        var cancelItem = false
+        let immediate = state.withLock { state -> Outcome?? in
+            if case .finished(let outcome) = state.phase { return .some(outcome) }
+            if state.abandonedWaiters.remove(id) != nil {
+                // The task was cancelled before it could register: it no longer waits.
+                cancelItem = state.waiters.isEmpty
+                return .some(nil)
+            }
+            state.waiters[id] = continuation
+            return .none
+        }
+        if cancelItem { cancel() }
+        if let immediate { continuation.resume(returning: immediate) }
+    }
+
+    /// The awaiting task was cancelled: stop waiting, and cancel the item if nobody else waits on it.
+    func abandonWaiter(_ id: UInt64) {
+        enum Decision { case nothing, resume(CheckedContinuation<Outcome?, Never>, cancelItem: Bool) }
+        let decision = state.withLock { state -> Decision in
+            guard !state.isFinished else { return .nothing }
+            guard let continuation = state.waiters.removeValue(forKey: id) else {
+                state.abandonedWaiters.insert(id)
+                return .nothing
+            }
+            return .resume(continuation, cancelItem: state.waiters.isEmpty)
+        }
+        if case .resume(let continuation, let cancelItem) = decision {
+            if cancelItem { cancel() }
+            continuation.resume(returning: nil)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Synchronization
+/// A handle on a unit of work that produces an `Output`: cancel it, re-prioritise it, await its value, or get a
+/// callback on the queue of your choice. Handles are cheap values; copies refer to the same item.
+///
+/// ```swift
+/// let download = WorkItem(label: "download") { ctx in try fetch(url, ctx) }
+/// let tilt = WorkItem(consuming: download, label: "tilt-shift") { data, ctx in try tiltShift(data, ctx) }
+/// try network.enqueue(download)
+/// try filters.enqueue(tilt)
+/// tilt.onCompletion(on: .main) { result in cell.show(result) }
+/// ```
+public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
+    let node: WorkNode
+
+    init(node: WorkNode) { self.node = node }
+
+    /// Creates an item with a synchronous body; enqueue it with ``WorkQueue/enqueue(_:)``.
+    public init(
+        label: String? = nil, priority: WorkPriority = .normal,
+        _ body: @escaping @Sendable (WorkContext) throws -> Output
+    ) {
+        node = WorkNode(label: label, priority: priority, body: .sync { try body($0) })
+    }
+
+    /// Creates an item with an `async` body. Cancelling the item cancels the Swift task running it.
+    public init(
+        label: String? = nil, priority: WorkPriority = .normal,
+        _ body: @escaping @Sendable (WorkContext) async throws -> Output
+    ) {
+        node = WorkNode(label: label, priority: priority, body: .async { try await body($0) })
+    }
+
+    /// Creates an item whose body starts work and finishes later by calling `finish` once (the seeds'
+    /// AsyncOperation around a network task). The item holds its slot in the queue until then.
+    ///
+    /// ```swift
+    /// let fetch = WorkItem<Data>(label: "fetch") { ctx, finish in
+    ///     let task = session.dataTask(with: url) { data, _, error in
+    ///         finish(data.map(Result.success) ?? .failure(error ?? URLError(.unknown)))
+    ///     }
+    ///     ctx.onCancel { task.cancel() }
+    ///     task.resume()
+    /// }
+    /// ```
+    public init(
+        label: String? = nil, priority: WorkPriority = .normal,
+        callback body: @escaping @Sendable (WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
+    ) {
+        node = WorkNode(label: label, priority: priority, body: .callback { context, finish in
+            body(context) { result in finish(result.map { $0 as any Sendable }) }
+        })
+    }
+
+    /// Creates an item that consumes the output of `input` (a typed edge). By default it is cancelled if `input`
+    /// fails or is cancelled; with `.skip` it finishes as failed without running.
+    public init<Input: Sendable>(
+        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
+    ) {
+        let source = input.node
+        node = WorkNode(label: label, priority: priority, body: .sync { context in
+            try body(try source.successValue(as: Input.self), context)
+        })
+        try? node.addDependency(source, policy: policy == .run ? .cancel : policy, typed: true)
+    }
+
+    /// The async form of ``init(consuming:policy:label:priority:_:)-(_,_,_,_,(Input,WorkContext)->Output)``.
+    public init<Input: Sendable>(
+        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
+    ) {
+        let source = input.node
+        node = WorkNode(label: label, priority: priority, body: .async { context in
+            try await body(try source.successValue(as: Input.self), context)
+        })
+        try? node.addDependency(source, policy: policy == .run ? .cancel : policy, typed: true)
+    }
+
+    /// The item's label (given, or "item-N").
+    public var label: String { node.label }
+
+    /// A process-unique number.
+    public var id: UInt64 { node.id }
+
+    /// Where the item is in its life.
+    public var state: WorkState { node.state.withLock { $0.publicState } }
+
+    /// Whether the item was cancelled (it may still be running until its body notices).
+    public var isCancelled: Bool { node.cancelFlag.load(ordering: .acquiring) }
+
+    /// The progress its body last reported, from 0 to 1.
+    public var progress: Double { Double(bitPattern: node.progressBits.load(ordering: .relaxed)) }
+
+    /// Cancels the item. A pending item finishes at once as cancelled and its body never starts; a running item is
+    /// flagged, its `onCancel` handlers run and an async body's task is cancelled. Dependents follow their edge
+    /// policy. Cancelling a finished item does nothing.
+    public func cancel() { node.cancel() }
+
+    /// The item's own priority. Setting it moves a ready item at once; an item waiting on dependencies lends its
+    /// priority to them.
+    public var priority: WorkPriority {
+        get { node.priority }
+        nonmutating set { node.priority = newValue }
+    }
+
+    /// The priority the item is scheduled at: its own, or higher if a waiting dependent lends it more.
+    public var effectivePriority: WorkPriority { node.effectivePriority }
+
+    /// Calls `handler` with the item's result on `queue` once it finishes (at once if it has). A cancelled item
+    /// reports ``LanesError/cancelled(_:)``.
+    ///
+    /// ```swift
+    /// render.onCompletion(on: .main) { result in cell.chart = try? result.get() }
+    /// ```
+    public func onCompletion(
+        on queue: WorkQueue, _ handler: @escaping @Sendable (Result<Output, any Error>) -> Void
+    ) {
+        let label = node.label
+        node.onFinish { outcome in
+            queue.add(label: label + " completion", priority: .visible) { _ in
+                handler(outcome.typed(Output.self, label: label))
+            }
+        }
+    }
+
+    /// Makes this item wait for `dependency` ("B after A"). Must be called before the item is enqueued.
+    /// - Throws: ``LanesError/selfDependency(_:)``, ``LanesError/cycle(_:)`` naming the cycle,
+    ///   ``LanesError/alreadyEnqueued(_:)``.
+    ///
+    /// ```swift
+    /// try parse.addDependency(download)             // runs even if download fails (.run)
+    /// try render.addDependency(parse, policy: .skip)
+    /// ```
+    public func addDependency(_ dependency: some WorkDependency, policy: DependencyPolicy = .run) throws(LanesError) {
+        try node.addDependency(dependency.workNode, policy: policy, typed: false)
+    }
+
+    /// Removes a plain dependency; the item becomes ready at once if nothing else holds it.
+    public func removeDependency(_ dependency: some WorkDependency) throws(LanesError) {
+        try node.removeDependency(dependency.workNode)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.node === rhs.node }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(node)) }
+    public var workNode: WorkNode { node }
+}
+
+/// Anything a work item can depend on: every `WorkItem`, whatever its output.
+public protocol WorkDependency: Sendable {
+    /// The item's shared core (an implementation detail of Lanes).
+    var workNode: WorkNode { get }
+}

@@ -1,0 +1,253 @@
+import Synchronization
+
+/// The shared, type-erased core of a work item. `WorkItem<Output>` is a typed handle on one of these; it has no
+/// public API of its own and appears only so that any `WorkItem` can serve as a ``WorkDependency``.
+public final class WorkNode: Sendable {
+    private static let ids = Atomic<UInt64>(0)
+
+    let id: UInt64
+    let label: String
+    let isBarrier: Bool
+    let isSync: Bool
+    /// Mirrors `state.cancelRequested` so long loops can poll it without taking the lock.
+    let cancelFlag = Atomic<Bool>(false)
+    /// Mirrors the effective priority (raw value) for the queue, which never takes a node lock.
+    let effectiveLevel: Atomic<Int>
+    /// Progress as the bit pattern of a Double in 0...1.
+    let progressBits = Atomic<UInt64>(0)
+    let state: LockedValue<NodeState>
+    /// Bookkeeping owned by the queue the node is in; only touched while holding that queue's lock.
+    let slot = QueueSlot()
+
+    init(label: String?, priority: WorkPriority, barrier: Bool = false, body: Body) {
+        let id = Self.ids.add(1, ordering: .relaxed).newValue
+        self.id = id
+        self.label = label ?? "item-\(id)"
+        self.isBarrier = barrier
+        if case .sync = body { isSync = true } else { isSync = false }
+        effectiveLevel = Atomic(priority.rawValue)
+        state = LockedValue(NodeState(body: body, priority: priority))
+    }
+
+    // MARK: Enqueueing
+
+    enum ClaimResult { case claimed, alreadyFinished }
+
+    func claim() throws(LanesError) -> ClaimResult {
+        let result: Result<ClaimResult, LanesError> = state.withLock { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .claimed
+                return .success(.claimed)
+            case .finished:
+                return state.queue == nil ? .success(.alreadyFinished) : .failure(.alreadyEnqueued(label))
+            case .claimed, .pending, .running:
+                return .failure(.alreadyEnqueued(label))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The queue has admitted the node: it becomes pending, and ready if nothing holds it.
+    func enqueued(on queue: WorkQueue, into effects: inout [Effect]) {
+        state.withLock { state in
+            state.phase = .pending
+            state.queue = queue
+            effects.append(.event(.added, self, queue, .pending))
+            if let verdict = state.verdict {
+                state.finish(verdict, node: self, into: &effects)
+                effects.append(.finishedUnrun(self, queue))
+            } else if state.dependencies.isEmpty {
+                effects.append(.becameReady(self, queue))
+            }
+        }
+    }
+
+    // MARK: Running
+
+    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale.
+    func start() -> Body? {
+        state.withLock { state in
+            guard case .pending = state.phase, state.dependencies.isEmpty, !state.cancelRequested else { return nil }
+            state.phase = .running
+            return state.body
+        }
+    }
+
+    func setTask(_ task: Task<Void, Never>) {
+        let cancelNow = state.withLock { state -> Bool in
+            guard case .running = state.phase else { return false }
+            state.task = task
+            return state.cancelRequested
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// The body returned (or threw, or called its completion). Returns false if it had already finished.
+    @discardableResult
+    func complete(_ result: Result<any Sendable, any Error>) -> Bool {
+        var effects: [Effect] = []
+        let done = state.withLock { state -> Bool in
+            guard case .running = state.phase else { return false }
+            let outcome: Outcome
+            if state.cancelRequested {
+                outcome = .cancelled
+            } else {
+                switch result {
+                case .success(let value): outcome = .success(value)
+                case .failure(let error): outcome = .failure(error)
+                }
+            }
+            state.finish(outcome, node: self, into: &effects)
+            return true
+        }
+        Effects.run(effects)
+        return done
+    }
+
+    // MARK: Cancellation
+
+    func cancel() {
+        var effects: [Effect] = []
+        cancel(into: &effects)
+        Effects.run(effects)
+    }
+
+    func cancel(into effects: inout [Effect]) {
+        state.withLock { state in
+            guard !state.cancelRequested, !state.isFinished else { return }
+            state.cancelRequested = true
+            cancelFlag.store(true, ordering: .releasing)
+            switch state.phase {
+            case .idle:
+                state.finish(.cancelled, node: self, into: &effects)
+            case .claimed:
+                state.verdict = .cancelled
+            case .pending:
+                state.finish(.cancelled, node: self, into: &effects)
+                if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
+            case .running:
+                if !state.cancelHandlers.isEmpty {
+                    effects.append(.runHandlers(state.cancelHandlers))
+                    state.cancelHandlers = []
+                }
+                if let task = state.task { effects.append(.cancelTask(task)) }
+                effects.append(.event(.cancelled, self, state.queue, .running))
+            case .finished:
+                break
+            }
+        }
+    }
+
+    /// Calls `handler` with the outcome when the node finishes, at once if it has.
+    func onFinish(_ handler: @escaping @Sendable (Outcome) -> Void) {
+        let done = state.withLock { state -> Outcome? in
+            if case .finished(let outcome) = state.phase { return outcome }
+            state.completions.append(handler)
+            return nil
+        }
+        if let done { handler(done) }
+    }
+
+    /// The value of a node that succeeded (a typed edge's input). Throws if it did not succeed.
+    func successValue<Value: Sendable>(as _: Value.Type) throws -> Value {
+        let outcome = state.withLock { state -> Outcome? in
+            if case .finished(let outcome) = state.phase { return outcome }
+            return nil
+        }
+        guard let outcome else { throw LanesError.dependencyFailed(item: "?", dependency: label) }
+        return try outcome.typed(Value.self, label: label).get()
+    }
+
+    /// Registers a handler that runs once when the node is cancelled, at once if it already is.
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.cancelRequested { return true }
+            if state.isFinished { return false }
+            state.cancelHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    // MARK: Dependencies (called by the effect runner)
+
+    func dependencyFinished(_ dependency: WorkNode, success: Bool, into effects: inout [Effect]) {
+        state.withLock { state in
+            guard let edge = state.dependencies.removeValue(forKey: ObjectIdentifier(dependency)) else { return }
+            if !success {
+                switch edge.policy {
+                case .run: break
+                case .cancel:
+                    if state.verdict == nil { state.verdict = .cancelled }
+                    state.cancelRequested = true
+                    cancelFlag.store(true, ordering: .releasing)
+                case .skip:
+                    if state.verdict == nil { state.verdict = .skipped(dependency: dependency.label) }
+                }
+            }
+            switch state.phase {
+            case .pending:
+                if let verdict = state.verdict {
+                    state.finish(verdict, node: self, into: &effects)
+                    if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
+                } else if state.dependencies.isEmpty, let queue = state.queue {
+                    effects.append(.becameReady(self, queue))
+                }
+            case .idle:
+                if let verdict = state.verdict, case .cancelled = verdict {
+                    state.finish(verdict, node: self, into: &effects)
+                }
+            case .claimed, .running, .finished:
+                break
+            }
+        }
+    }
+
+    // MARK: Priority
+
+    var priority: WorkPriority {
+        get { state.withLock { $0.ownPriority } }
+        set {
+            var effects: [Effect] = []
+            state.withLock { state in
+                guard !state.isFinished else { return }
+                let old = state.effectivePriority
+                state.ownPriority = newValue
+                effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
+                state.priorityChanged(from: old, node: self, into: &effects)
+            }
+            Effects.run(effects)
+        }
+    }
+
+    var effectivePriority: WorkPriority { WorkPriority(rawValue: effectiveLevel.load(ordering: .relaxed))! }
+
+    func adjustLent(from old: WorkPriority?, to new: WorkPriority?, into effects: inout [Effect]) {
+        state.withLock { state in
+            guard !state.isFinished else { return }
+            let before = state.effectivePriority
+            var counts = state.lent ?? Array(repeating: 0, count: WorkPriority.count)
+            if let old { counts[old.rawValue] -= 1 }
+            if let new { counts[new.rawValue] += 1 }
+            state.lent = counts
+            effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
+            state.priorityChanged(from: before, node: self, into: &effects)
+        }
+    }
+}
+
+/// Per-node bookkeeping owned by a queue. Each field is only read or written while that queue's lock is held;
+/// they are atomics only so the node can be shared between threads without `@unchecked Sendable`.
+final class QueueSlot: Sendable {
+    /// Bumped whenever the node's entry in a ready bucket goes stale (moved, cancelled).
+    let generation = Atomic<UInt32>(0)
+    /// The bucket level of the live entry, or -1 when the node has no live entry.
+    let level = Atomic<Int>(-1)
+    /// The barrier segment the node belongs to.
+    let segment = Atomic<Int>(0)
+    /// The queue's cancel-all epoch when the node was admitted.
+    let epoch = Atomic<UInt64>(0)
+    /// Whether the node is held behind a barrier.
+    let held = Atomic<Bool>(false)
+}

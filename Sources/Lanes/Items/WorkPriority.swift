@@ -1,0 +1,49 @@
+/// How urgent a work item is. Higher levels run first; within a level items run in the order they became ready.
+///
+/// The levels follow what a list on screen needs:
+///
+/// ```swift
+/// let render = charts.add(priority: .visible) { ctx in try drawChart(ctx) }
+/// render.priority = .prefetch   // the row scrolled out of view but is still near
+/// ```
+public enum WorkPriority: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    /// Work nobody waits for: cleanup, cache trimming, indexing.
+    case background = 0
+    /// Long-running work the user asked for but does not watch.
+    case utility = 1
+    /// Speculative work for content about to appear (near-visible rows).
+    case prefetch = 2
+    /// The default.
+    case normal = 3
+    /// Work whose result is on screen now.
+    case visible = 4
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .background: "background"
+        case .utility: "utility"
+        case .prefetch: "prefetch"
+        case .normal: "normal"
+        case .visible: "visible"
+        }
+    }
+
+    static let count = 5
+}
+
+/// What a dependent does when one of its dependencies fails or is cancelled.
+///
+/// ```swift
+/// try upload.addDependency(compress, policy: .cancel)
+/// ```
+public enum DependencyPolicy: Sendable, Equatable {
+    /// Run the dependent anyway once every dependency has finished (the default for plain edges, as OperationQueue does).
+    case run
+    /// Cancel the dependent at once (the default for typed edges, which need the dependency's output).
+    case cancel
+    /// Do not run the dependent's body; it finishes at once as skipped (its `value` throws
+    /// ``LanesError/dependencyFailed(item:dependency:)``).
+    case skip
+}

@@ -1,0 +1,210 @@
+import Synchronization
+import Dispatch
+import DequeModule
+
+/// An entry in a ready bucket or a barrier's held list. It is live while its generation matches the node's.
+struct Entry {
+    let node: WorkNode
+    let generation: UInt32
+}
+
+/// Items admitted between two barriers. Segment 0 is the one allowed to run.
+struct Segment {
+    /// Unfinished non-barrier items admitted into this segment.
+    var unfinished = 0
+    /// The barrier that closes the segment, if any.
+    var barrier: WorkNode?
+    var barrierReady = false
+    var barrierCancelled = false
+    /// Ready items waiting for the barriers before them to finish.
+    var held: [Entry] = []
+}
+
+/// What a queue must do after releasing its lock.
+struct QueueAction {
+    var runners = 0
+    var idleContinuations: [CheckedContinuation<Void, Never>] = []
+    var idleSignals: [DispatchSemaphore] = []
+}
+
+/// The scheduling state of one queue. Never scans blocked items: a node enters a bucket only when it is ready, and
+/// every operation is O(1) amortised (stale bucket entries are skipped once when popped).
+struct QueueState {
+    var limit: Int
+    var suspended = false
+    var epoch: UInt64 = 0
+    var buckets = [Deque<Entry>](repeating: [], count: WorkPriority.count)
+    /// Live entries in the buckets.
+    var live = 0
+    var running = 0
+    var syncRunning = 0
+    /// Runners requested or attached.
+    var workers = 0
+    var members: [ObjectIdentifier: WorkNode] = [:]
+    var idleContinuations: [CheckedContinuation<Void, Never>] = []
+    var idleSignals: [DispatchSemaphore] = []
+    var segmentBase = 0
+    var segments: Deque<Segment> = [Segment()]
+    var barrierRunning = false
+    var completedCount: UInt64 = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    // MARK: Membership
+
+    mutating func admit(_ node: WorkNode) {
+        members[ObjectIdentifier(node)] = node
+        node.slot.epoch.store(epoch, ordering: .relaxed)
+        node.slot.level.store(-1, ordering: .relaxed)
+        let index = segments.count - 1
+        node.slot.segment.store(segmentBase + index, ordering: .relaxed)
+        if node.isBarrier {
+            segments[index].barrier = node
+            segments.append(Segment())
+        } else {
+            segments[index].unfinished += 1
+        }
+    }
+
+    mutating func becameReady(_ node: WorkNode) {
+        guard members[ObjectIdentifier(node)] != nil, node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
+        let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
+        if node.isBarrier {
+            segments[index].barrierReady = true
+        } else if index == 0 {
+            push(node)
+        } else {
+            segments[index].held.append(Entry(node: node, generation: node.slot.generation.load(ordering: .relaxed)))
+        }
+    }
+
+    mutating func push(_ node: WorkNode) {
+        let level = node.effectiveLevel.load(ordering: .relaxed)
+        let generation = node.slot.generation.load(ordering: .relaxed)
+        node.slot.level.store(level, ordering: .relaxed)
+        buckets[level].append(Entry(node: node, generation: generation))
+        live += 1
+    }
+
+    /// Makes the node's bucket or held entry stale.
+    mutating func unlist(_ node: WorkNode) {
+        node.slot.generation.wrappingAdd(1, ordering: .relaxed)
+        if node.slot.level.load(ordering: .relaxed) >= 0 {
+            node.slot.level.store(-1, ordering: .relaxed)
+            live -= 1
+        }
+    }
+
+    mutating func reprioritize(_ node: WorkNode) {
+        let current = node.slot.level.load(ordering: .relaxed)
+        let wanted = node.effectiveLevel.load(ordering: .relaxed)
+        guard current >= 0, current != wanted, members[ObjectIdentifier(node)] != nil else { return }
+        unlist(node)
+        push(node)
+        compactIfNeeded(current)
+    }
+
+    private mutating func compactIfNeeded(_ level: Int) {
+        let count = buckets[level].count
+        guard count > 64, count > 2 * live else { return }
+        buckets[level].removeAll { entry in
+            entry.generation != entry.node.slot.generation.load(ordering: .relaxed)
+                || entry.node.slot.level.load(ordering: .relaxed) != level
+        }
+    }
+
+    /// Accounts for a node that finished. `ran` is true when it held a running slot.
+    mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
+        if ran {
+            running -= 1
+            if sync { syncRunning -= 1 }
+        }
+        guard members.removeValue(forKey: ObjectIdentifier(node)) != nil else { return }
+        completedCount &+= 1
+        if !ran { unlist(node) }
+        let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
+        if node.isBarrier {
+            if ran {
+                barrierRunning = false
+                advanceSegment()
+            } else if index >= 0 && index < segments.count {
+                segments[index].barrierCancelled = true
+            }
+        } else if index >= 0 && index < segments.count {
+            segments[index].unfinished -= 1
+        }
+        while let front = segments.first, front.unfinished == 0, front.barrierCancelled, !barrierRunning {
+            advanceSegment()
+        }
+    }
+
+    /// The front barrier finished: the next segment may run, and its held items enter the buckets.
+    private mutating func advanceSegment() {
+        guard segments.count > 1 else { return }
+        segments.removeFirst()
+        segmentBase += 1
+        let held = segments[0].held
+        segments[0].held = []
+        for entry in held where entry.generation == entry.node.slot.generation.load(ordering: .relaxed) {
+            push(entry.node)
+        }
+    }
+
+    // MARK: Running
+
+    /// The next item to run, or nil when none may start now.
+    mutating func pop() -> WorkNode? {
+        guard !suspended, !barrierRunning, running < limit else { return nil }
+        if let front = segments.first, front.unfinished == 0, front.barrierReady, !front.barrierCancelled,
+            let barrier = front.barrier
+        {
+            guard running == 0 else { return nil }
+            barrierRunning = true
+            running += 1
+            if barrier.isSync { syncRunning += 1 }
+            segments[0].barrierReady = false
+            return barrier
+        }
+        guard live > 0 else { return nil }
+        var level = WorkPriority.count - 1
+        while level >= 0 {
+            while let entry = buckets[level].popFirst() {
+                let slot = entry.node.slot
+                if entry.generation == slot.generation.load(ordering: .relaxed), slot.level.load(ordering: .relaxed) == level {
+                    slot.level.store(-1, ordering: .relaxed)
+                    live -= 1
+                    running += 1
+                    if entry.node.isSync { syncRunning += 1 }
+                    return entry.node
+                }
+            }
+            level -= 1
+        }
+        return nil
+    }
+
+    var barrierRunnable: Bool {
+        guard let front = segments.first else { return false }
+        return front.unfinished == 0 && front.barrierReady && !front.barrierCancelled && front.barrier != nil
+    }
+
+    /// How many more runners to ask the executor for.
+    mutating func requestRunners(into action: inout QueueAction) {
+        guard !suspended, !barrierRunning else { return }
+        let ready = live + (barrierRunnable ? 1 : 0)
+        let wanted = min(ready, limit - running)
+        let free = workers - syncRunning
+        if wanted > free {
+            action.runners += wanted - free
+            workers += wanted - free
+        }
+    }
+
+    mutating func collectIdle(into action: inout QueueAction) {
+        guard members.isEmpty else { return }
+        action.idleContinuations += idleContinuations
+        idleContinuations = []
+        action.idleSignals += idleSignals
+        idleSignals = []
+    }
+}

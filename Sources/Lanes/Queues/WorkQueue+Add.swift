@@ -1,0 +1,118 @@
+extension WorkQueue {
+    /// Enqueues an item created on its own (after its dependencies were added).
+    /// - Throws: ``LanesError/alreadyEnqueued(_:)`` if it is in a queue already. Enqueueing an item that was
+    ///   cancelled before it was ever enqueued does nothing.
+    ///
+    /// ```swift
+    /// let item = WorkItem(label: "parse") { _ in parse(data) }
+    /// try item.addDependency(download)
+    /// try queue.enqueue(item)
+    /// ```
+    public func enqueue<Output>(_ item: WorkItem<Output>) throws(LanesError) {
+        try enqueue(node: item.node)
+    }
+
+    func enqueue(node: WorkNode) throws(LanesError) {
+        guard try node.claim() == .claimed else { return }
+        admit(node)
+        var effects: [Effect] = []
+        node.enqueued(on: self, into: &effects)
+        Effects.run(effects)
+    }
+
+    private func make<Output>(_ item: WorkItem<Output>, after dependencies: [any WorkDependency], policy: DependencyPolicy)
+        -> WorkItem<Output>
+    {
+        for dependency in dependencies {
+            // A fresh item has no dependents, so no cycle is possible, and it is not enqueued yet.
+            try? item.node.addDependency(dependency.workNode, policy: policy, typed: false)
+        }
+        try? enqueue(node: item.node)
+        return item
+    }
+
+    /// Adds a synchronous body and returns its handle.
+    /// - Parameters:
+    ///   - label: shown in events, traces and errors.
+    ///   - priority: the item's own priority.
+    ///   - dependencies: items that must finish first ("after").
+    ///   - policy: what to do if one of them fails or is cancelled.
+    ///
+    /// ```swift
+    /// let sum = queue.add(label: "sum") { _ in numbers.reduce(0, +) }
+    /// ```
+    @discardableResult
+    public func add<Output>(
+        label: String? = nil, priority: WorkPriority = .normal, after dependencies: [any WorkDependency] = [],
+        policy: DependencyPolicy = .run, _ body: @escaping @Sendable (WorkContext) throws -> Output
+    ) -> WorkItem<Output> {
+        make(WorkItem(label: label, priority: priority, body), after: dependencies, policy: policy)
+    }
+
+    /// Adds an `async` body and returns its handle.
+    ///
+    /// ```swift
+    /// let page = queue.add(label: "load") { ctx in try await loadPage() }
+    /// ```
+    @discardableResult
+    public func add<Output>(
+        label: String? = nil, priority: WorkPriority = .normal, after dependencies: [any WorkDependency] = [],
+        policy: DependencyPolicy = .run, _ body: @escaping @Sendable (WorkContext) async throws -> Output
+    ) -> WorkItem<Output> {
+        make(WorkItem(label: label, priority: priority, body), after: dependencies, policy: policy)
+    }
+
+    /// Adds a callback-style body that finishes later by calling `finish` once.
+    ///
+    /// ```swift
+    /// queue.add(label: "timer", callback: { ctx, finish in
+    ///     DispatchQueue.global().asyncAfter(deadline: .now() + 1) { finish(.success(())) }
+    /// })
+    /// ```
+    @discardableResult
+    public func add<Output>(
+        label: String? = nil, priority: WorkPriority = .normal, after dependencies: [any WorkDependency] = [],
+        policy: DependencyPolicy = .run,
+        callback body: @escaping @Sendable (WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
+    ) -> WorkItem<Output> {
+        make(WorkItem(label: label, priority: priority, callback: body), after: dependencies, policy: policy)
+    }
+
+    /// Adds a body that consumes the output of `input` (a typed edge: download → filter), across queues.
+    ///
+    /// ```swift
+    /// let data = network.add(label: "download") { _ in try download(url) }
+    /// let image = filters.add(consuming: data, label: "tilt-shift") { bytes, ctx in try tiltShift(bytes, ctx) }
+    /// ```
+    @discardableResult
+    public func add<Input, Output>(
+        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
+    ) -> WorkItem<Output> {
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: policy)
+    }
+
+    /// The async form of ``add(consuming:policy:label:priority:_:)``.
+    @discardableResult
+    public func add<Input, Output>(
+        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
+    ) -> WorkItem<Output> {
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: policy)
+    }
+
+    /// Adds a barrier: it runs alone, after every item added before it has finished and before any item added
+    /// after it starts.
+    ///
+    /// ```swift
+    /// queue.addBarrier(label: "snapshot") { _ in store.snapshot() }
+    /// ```
+    @discardableResult
+    public func addBarrier<Output>(
+        label: String? = nil, priority: WorkPriority = .normal, _ body: @escaping @Sendable (WorkContext) throws -> Output
+    ) -> WorkItem<Output> {
+        let node = WorkNode(label: label, priority: priority, barrier: true, body: .sync { try body($0) })
+        try? enqueue(node: node)
+        return WorkItem(node: node)
+    }
+}

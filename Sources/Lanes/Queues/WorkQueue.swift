@@ -1,0 +1,229 @@
+import DequeModule
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A named queue of work items with an exact concurrency limit, priorities, barriers, suspension and cancel-all.
+///
+/// Move slow work off the main queue and ship the result back, as the seeds teach:
+///
+/// ```swift
+/// let processing = WorkQueue("processing", maxConcurrency: 4)
+/// let smoothed = processing.add(label: "smooth AAPL") { ctx in
+///     try smooth(prices, isCancelled: { ctx.isCancelled })
+/// }
+/// smoothed.onCompletion(on: .main) { result in
+///     if case .success(let series) = result { chart.show(series) }
+/// }
+/// // The user left the screen:
+/// processing.cancelAll()
+/// ```
+///
+/// A limit of 1 makes a serial FIFO lane (within one priority level). The limit is honoured exactly: Lanes runs
+/// items on its own threads, so the concurrency you set is the concurrency you get, even when bodies block.
+public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
+    private static let ids = Atomic<UInt64>(0)
+
+    /// The queue's name, shown in events, traces and errors.
+    public let name: String
+    let id: UInt64
+    let executor: any WorkExecutor
+    let state: LockedValue<QueueState>
+
+    /// Creates a queue.
+    /// - Parameters:
+    ///   - name: shown in events, traces and errors.
+    ///   - maxConcurrency: how many items may run at once (values below 1 are treated as 1; use
+    ///     ``setMaxConcurrency(_:)`` to get an error instead). Defaults to the number of active processors.
+    ///   - executor: where bodies run; Lanes' own thread pool by default.
+    public init(
+        _ name: String, maxConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        executor: (any WorkExecutor)? = nil
+    ) {
+        self.name = name
+        self.id = Self.ids.add(1, ordering: .relaxed).newValue
+        self.executor = executor ?? ThreadPoolExecutor.shared
+        self.state = LockedValue(QueueState(limit: max(1, maxConcurrency)))
+    }
+
+    /// A serial queue whose items run on the main thread, through the main dispatch queue. Use it to ship results to
+    /// the UI; on Linux the program must run `dispatchMain()`, a RunLoop, or an async `main`.
+    public static let main = WorkQueue("main", maxConcurrency: 1, executor: DispatchExecutor(queue: .main, batch: 16))
+
+    public var description: String { "WorkQueue(\(name))" }
+    public static func == (lhs: WorkQueue, rhs: WorkQueue) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    // MARK: Limits and suspension
+
+    /// How many items may run at once.
+    public var maxConcurrency: Int { state.withLock { $0.limit } }
+
+    /// Changes the concurrency limit while the queue runs. Raising it starts waiting items at once; lowering it lets
+    /// running items finish and starts no new ones until fewer than `limit` run.
+    ///
+    /// ```swift
+    /// try downloads.setMaxConcurrency(2)   // scrolling fast: leave the CPU to the main queue
+    /// ```
+    public func setMaxConcurrency(_ limit: Int) throws(LanesError) {
+        guard limit >= 1 else { throw .invalidLimit(limit) }
+        update { state, action in
+            state.limit = limit
+            state.requestRunners(into: &action)
+        }
+    }
+
+    /// Whether the queue is suspended (running items continue; no new item starts).
+    public var isSuspended: Bool { state.withLock { $0.suspended } }
+
+    /// Stops starting items until ``resume()``. Running items are not interrupted.
+    public func suspend() { state.withLock { $0.suspended = true } }
+
+    /// Starts items again after ``suspend()``.
+    public func resume() {
+        update { state, action in
+            state.suspended = false
+            state.requestRunners(into: &action)
+        }
+    }
+
+    /// A snapshot of the queue's counters.
+    public struct Counts: Sendable, Equatable {
+        /// Items enqueued and not yet finished (waiting, ready or running).
+        public var unfinished: Int
+        /// Items ready to start.
+        public var ready: Int
+        /// Items running.
+        public var running: Int
+        /// Items finished since the queue was made.
+        public var completed: UInt64
+    }
+
+    /// The queue's counters now.
+    public var counts: Counts {
+        state.withLock { Counts(unfinished: $0.members.count, ready: $0.live, running: $0.running, completed: $0.completedCount) }
+    }
+
+    // MARK: Cancellation
+
+    /// Cancels every item in the queue, atomically: once this returns, no item that was pending will start its body,
+    /// and pending items have finished as cancelled. Running items are flagged and their `onCancel` handlers run.
+    /// Items added afterwards run normally.
+    ///
+    /// ```swift
+    /// func viewDidDisappear() { processing.cancelAll() }
+    /// ```
+    public func cancelAll() {
+        let nodes: [WorkNode] = state.withLock { state in
+            state.epoch &+= 1
+            for level in 0..<WorkPriority.count {
+                for entry in state.buckets[level] where entry.node.slot.level.load(ordering: .relaxed) == level
+                    && entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
+                {
+                    entry.node.slot.level.store(-1, ordering: .relaxed)
+                }
+                state.buckets[level].removeAll(keepingCapacity: false)
+            }
+            state.live = 0
+            return Array(state.members.values)
+        }
+        var effects: [Effect] = []
+        effects.reserveCapacity(nodes.count * 2)
+        for node in nodes { node.cancel(into: &effects) }
+        // Account for this queue's own items in one critical section; run everything else as usual.
+        var mine: [WorkNode] = []
+        var others: [Effect] = []
+        for effect in effects {
+            if case .finishedUnrun(let node, let queue) = effect, queue === self {
+                mine.append(node)
+            } else {
+                others.append(effect)
+            }
+        }
+        Effects.run(others)
+        update { state, action in
+            for node in mine { state.finished(node, ran: false, sync: node.isSync) }
+            state.requestRunners(into: &action)
+        }
+    }
+
+    // MARK: Waiting
+
+    /// Returns when the queue has no unfinished item.
+    ///
+    /// ```swift
+    /// await queue.idle()
+    /// ```
+    public func idle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.members.isEmpty { return true }
+                state.idleContinuations.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Blocks the calling thread until the queue has no unfinished item. Refused (with
+    /// ``LanesError/wouldDeadlock(_:)``) on the main thread and from an item running on this queue.
+    ///
+    /// ```swift
+    /// try queue.waitUntilIdle()   // from a command-line tool's worker thread
+    /// ```
+    public func waitUntilIdle() throws(LanesError) {
+        if MainQueue.isCurrent {
+            throw .wouldDeadlock("waitUntilIdle() on the main thread for queue '\(name)'")
+        }
+        if CurrentLane.isRunning(on: self) {
+            throw .wouldDeadlock("waitUntilIdle() from an item running on queue '\(name)'")
+        }
+        let semaphore = DispatchSemaphore(value: 0)
+        let now = state.withLock { state -> Bool in
+            if state.members.isEmpty { return true }
+            state.idleSignals.append(semaphore)
+            return false
+        }
+        if !now { semaphore.wait() }
+    }
+
+    // MARK: Internal transitions
+
+    /// Runs `body` under the lock, then performs the action it built.
+    func update(_ body: (inout QueueState, inout QueueAction) -> Void) {
+        var action = QueueAction()
+        state.withLock { state in
+            body(&state, &action)
+            state.collectIdle(into: &action)
+        }
+        perform(action)
+    }
+
+    func perform(_ action: QueueAction) {
+        for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self)) }
+        for continuation in action.idleContinuations { continuation.resume() }
+        for semaphore in action.idleSignals { semaphore.signal() }
+    }
+
+    func admit(_ node: WorkNode) {
+        state.withLock { $0.admit(node) }
+    }
+
+    func nodeBecameReady(_ node: WorkNode) {
+        update { state, action in
+            state.becameReady(node)
+            state.requestRunners(into: &action)
+        }
+    }
+
+    func nodeFinished(_ node: WorkNode, ran: Bool) {
+        update { state, action in
+            state.finished(node, ran: ran, sync: node.isSync)
+            state.requestRunners(into: &action)
+        }
+    }
+
+    func reprioritize(_ node: WorkNode) {
+        state.withLock { $0.reprioritize(node) }
+    }
+}

@@ -1,0 +1,21 @@
+import Dispatch
+import Foundation
+
+/// Tells whether code runs on the main queue. On Linux, a program parked in `dispatchMain()` (as Swift's async `main`
+/// is) has its main queue drained by a worker thread, so `Thread.isMainThread` alone is not enough.
+public enum MainQueue {
+    private static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the caller runs on the main dispatch queue (or the main thread).
+    ///
+    /// ```swift
+    /// assert(MainQueue.isCurrent, "UI updates belong on the main queue")
+    /// ```
+    public static var isCurrent: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true
+    }
+}

@@ -1,0 +1,146 @@
+/// One RGBA pixel with 8 bits per channel (straight, not premultiplied, alpha).
+///
+/// ```swift
+/// let orange = RGBA(red: 255, green: 128, blue: 0)
+/// let halfGrey = RGBA(grey: 128, alpha: 128)
+/// ```
+public struct RGBA: Sendable, Hashable, CustomStringConvertible {
+    /// Red, 0...255.
+    public var red: UInt8
+    /// Green, 0...255.
+    public var green: UInt8
+    /// Blue, 0...255.
+    public var blue: UInt8
+    /// Opacity, 0 (transparent) ... 255 (opaque).
+    public var alpha: UInt8
+
+    /// Creates a pixel; alpha defaults to opaque.
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    /// Creates a grey pixel (red = green = blue = `grey`).
+    public init(grey: UInt8, alpha: UInt8 = 255) {
+        self.init(red: grey, green: grey, blue: grey, alpha: alpha)
+    }
+
+    /// Opaque black.
+    public static let black = RGBA(grey: 0)
+    /// Opaque white.
+    public static let white = RGBA(grey: 255)
+    /// Fully transparent black.
+    public static let clear = RGBA(grey: 0, alpha: 0)
+
+    public var description: String { "RGBA(\(red), \(green), \(blue), \(alpha))" }
+}
+
+/// An 8-bit RGBA bitmap: `height` rows of `width` pixels, each pixel 4 bytes R, G, B, A,
+/// rows tightly packed (`bytesPerRow == width * 4`), top row first. A value type: copies are
+/// cheap (copy-on-write) and it can be sent between tasks.
+///
+/// ```swift
+/// var bitmap = Bitmap(width: 2, height: 1, filledWith: .white)
+/// bitmap[1, 0] = RGBA(red: 255, green: 0, blue: 0)
+/// print(bitmap[1, 0].red)   // 255
+/// ```
+public struct Bitmap: Sendable, Equatable {
+    /// Width in pixels (at least 1).
+    public let width: Int
+    /// Height in pixels (at least 1).
+    public let height: Int
+    /// The pixel bytes, row after row, `bytesPerRow * height` of them.
+    public private(set) var pixels: [UInt8]
+
+    /// Bytes in one row: always `width * 4` (rows are not padded).
+    public var bytesPerRow: Int { width * 4 }
+    /// Number of pixels, `width * height`.
+    public var pixelCount: Int { width * height }
+
+    /// Wraps existing RGBA bytes. `pixels.count` must be `width * height * 4`.
+    ///
+    /// ```swift
+    /// let red = Bitmap(width: 1, height: 1, pixels: [255, 0, 0, 255])
+    /// ```
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0, "a bitmap needs a positive size, got \(width)x\(height)")
+        precondition(pixels.count == width * height * 4,
+                     "\(width)x\(height) RGBA needs \(width * height * 4) bytes, got \(pixels.count)")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A bitmap with every pixel set to `colour`.
+    ///
+    /// ```swift
+    /// let canvas = Bitmap(width: 64, height: 64, filledWith: .white)
+    /// ```
+    public init(width: Int, height: Int, filledWith colour: RGBA = .clear) {
+        self.init(width: width, height: height) { bytes in
+            let raw = UnsafeMutableRawBufferPointer(bytes)
+            for i in stride(from: 0, to: raw.count, by: 4) {
+                raw[i] = colour.red
+                raw[i + 1] = colour.green
+                raw[i + 2] = colour.blue
+                raw[i + 3] = colour.alpha
+            }
+        }
+    }
+
+    /// A bitmap whose bytes are written by `initializer`, which must set all of them.
+    /// Skips zero-filling, which matters for decoders and processors writing megapixels.
+    init(width: Int, height: Int,
+         initializingWith initializer: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows {
+        precondition(width > 0 && height > 0, "a bitmap needs a positive size, got \(width)x\(height)")
+        let count = width * height * 4
+        let bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            try initializer(buffer)
+            initialized = count
+        }
+        self.init(width: width, height: height, pixels: bytes)
+    }
+
+    /// The pixel in column `x`, row `y` (both from 0, row 0 at the top).
+    public subscript(x: Int, y: Int) -> RGBA {
+        get {
+            precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside \(width)x\(height)")
+            let i = (y * width + x) * 4
+            return RGBA(red: pixels[i], green: pixels[i + 1], blue: pixels[i + 2], alpha: pixels[i + 3])
+        }
+        set {
+            precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside \(width)x\(height)")
+            let i = (y * width + x) * 4
+            pixels[i] = newValue.red
+            pixels[i + 1] = newValue.green
+            pixels[i + 2] = newValue.blue
+            pixels[i + 3] = newValue.alpha
+        }
+    }
+
+    /// Calls `body` with the pixel bytes (read-only).
+    ///
+    /// ```swift
+    /// let opaque = bitmap.withUnsafePixels { bytes in
+    ///     stride(from: 3, to: bytes.count, by: 4).allSatisfy { bytes[$0] == 255 }
+    /// }
+    /// ```
+    public func withUnsafePixels<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try pixels.withUnsafeBufferPointer(body)
+    }
+
+    /// Calls `body` with the pixel bytes for in-place editing (the size cannot change).
+    ///
+    /// ```swift
+    /// bitmap.withUnsafeMutablePixels { bytes in
+    ///     for i in stride(from: 0, to: bytes.count, by: 4) { bytes[i] = 255 - bytes[i] }
+    /// }
+    /// ```
+    public mutating func withUnsafeMutablePixels<R>(
+        _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R
+    ) rethrows -> R {
+        try pixels.withUnsafeMutableBufferPointer { buffer in try body(buffer) }
+    }
+}

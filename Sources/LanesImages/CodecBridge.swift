@@ -1,0 +1,85 @@
+import CLanesCodecs
+
+/// Calls into the C codec shims and turns their status codes into ``ImageError``s.
+enum CodecBridge {
+    /// A zeroed buffer for the C side's error message.
+    static func messageBuffer() -> [CChar] {
+        [CChar](repeating: 0, count: Int(CLANES_MESSAGE_CAPACITY))
+    }
+
+    static func text(of message: [CChar]) -> String {
+        let bytes = message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The error for a decoding status, or nil for `CLANES_OK`.
+    static func decodeError(_ status: Int32, _ message: [CChar], format: ImageFormat) -> ImageError? {
+        let reason = text(of: message)
+        switch status {
+        case CLANES_OK: return nil
+        case CLANES_ERR_TRUNCATED: return .truncated
+        case CLANES_ERR_CORRUPT: return .corrupt(reason)
+        case CLANES_ERR_NO_MEMORY: return .outOfMemory
+        case CLANES_ERR_ARGUMENT: return .invalidArgument(reason)
+        case CLANES_ERR_UNSUPPORTED, CLANES_ERR_TOO_LARGE: return .unsupportedVariant(format, reason)
+        default: return .corrupt("codec status \(status): \(reason)")
+        }
+    }
+
+    /// The error for an encoding status, or nil for `CLANES_OK`.
+    static func encodeError(_ status: Int32, _ message: [CChar]) -> ImageError? {
+        switch status {
+        case CLANES_OK: return nil
+        case CLANES_ERR_NO_MEMORY: return .outOfMemory
+        case CLANES_ERR_ARGUMENT: return .invalidArgument(text(of: message))
+        default: return .encodeFailed(text(of: message))
+        }
+    }
+
+    /// Probes a PNG or JPEG header; other content is rejected by what it looks like.
+    static func probe(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
+        let content = SniffedContent(sniffing: bytes)
+        guard case .image(let format) = content, format.isDecodable else {
+            throw ImageError.unsupportedFormat(content)
+        }
+        var info = clanes_info()
+        var message = messageBuffer()
+        let status = clanes_probe(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                                  &info, &message, message.count)
+        if let error = decodeError(status, message, format: format) {
+            throw error
+        }
+        return ImageInfo(format: info.format == CLANES_FORMAT_PNG ? .png : .jpeg,
+                         width: Int(info.width), height: Int(info.height),
+                         orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up,
+                         components: Int(info.components), bitDepth: Int(info.bit_depth),
+                         isProgressive: info.progressive != 0)
+    }
+
+    /// Decodes into a new bitmap of `width` x `height` (the header size, or the JPEG's scaled size).
+    static func decode(_ bytes: UnsafeRawBufferPointer, format: ImageFormat, scaleDenominator: Int,
+                       width: Int, height: Int) throws -> Bitmap {
+        var message = messageBuffer()
+        let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return try Bitmap(width: width, height: height) { pixels in
+            let status: Int32
+            switch format {
+            case .png:
+                status = clanes_png_decode(data, bytes.count, pixels.baseAddress, width * 4,
+                                           UInt32(width), UInt32(height), &message, message.count)
+            default:
+                status = clanes_jpeg_decode(data, bytes.count, Int32(scaleDenominator), pixels.baseAddress,
+                                            width * 4, UInt32(width), UInt32(height), &message, message.count)
+            }
+            if let error = decodeError(status, message, format: format) {
+                throw error // the half-written buffer is released, never exposed
+            }
+        }
+    }
+
+    /// The JPEG size after DCT scaling by `1/denominator`.
+    static func jpegScaledSize(width: Int, height: Int, denominator: Int) -> (width: Int, height: Int) {
+        (Int(clanes_jpeg_scaled_dimension(UInt32(width), Int32(denominator))),
+         Int(clanes_jpeg_scaled_dimension(UInt32(height), Int32(denominator))))
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// Something that turns encoded image bytes into a ``Bitmap``. ``ImageDecoder`` is the real
+/// one; tests of code that decodes can substitute their own.
+///
+/// ```swift
+/// func thumbnail(_ data: Data, using decoder: some ImageDecoding) throws -> Bitmap {
+///     try decoder.decode(data, targetSize: TargetSize(maxWidth: 128, maxHeight: 128),
+///                        maxPixels: ImageDecoder.defaultMaxPixels)
+/// }
+/// ```
+public protocol ImageDecoding: Sendable {
+    /// Decodes `data`, scaled down to fit `targetSize` when given, refusing images of more
+    /// than `maxPixels` pixels before allocating anything for them.
+    func decode(_ data: Data, targetSize: TargetSize?, maxPixels: Int) throws -> Bitmap
+}
+
+/// Decodes PNG and JPEG data to RGBA8 ``Bitmap``s, upright (the Exif orientation applied).
+///
+/// The format is sniffed from the bytes, never taken from a file name. The header is probed
+/// first: an image claiming more than `maxPixels` pixels fails with ``ImageError/tooLarge(width:height:limit:)``
+/// before any pixel memory is allocated. With a `targetSize`, a JPEG is decoded at the
+/// smallest DCT scale (1/2, 1/4, 1/8) that still covers the target and then area-averaged
+/// to it; a PNG is decoded fully and area-averaged.
+///
+/// ```swift
+/// let decoder = ImageDecoder()
+/// let photo = try decoder.decode(data)
+/// let thumb = try decoder.decode(data, targetSize: TargetSize(maxWidth: 256, maxHeight: 256))
+/// ```
+public struct ImageDecoder: ImageDecoding {
+    /// The default pixel limit: 100 megapixels (400 MB of RGBA).
+    public static let defaultMaxPixels = 100_000_000
+
+    /// Creates a decoder. It holds no state; one can be shared freely.
+    public init() {}
+
+    /// Reads the header only: format, stored size, orientation.
+    ///
+    /// ```swift
+    /// let info = try ImageDecoder().probe(data)   // no pixels decoded
+    /// ```
+    public func probe(_ data: Data) throws -> ImageInfo {
+        try data.withUnsafeBytes { try CodecBridge.probe($0) }
+    }
+
+    /// Reads the header only: format, stored size, orientation.
+    public func probe(_ bytes: [UInt8]) throws -> ImageInfo {
+        try bytes.withUnsafeBytes { try CodecBridge.probe($0) }
+    }
+
+    /// Decodes PNG or JPEG `data` (see the type's documentation).
+    ///
+    /// ```swift
+    /// let bitmap = try ImageDecoder().decode(data, targetSize: TargetSize(maxWidth: 800))
+    /// ```
+    public func decode(_ data: Data, targetSize: TargetSize? = nil,
+                       maxPixels: Int = ImageDecoder.defaultMaxPixels) throws -> Bitmap {
+        try data.withUnsafeBytes { try Self.decode($0, targetSize: targetSize, maxPixels: maxPixels) }
+    }
+
+    /// Decodes PNG or JPEG bytes (see the type's documentation).
+    ///
+    /// ```swift
+    /// let bitmap = try ImageDecoder().decode(Array(data), maxPixels: 20_000_000)
+    /// ```
+    public func decode(_ bytes: [UInt8], targetSize: TargetSize? = nil,
+                       maxPixels: Int = ImageDecoder.defaultMaxPixels) throws -> Bitmap {
+        try bytes.withUnsafeBytes { try Self.decode($0, targetSize: targetSize, maxPixels: maxPixels) }
+    }
+
+    /// The DCT scale denominator (1, 2, 4 or 8) a JPEG of `width` x `height` is decoded at
+    /// for a stored-orientation target of `targetWidth` x `targetHeight`: the largest
+    /// reduction whose result still covers the target on both axes.
+    ///
+    /// ```swift
+    /// ImageDecoder.jpegScaleDenominator(width: 4000, height: 3000, targetWidth: 600, targetHeight: 450)   // 4
+    /// ```
+    public static func jpegScaleDenominator(width: Int, height: Int,
+                                            targetWidth: Int, targetHeight: Int) -> Int {
+        for denominator in [8, 4, 2] {
+            let scaled = CodecBridge.jpegScaledSize(width: width, height: height, denominator: denominator)
+            if scaled.width >= targetWidth && scaled.height >= targetHeight {
+                return denominator
+            }
+        }
+        return 1
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, targetSize: TargetSize?,
+                       maxPixels: Int) throws -> Bitmap {
+        guard maxPixels > 0 else {
+            throw ImageError.invalidArgument("maxPixels must be positive, got \(maxPixels)")
+        }
+        let info = try CodecBridge.probe(bytes)
+        guard let pixelCount = info.pixelCount, pixelCount <= maxPixels, pixelCount <= Int.max / 4 else {
+            throw ImageError.tooLarge(width: info.width, height: info.height, limit: maxPixels)
+        }
+        // The target is given for the upright image; turn it into the stored orientation.
+        var target = (width: info.width, height: info.height)
+        if let targetSize {
+            let fitted = targetSize.fittedSize(width: info.displayWidth, height: info.displayHeight)
+            target = info.orientation.swapsDimensions ? (fitted.height, fitted.width) : fitted
+        }
+        var bitmap: Bitmap
+        switch info.format {
+        case .jpeg:
+            let denominator = jpegScaleDenominator(width: info.width, height: info.height,
+                                                   targetWidth: target.width, targetHeight: target.height)
+            let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height,
+                                                    denominator: denominator)
+            bitmap = try CodecBridge.decode(bytes, format: .jpeg, scaleDenominator: denominator,
+                                            width: scaled.width, height: scaled.height)
+        default:
+            bitmap = try CodecBridge.decode(bytes, format: .png, scaleDenominator: 1,
+                                            width: info.width, height: info.height)
+        }
+        if bitmap.width != target.width || bitmap.height != target.height {
+            bitmap = try Resampler.resize(bitmap, width: target.width, height: target.height,
+                                          isCancelled: { false })
+        }
+        return info.orientation.apply(to: bitmap)
+    }
+}
+
+extension ImageDecoding {
+    /// Decodes `data` with the default pixel limit, scaled to `targetSize` when given.
+    ///
+    /// ```swift
+    /// let decoder: any ImageDecoding = ImageDecoder()
+    /// let bitmap = try decoder.decode(data)
+    /// ```
+    public func decode(_ data: Data, targetSize: TargetSize? = nil) throws -> Bitmap {
+        try decode(data, targetSize: targetSize, maxPixels: ImageDecoder.defaultMaxPixels)
+    }
+}

@@ -1,0 +1,45 @@
+/// What an image header says, read without decoding pixels (see ``ImageDecoder``'s `probe`).
+///
+/// ```swift
+/// let info = try ImageDecoder().probe(data)
+/// print(info.format, info.width, info.height, info.orientation)
+/// ```
+public struct ImageInfo: Sendable, Hashable {
+    /// The container format.
+    public var format: ImageFormat
+    /// Stored width in pixels (before the orientation is applied).
+    public var width: Int
+    /// Stored height in pixels (before the orientation is applied).
+    public var height: Int
+    /// The Exif orientation (JPEG APP1); `.up` when there is none.
+    public var orientation: ExifOrientation
+    /// Colour components stored in the file (PNG: channels including alpha; palette = 1).
+    public var components: Int
+    /// Bits per sample.
+    public var bitDepth: Int
+    /// Whether the file is an interlaced PNG or a progressive JPEG.
+    public var isProgressive: Bool
+
+    /// Creates an info value (mostly useful to test code that consumes one).
+    public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation = .up,
+                components: Int = 3, bitDepth: Int = 8, isProgressive: Bool = false) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.components = components
+        self.bitDepth = bitDepth
+        self.isProgressive = isProgressive
+    }
+
+    /// Width as displayed, after the orientation is applied.
+    public var displayWidth: Int { orientation.swapsDimensions ? height : width }
+    /// Height as displayed, after the orientation is applied.
+    public var displayHeight: Int { orientation.swapsDimensions ? width : height }
+
+    /// `width * height`, or nil when the product overflows `Int`.
+    public var pixelCount: Int? {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? nil : product
+    }
+}

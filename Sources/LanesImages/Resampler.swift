@@ -1,0 +1,141 @@
+/// Separable resampling used by ``Resize`` and by downsampled decoding: area averaging when an
+/// axis shrinks, bilinear interpolation when it grows. Works on premultiplied alpha in Float so
+/// transparent pixels do not bleed their colour into neighbours.
+enum Resampler {
+    /// Weights mapping `source` samples onto `destination` samples along one axis.
+    struct Axis {
+        /// First source index contributing to each destination index.
+        var first: [Int]
+        /// Offset into `weights` of each destination index's weights.
+        var offset: [Int]
+        /// Number of weights of each destination index.
+        var count: [Int]
+        var weights: [Float]
+
+        init(source: Int, destination: Int) {
+            first = []
+            offset = []
+            count = []
+            weights = []
+            first.reserveCapacity(destination)
+            if destination < source {
+                // Area averaging: destination pixel i covers source [i * scale, (i + 1) * scale).
+                let scale = Double(source) / Double(destination)
+                for i in 0..<destination {
+                    let low = Double(i) * scale
+                    let high = min(Double(source), Double(i + 1) * scale)
+                    let start = Int(low.rounded(.down))
+                    let end = min(source, Int(high.rounded(.up)))
+                    first.append(start)
+                    offset.append(weights.count)
+                    for j in start..<end {
+                        let overlap = min(high, Double(j + 1)) - max(low, Double(j))
+                        weights.append(Float(max(overlap, 0) / scale))
+                    }
+                    count.append(end - start)
+                }
+            } else {
+                // Bilinear with pixel centres aligned; edges clamp.
+                let scale = Double(source) / Double(destination)
+                for i in 0..<destination {
+                    let centre = min(max((Double(i) + 0.5) * scale - 0.5, 0), Double(source - 1))
+                    let start = Int(centre.rounded(.down))
+                    let fraction = Float(centre - Double(start))
+                    first.append(start)
+                    offset.append(weights.count)
+                    if start + 1 < source && fraction > 0 {
+                        weights.append(1 - fraction)
+                        weights.append(fraction)
+                        count.append(2)
+                    } else {
+                        weights.append(1)
+                        count.append(1)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rows handled between two cancellation checks.
+    static let bandHeight = 32
+
+    /// `bitmap` resampled to `width` x `height`.
+    static func resize(_ bitmap: Bitmap, width: Int, height: Int,
+                       isCancelled: () -> Bool) throws -> Bitmap {
+        if width == bitmap.width && height == bitmap.height {
+            if isCancelled() { throw ImageError.cancelled }
+            return bitmap
+        }
+        let horizontal = Axis(source: bitmap.width, destination: width)
+        let vertical = Axis(source: bitmap.height, destination: height)
+        let sourceWidth = bitmap.width, sourceHeight = bitmap.height
+
+        // Pass 1: every source row resampled horizontally into `middle` (width x sourceHeight).
+        let middle = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width * sourceHeight)
+        defer { middle.deallocate() }
+        let row = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: sourceWidth)
+        defer { row.deallocate() }
+        try bitmap.withUnsafePixels { source in
+            for y in 0..<sourceHeight {
+                if y % bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
+                let sourceRow = source.baseAddress! + y * sourceWidth * 4
+                for x in 0..<sourceWidth {
+                    row[x] = premultiplied(sourceRow + x * 4)
+                }
+                let out = middle.baseAddress! + y * width
+                horizontal.weights.withUnsafeBufferPointer { weights in
+                    for i in 0..<width {
+                        var sum = SIMD4<Float>()
+                        let start = horizontal.first[i], base = horizontal.offset[i]
+                        for k in 0..<horizontal.count[i] {
+                            sum += row[start + k] * weights[base + k]
+                        }
+                        out[i] = sum
+                    }
+                }
+            }
+        }
+        // Pass 2: vertical, straight into the result.
+        return try Bitmap(width: width, height: height) { destination in
+            try vertical.weights.withUnsafeBufferPointer { weights in
+                for y in 0..<height {
+                    if y % bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
+                    let start = vertical.first[y], base = vertical.offset[y], taps = vertical.count[y]
+                    let out = destination.baseAddress! + y * width * 4
+                    for x in 0..<width {
+                        var sum = SIMD4<Float>()
+                        for k in 0..<taps {
+                            sum += middle[(start + k) * width + x] * weights[base + k]
+                        }
+                        storeUnpremultiplied(sum, to: out + x * 4)
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func premultiplied(_ pixel: UnsafePointer<UInt8>) -> SIMD4<Float> {
+        let alpha = Float(pixel[3])
+        let factor = alpha / 255
+        return SIMD4(Float(pixel[0]) * factor, Float(pixel[1]) * factor, Float(pixel[2]) * factor, alpha)
+    }
+
+    @inline(__always)
+    static func storeUnpremultiplied(_ value: SIMD4<Float>, to pixel: UnsafeMutablePointer<UInt8>) {
+        let alpha = value[3]
+        var colour = value
+        if alpha >= 0.5 {
+            colour *= 255 / alpha
+            colour[3] = alpha
+        } else {
+            colour = SIMD4()
+        }
+        let rounded = (colour.rounded(.toNearestOrAwayFromZero)).clamped(lowerBound: SIMD4(repeating: 0),
+                                                                         upperBound: SIMD4(repeating: 255))
+        pixel[0] = UInt8(rounded[0])
+        pixel[1] = UInt8(rounded[1])
+        pixel[2] = UInt8(rounded[2])
+        pixel[3] = UInt8(rounded[3])
+    }
+}

@@ -1,0 +1,98 @@
+import Lanes
+import LanesTesting
+import Synchronization
+import Testing
+
+@Suite("Cancellation")
+struct CancellationTests {
+    @Test("a cancelled pending item never starts and finishes at once; dependents follow their policy")
+    func pendingCancel() async throws {
+        let manual = ManualExecutor()
+        let queue = WorkQueue("pending", maxConcurrency: 1, executor: manual)
+        let ran = Atomic<Bool>(false)
+        let item = queue.add(label: "victim") { _ in ran.store(true, ordering: .relaxed) }
+        let runs = queue.add(label: "runs", after: [item]) { _ in "ran anyway" }
+        let cancels = queue.add(label: "cancels", after: [item], policy: .cancel) { _ in }
+        item.cancel()
+        #expect(item.state == .cancelled)
+        #expect(cancels.state == .cancelled)
+        await #expect(throws: LanesError.cancelled("victim")) { try await item.value }
+        manual.runAll()
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
+        #expect(try await runs.value == "ran anyway")
+    }
+
+    @Test("cancelling a running item sets the flag and fires onCancel once; at once if registered late")
+    func runningCancel() async throws {
+        let queue = WorkQueue("running")
+        let started = Gate()
+        let handlerRuns = Atomic<Int>(0)
+        let lateRuns = Atomic<Int>(0)
+        let item: WorkItem<Int> = queue.add { ctx in
+            ctx.onCancel { handlerRuns.add(1, ordering: .relaxed) }
+            started.open()
+            var spins = 0
+            while !ctx.isCancelled { spins += 1 }
+            ctx.onCancel { lateRuns.add(1, ordering: .relaxed) }
+            try ctx.checkCancellation()
+            return spins
+        }
+        await started.wait()
+        #expect(item.state == .running)
+        item.cancel()
+        item.cancel()
+        await #expect(throws: LanesError.self) { try await item.value }
+        #expect(item.state == .cancelled)
+        #expect(item.isCancelled)
+        #expect(handlerRuns.load(ordering: .relaxed) == 1)
+        #expect(lateRuns.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("cancelAll is atomic: no pending item starts after it returns; later items run")
+    func cancelAllAtomic() async throws {
+        let queue = WorkQueue("cancel-all", maxConcurrency: 2)
+        let gate = Gate()
+        let started = Gate()
+        let bodies = Atomic<Int>(0)
+        let head = queue.add(label: "head") { ctx in
+            started.open()
+            gate.wait()
+            return ctx.isCancelled
+        }
+        // A chain and a crowd of independent items, all pending behind the head.
+        var previous: WorkItem<Void> = queue.add(after: [head]) { _ in bodies.add(1, ordering: .relaxed) }
+        var pending = [previous]
+        for _ in 0..<2_000 {
+            previous = queue.add(after: [previous]) { _ in bodies.add(1, ordering: .relaxed) }
+            pending.append(previous)
+        }
+        let blocker = WorkQueue("blocker").add { _ in gate.wait() }
+        for _ in 0..<2_000 {
+            pending.append(queue.add(after: [blocker]) { _ in bodies.add(1, ordering: .relaxed) })
+        }
+        await started.wait()
+        queue.cancelAll()
+        // Everything that was pending has finished as cancelled by now.
+        #expect(pending.allSatisfy { $0.state == .cancelled })
+        let after = queue.add { _ in "fresh" }
+        gate.open()
+        await #expect(throws: LanesError.cancelled("head")) { try await head.value }  // the running head was flagged
+        #expect(try await after.value == "fresh")
+        await queue.idle()
+        #expect(bodies.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("cancelling an item before it is enqueued finishes it; enqueueing it later does nothing")
+    func cancelBeforeEnqueue() async throws {
+        let ran = Atomic<Bool>(false)
+        let item = WorkItem { _ in ran.store(true, ordering: .relaxed) }
+        item.cancel()
+        #expect(item.state == .cancelled)
+        let queue = WorkQueue("late")
+        try queue.enqueue(item)
+        await queue.idle()
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
+    }
+}
