@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Lanes", targets: ["Lanes"]),
         .library(name: "LanesTesting", targets: ["LanesTesting"]),
+        .library(name: "LanesLists", targets: ["LanesLists"]),
         .library(name: "LanesImages", targets: ["LanesImages"]),
         .executable(name: "lanes-bench", targets: ["lanes-bench"]),
     ],
@@ -27,6 +28,8 @@ let package = Package(
         ),
         // Test support users import: manual executor, virtual clock, gates.
         .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
+        // Per-cell content loading (dedupe, cache, stale guard, prefetch) and the headless list model.
+        .target(name: "LanesLists", dependencies: ["Lanes"], swiftSettings: strict),
         // C shims over libpng / libjpeg-turbo: the longjmp error paths stay in C.
         .target(
             name: "CLanesCodecs",
@@ -36,8 +39,9 @@ let package = Package(
         .target(name: "LanesImages", dependencies: ["Lanes", "CLanesCodecs"], swiftSettings: strict),
         // Stock data: parsing, smoothing, braille charts (used by the `stocks` app).
         .target(name: "StocksKit", resources: [.copy("Data")], swiftSettings: strict),
-        .executableTarget(name: "lanes-bench", dependencies: ["Lanes"], swiftSettings: strict),
+        .executableTarget(name: "lanes-bench", dependencies: ["Lanes", "LanesLists"], swiftSettings: strict),
         .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "LanesListsTests", dependencies: ["LanesLists", "LanesTesting"], swiftSettings: strict),
         .testTarget(
             name: "LanesImagesTests",
             dependencies: ["LanesImages"],
