@@ -7,6 +7,8 @@ import Synchronization
 struct CoreScenarios {
     let repeats: Int
     let quick: Bool
+    /// For profiling: skip the other contenders (`LANES_BENCH_ONLY=lanes`).
+    var lanesOnly: Bool { ProcessInfo.processInfo.environment["LANES_BENCH_ONLY"] == "lanes" }
 
     func independent() async -> Row {
         let n = quick ? 20_000 : 200_000
@@ -18,6 +20,7 @@ struct CoreScenarios {
             await queue.idle()
             return seconds(since: start)
         }
+        if lanesOnly { return Row(scenario: "independent", n: n, seconds: [("lanes", lanes)]) }
         let dispatch = medianSync(repeats) {
             let queue = DispatchQueue(label: "independent", attributes: .concurrent)
             let group = DispatchGroup()
@@ -41,6 +44,7 @@ struct CoreScenarios {
             return seconds(since: start)
         }
         row.time("lanes", lanes)
+        if lanesOnly { return row }
         row.time("dispatch", dispatch)
         row.time("foundation", foundation)
         row.time("taskgroup", taskGroup)
@@ -144,6 +148,7 @@ struct CoreScenarios {
         let foundationN = quick ? 1_000 : 4_000
         var row = Row(scenario: "cancel-all", n: n)
         let lanesBodies = Atomic<Int>(0)
+        var settled: [Double] = []
         let lanes = await median(repeats) {
             let queue = WorkQueue("cancel-all", maxConcurrency: 1)
             let release = DispatchSemaphore(value: 0)
@@ -154,6 +159,8 @@ struct CoreScenarios {
             let elapsed = seconds(since: start)
             release.signal()
             await queue.idle()
+            // Until every cancelled handle has resolved (the sweep runs off the caller's thread).
+            settled.append(seconds(since: start))
             return elapsed
         }
         let foundationBodies = Atomic<Int>(0)
@@ -195,6 +202,7 @@ struct CoreScenarios {
         row.time("lanes", lanes)
         row.time("foundation", foundation)
         row.time("dispatch", dispatch)
+        row.count("lanes_all_resolved_s", settled.sorted()[settled.count / 2])
         row.count("lanes_bodies_run", Double(lanesBodies.load(ordering: .relaxed)))
         row.count("foundation_bodies_run", Double(foundationBodies.load(ordering: .relaxed)))
         row.count("foundation_n", Double(foundationN))

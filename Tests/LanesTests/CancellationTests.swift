@@ -95,4 +95,41 @@ struct CancellationTests {
         let didRun = ran.load(ordering: .relaxed)
         #expect(!didRun)
     }
+
+    @Test("cancelAll flags running items at once, fires their onCancel, and cancels items held behind barriers")
+    func cancelAllRunningAndBarriers() async throws {
+        let queue = WorkQueue("cancel-all-running", maxConcurrency: 1)
+        let started = Gate()
+        let handlerFired = Gate()
+        let seenCancelled = Atomic<Bool>(false)
+        let release = Gate()
+        let running = queue.add(label: "running") { ctx in
+            ctx.onCancel { handlerFired.open() }
+            started.open()
+            release.wait()
+            seenCancelled.store(ctx.isCancelled, ordering: .relaxed)
+        }
+        let bodies = Atomic<Int>(0)
+        let barrier = queue.addBarrier(label: "barrier") { _ in bodies.add(1, ordering: .relaxed) }
+        let held = queue.add(label: "held", priority: .visible) { _ in bodies.add(1, ordering: .relaxed) }
+        await started.wait()
+        queue.cancelAll()
+        #expect(running.isCancelled)
+        #expect(barrier.state == .cancelled)
+        #expect(held.state == .cancelled)
+        await handlerFired.wait()
+        release.open()
+        await queue.idle()
+        let sawCancel = seenCancelled.load(ordering: .relaxed)
+        #expect(sawCancel)
+        #expect(bodies.load(ordering: .relaxed) == 0)
+        await #expect(throws: LanesError.cancelled("held")) { try await held.value }
+        // The queue works normally afterwards, barriers included.
+        let log = Recorder<String>()
+        queue.add { _ in log.append("a") }
+        queue.addBarrier { _ in log.append("barrier") }
+        queue.add { _ in log.append("b") }
+        await queue.idle()
+        #expect(log.elements == ["a", "barrier", "b"])
+    }
 }

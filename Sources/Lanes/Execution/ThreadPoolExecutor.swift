@@ -14,14 +14,27 @@ public final class ThreadPoolExecutor: WorkExecutor {
     /// The pool every queue uses unless told otherwise.
     public static let shared = ThreadPoolExecutor(maxThreads: 512, idleTimeout: 5)
 
+    /// What a pool thread runs: a queue's runner, or a one-off job (cancel-all's sweep).
+    private enum Job: Sendable {
+        case runner(WorkRunner)
+        case closure(@Sendable () -> Void)
+
+        func run() {
+            switch self {
+            case .runner(let runner): runner.run()
+            case .closure(let body): body()
+            }
+        }
+    }
+
     private final class Worker: Sendable {
         let wakeUp = DispatchSemaphore(value: 0)
-        let assignment = LockedValue<WorkRunner?>(nil)
+        let assignment = LockedValue<Job?>(nil)
     }
 
     private struct PoolState {
         var idle: [Worker] = []
-        var backlog: Deque<WorkRunner> = []
+        var backlog: Deque<Job> = []
         var threads = 0
         var spawned = 0
     }
@@ -43,10 +56,19 @@ public final class ThreadPoolExecutor: WorkExecutor {
     public var threadCount: Int { state.withLock { $0.threads } }
 
     public func schedule(_ runner: WorkRunner) {
+        submit(.runner(runner))
+    }
+
+    /// Runs a one-off closure on a pool thread.
+    func run(_ body: @escaping @Sendable () -> Void) {
+        submit(.closure(body))
+    }
+
+    private func submit(_ job: Job) {
         enum Decision { case wake(Worker), spawn(Int), queued }
         let decision = state.withLock { state -> Decision in
             if let worker = state.idle.popLast() {
-                worker.assignment.withLock { $0 = runner }
+                worker.assignment.withLock { $0 = job }
                 return .wake(worker)
             }
             if state.threads < maxThreads {
@@ -54,31 +76,29 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 state.spawned += 1
                 return .spawn(state.spawned)
             }
-            state.backlog.append(runner)
+            state.backlog.append(job)
             return .queued
         }
         switch decision {
         case .wake(let worker): worker.wakeUp.signal()
-        case .spawn(let number): spawn(number: number, first: runner)
+        case .spawn(let number): spawn(number: number, first: job)
         case .queued: break
         }
     }
 
-    private func spawn(number: Int, first: WorkRunner) {
+    private func spawn(number: Int, first: Job) {
         let thread = Thread { [self] in self.workerLoop(first: first) }
         thread.name = "lanes-worker-\(number)"
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    private func workerLoop(first: WorkRunner) {
+    private func workerLoop(first: Job) {
         let worker = Worker()
-        var job: WorkRunner? = first
+        var job: Job? = first
         while true {
-            if let runner = job {
-                runner.run()
-            }
-            job = state.withLock { state -> WorkRunner? in
+            job?.run()
+            job = state.withLock { state -> Job? in
                 if let next = state.backlog.popFirst() { return next }
                 state.idle.append(worker)
                 return nil

@@ -49,7 +49,7 @@ extension WorkQueue {
         defer { CurrentLane.queueID = outer }
         while true {
             var action = QueueAction()
-            let next: WorkNode? = state.withLock { state in
+            let next: WorkNode? = locked { state in
                 if let done = finished {
                     state.finished(done, ran: true, sync: true)
                     state.collectIdle(into: &action)
@@ -64,7 +64,10 @@ extension WorkQueue {
             }
             perform(action)
             finished = nil
-            guard let node = next else { return }
+            guard let node = next else {
+                recheckInbox()
+                return
+            }
             count += 1
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.

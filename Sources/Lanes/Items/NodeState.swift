@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The body of a work item, type-erased. Released as soon as the item finishes.
 enum Body: Sendable {
     case sync(@Sendable (WorkContext) throws -> any Sendable)
@@ -43,6 +45,8 @@ struct NodeState {
     var ownPriority: WorkPriority
     var lent: [Int]? = nil
     var task: Task<Void, Never>? = nil
+    /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
+    var timedOut = false
 
     init(body: Body, priority: WorkPriority) {
         self.body = body
@@ -75,6 +79,8 @@ struct NodeState {
 
     /// Moves to `.finished` and collects everything that must be told.
     mutating func finish(_ outcome: Outcome, node: WorkNode, into effects: inout [Effect]) {
+        var outcome = outcome
+        if timedOut, case .cancelled = outcome { outcome = .failure(LanesError.timedOut(node.label)) }
         let kind: WorkEvent.Kind
         switch phase {
         case .finished: return
@@ -83,6 +89,7 @@ struct NodeState {
         case .idle, .claimed: kind = .cancelled
         }
         phase = .finished(outcome)
+        node.finishedFlag.store(true, ordering: .releasing)
         body = nil
         task = nil
         cancelHandlers = []
@@ -103,7 +110,7 @@ struct NodeState {
             effects.append(.complete(completions, outcome))
             completions = []
         }
-        effects.append(.event(kind, node, queue, outcome.state))
+        if WorkEvents.isObserved { effects.append(.event(kind, node, queue, outcome.state)) }
     }
 
     /// The effective priority changed from `old`: move the node in its queue and update what it lends.

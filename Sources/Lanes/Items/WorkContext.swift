@@ -12,7 +12,7 @@ import Synchronization
 ///     }
 /// }
 /// ```
-public final class WorkContext: Sendable {
+public struct WorkContext: Sendable {
     let node: WorkNode
     let queue: WorkQueue
 
@@ -22,7 +22,9 @@ public final class WorkContext: Sendable {
     }
 
     /// Whether the item was cancelled. Cheap: one atomic load.
-    public var isCancelled: Bool { node.cancelFlag.load(ordering: .acquiring) }
+    public var isCancelled: Bool {
+        node.cancelFlag.load(ordering: .acquiring) || queue.cancelledAll(since: node.slot.epoch.load(ordering: .relaxed))
+    }
 
     /// Throws ``LanesError/cancelled(_:)`` if the item was cancelled.
     public func checkCancellation() throws(LanesError) {

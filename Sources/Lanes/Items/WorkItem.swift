@@ -83,10 +83,10 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     public var id: UInt64 { node.id }
 
     /// Where the item is in its life.
-    public var state: WorkState { node.state.withLock { $0.publicState } }
+    public var state: WorkState { node.publicState }
 
     /// Whether the item was cancelled (it may still be running until its body notices).
-    public var isCancelled: Bool { node.cancelFlag.load(ordering: .acquiring) }
+    public var isCancelled: Bool { node.isCancelled }
 
     /// The progress its body last reported, from 0 to 1.
     public var progress: Double { Double(bitPattern: node.progressBits.load(ordering: .relaxed)) }

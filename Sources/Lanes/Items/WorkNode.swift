@@ -11,11 +11,15 @@ public final class WorkNode: Sendable {
     let isSync: Bool
     /// Mirrors `state.cancelRequested` so long loops can poll it without taking the lock.
     let cancelFlag = Atomic<Bool>(false)
+    /// Set once the node has finished (under its lock); lets a queue skip admitting a node cancelled meanwhile.
+    let finishedFlag = Atomic<Bool>(false)
+    /// The next node in a queue's ready inbox (see `ReadyInbox`).
+    let inboxNext = Atomic<Unmanaged<WorkNode>?>(nil)
     /// Mirrors the effective priority (raw value) for the queue, which never takes a node lock.
     let effectiveLevel: Atomic<Int>
     /// Progress as the bit pattern of a Double in 0...1.
     let progressBits = Atomic<UInt64>(0)
-    let state: LockedValue<NodeState>
+    let state: Lock<NodeState>
     /// Bookkeeping owned by the queue the node is in; only touched while holding that queue's lock.
     let slot = QueueSlot()
 
@@ -26,40 +30,67 @@ public final class WorkNode: Sendable {
         self.isBarrier = barrier
         if case .sync = body { isSync = true } else { isSync = false }
         effectiveLevel = Atomic(priority.rawValue)
-        state = LockedValue(NodeState(body: body, priority: priority))
+        state = Lock(NodeState(body: body, priority: priority))
+    }
+
+    // MARK: Observing
+
+    /// Whether the node was cancelled, by itself or by its queue's cancel-all.
+    var isCancelled: Bool {
+        if cancelFlag.load(ordering: .acquiring) { return true }
+        return state.withLock { state in
+            guard let queue = state.queue, !state.isFinished else { return false }
+            return queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed))
+        }
+    }
+
+    var publicState: WorkState {
+        state.withLock { state in
+            switch state.phase {
+            case .pending, .running:
+                if let queue = state.queue, queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) {
+                    return .cancelled
+                }
+                return state.publicState
+            default:
+                return state.publicState
+            }
+        }
     }
 
     // MARK: Enqueueing
 
-    enum ClaimResult { case claimed, alreadyFinished }
+    enum Admission { case ready, waiting, finished, alreadyFinished }
 
-    func claim() throws(LanesError) -> ClaimResult {
-        let result: Result<ClaimResult, LanesError> = state.withLock { state in
+    /// Moves an idle node to pending on `queue`, in one critical section. The caller then admits it to the queue
+    /// (ready or waiting) unless it finished at once (a failed dependency decided its fate while it was idle).
+    func enqueue(on queue: WorkQueue, into effects: inout [Effect]) throws(LanesError) -> Admission {
+        let result: Result<Admission, LanesError> = state.withLock { state in
             switch state.phase {
             case .idle:
-                state.phase = .claimed
-                return .success(.claimed)
+                break
             case .finished:
                 return state.queue == nil ? .success(.alreadyFinished) : .failure(.alreadyEnqueued(label))
             case .claimed, .pending, .running:
                 return .failure(.alreadyEnqueued(label))
             }
+            state.phase = .pending
+            state.queue = queue
+            if WorkEvents.isObserved { effects.append(.event(.added, self, queue, .pending)) }
+            if let verdict = state.verdict {
+                state.finish(verdict, node: self, into: &effects)
+                return .success(.finished)
+            }
+            return .success(state.dependencies.isEmpty ? .ready : .waiting)
         }
         return try result.get()
     }
 
-    /// The queue has admitted the node: it becomes pending, and ready if nothing holds it.
-    func enqueued(on queue: WorkQueue, into effects: inout [Effect]) {
+    /// Whether a pending node has nothing holding it (checked by the queue when it admits a waiting node).
+    var isReadyToRun: Bool {
         state.withLock { state in
-            state.phase = .pending
-            state.queue = queue
-            effects.append(.event(.added, self, queue, .pending))
-            if let verdict = state.verdict {
-                state.finish(verdict, node: self, into: &effects)
-                effects.append(.finishedUnrun(self, queue))
-            } else if state.dependencies.isEmpty {
-                effects.append(.becameReady(self, queue))
-            }
+            guard case .pending = state.phase else { return false }
+            return state.dependencies.isEmpty && state.verdict == nil
         }
     }
 
@@ -90,7 +121,9 @@ public final class WorkNode: Sendable {
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
             let outcome: Outcome
-            if state.cancelRequested {
+            if state.cancelRequested
+                || state.queue?.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) == true
+            {
                 outcome = .cancelled
             } else {
                 switch result {
@@ -113,9 +146,13 @@ public final class WorkNode: Sendable {
         Effects.run(effects)
     }
 
-    func cancel(into effects: inout [Effect]) {
-        state.withLock { state in
-            guard !state.cancelRequested, !state.isFinished else { return }
+    /// Cancels the node, collecting effects. When `batching` is the node's queue and the node finishes without
+    /// running, the queue's accounting is left to the caller (cancel-all does it in one critical section) and the
+    /// result is true.
+    @discardableResult
+    func cancel(into effects: inout [Effect], batching: WorkQueue? = nil) -> Bool {
+        state.withLock { state -> Bool in
+            guard !state.cancelRequested, !state.isFinished else { return false }
             state.cancelRequested = true
             cancelFlag.store(true, ordering: .releasing)
             switch state.phase {
@@ -125,17 +162,21 @@ public final class WorkNode: Sendable {
                 state.verdict = .cancelled
             case .pending:
                 state.finish(.cancelled, node: self, into: &effects)
-                if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
+                if let queue = state.queue {
+                    if queue === batching { return true }
+                    effects.append(.finishedUnrun(self, queue))
+                }
             case .running:
                 if !state.cancelHandlers.isEmpty {
                     effects.append(.runHandlers(state.cancelHandlers))
                     state.cancelHandlers = []
                 }
                 if let task = state.task { effects.append(.cancelTask(task)) }
-                effects.append(.event(.cancelled, self, state.queue, .running))
+                if WorkEvents.isObserved { effects.append(.event(.cancelled, self, state.queue, .running)) }
             case .finished:
                 break
             }
+            return false
         }
     }
 
@@ -239,7 +280,7 @@ public final class WorkNode: Sendable {
 
 /// Per-node bookkeeping owned by a queue. Each field is only read or written while that queue's lock is held;
 /// they are atomics only so the node can be shared between threads without `@unchecked Sendable`.
-final class QueueSlot: Sendable {
+struct QueueSlot: ~Copyable, Sendable {
     /// Bumped whenever the node's entry in a ready bucket goes stale (moved, cancelled).
     let generation = Atomic<UInt32>(0)
     /// The bucket level of the live entry, or -1 when the node has no live entry.

@@ -52,7 +52,11 @@ struct QueueState {
 
     // MARK: Membership
 
-    mutating func admit(_ node: WorkNode) {
+    /// Admits a pending node. It may have finished since it became pending (cancelled), in which case it is not
+    /// admitted; a waiting node whose dependencies finished meanwhile is re-checked (node locks may nest inside the
+    /// queue lock, never the other way round).
+    mutating func admit(_ node: WorkNode, ready: Bool) {
+        guard !node.finishedFlag.load(ordering: .acquiring) else { return }
         members[ObjectIdentifier(node)] = node
         node.slot.epoch.store(epoch, ordering: .relaxed)
         node.slot.level.store(-1, ordering: .relaxed)
@@ -64,6 +68,7 @@ struct QueueState {
         } else {
             segments[index].unfinished += 1
         }
+        if ready || node.isReadyToRun { becameReady(node) }
     }
 
     mutating func becameReady(_ node: WorkNode) {
@@ -91,14 +96,17 @@ struct QueueState {
         node.slot.generation.wrappingAdd(1, ordering: .relaxed)
         if node.slot.level.load(ordering: .relaxed) >= 0 {
             node.slot.level.store(-1, ordering: .relaxed)
-            live -= 1
+            // Entries from before a cancel-all were detached with their buckets and no longer count as live.
+            if node.slot.epoch.load(ordering: .relaxed) == epoch { live -= 1 }
         }
     }
 
     mutating func reprioritize(_ node: WorkNode) {
         let current = node.slot.level.load(ordering: .relaxed)
         let wanted = node.effectiveLevel.load(ordering: .relaxed)
-        guard current >= 0, current != wanted, members[ObjectIdentifier(node)] != nil else { return }
+        guard current >= 0, current != wanted, node.slot.epoch.load(ordering: .relaxed) == epoch,
+            members[ObjectIdentifier(node)] != nil
+        else { return }
         unlist(node)
         push(node)
         compactIfNeeded(current)
@@ -120,6 +128,11 @@ struct QueueState {
             if sync { syncRunning -= 1 }
         }
         guard members.removeValue(forKey: ObjectIdentifier(node)) != nil else { return }
+        account(node, ran: ran)
+    }
+
+    /// Bookkeeping for a member that finished, once it is out of `members`.
+    mutating func account(_ node: WorkNode, ran: Bool) {
         completedCount &+= 1
         if !ran { unlist(node) }
         let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
@@ -138,6 +151,23 @@ struct QueueState {
         }
     }
 
+    /// Cancel-all, O(1) in the number of items: bumps the epoch (so nothing admitted before can start, become ready
+    /// or be re-listed), detaches the buckets and barrier segments, and returns the members to sweep. Their nodes are
+    /// finished by ``WorkQueue/sweep(_:)`` outside the lock; until then they count as unfinished and report
+    /// themselves cancelled through the epoch.
+    mutating func beginCancelAll() -> (members: [ObjectIdentifier: WorkNode], buckets: [Deque<Entry>]) {
+        epoch &+= 1
+        let detached = buckets
+        buckets = [Deque<Entry>](repeating: [], count: WorkPriority.count)
+        live = 0
+        for index in segments.indices {
+            segments[index].held = []
+            if segments[index].barrier != nil { segments[index].barrierCancelled = true }
+            segments[index].barrierReady = false
+        }
+        return (members, detached)
+    }
+
     /// The front barrier finished: the next segment may run, and its held items enter the buckets.
     private mutating func advanceSegment() {
         guard segments.count > 1 else { return }
@@ -145,7 +175,9 @@ struct QueueState {
         segmentBase += 1
         let held = segments[0].held
         segments[0].held = []
-        for entry in held where entry.generation == entry.node.slot.generation.load(ordering: .relaxed) {
+        for entry in held where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
+            && entry.node.slot.epoch.load(ordering: .relaxed) == epoch
+        {
             push(entry.node)
         }
     }
@@ -169,9 +201,11 @@ struct QueueState {
         var level = WorkPriority.count - 1
         while level >= 0 {
             while let entry = buckets[level].popFirst() {
-                let slot = entry.node.slot
-                if entry.generation == slot.generation.load(ordering: .relaxed), slot.level.load(ordering: .relaxed) == level {
-                    slot.level.store(-1, ordering: .relaxed)
+                let node = entry.node
+                if entry.generation == node.slot.generation.load(ordering: .relaxed),
+                    node.slot.level.load(ordering: .relaxed) == level
+                {
+                    node.slot.level.store(-1, ordering: .relaxed)
                     live -= 1
                     running += 1
                     if entry.node.isSync { syncRunning += 1 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension WorkQueue {
     /// Enqueues an item created on its own (after its dependencies were added).
     /// - Throws: ``LanesError/alreadyEnqueued(_:)`` if it is in a queue already. Enqueueing an item that was
@@ -13,10 +15,23 @@ extension WorkQueue {
     }
 
     func enqueue(node: WorkNode) throws(LanesError) {
-        guard try node.claim() == .claimed else { return }
-        admit(node)
         var effects: [Effect] = []
-        node.enqueued(on: self, into: &effects)
+        let admission = try node.enqueue(on: self, into: &effects)
+        switch admission {
+        case .ready:
+            inbox.push(node)
+            // Every runner the limit allows is attached: one of them will take it from the inbox.
+            if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
+                update { state, action in state.requestRunners(into: &action) }
+            }
+        case .waiting:
+            update { state, action in
+                state.admit(node, ready: false)
+                state.requestRunners(into: &action)
+            }
+        case .finished, .alreadyFinished:
+            break
+        }
         Effects.run(effects)
     }
 

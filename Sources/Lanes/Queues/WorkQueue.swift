@@ -28,7 +28,15 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     let id: UInt64
     let executor: any WorkExecutor
-    let state: LockedValue<QueueState>
+    let state: Lock<QueueState>
+    /// Mirrors the state's cancel-all epoch for lock-free cancellation checks.
+    let cancelEpoch = Atomic<UInt64>(0)
+    /// Nodes enqueued ready, not yet moved into the buckets.
+    let inbox = ReadyInbox()
+    /// Mirrors `state.workers` and `state.limit`, so a producer can tell without the lock whether a runner may be
+    /// missing.
+    let workersMirror = Atomic<Int>(0)
+    let limitMirror: Atomic<Int>
 
     /// Creates a queue.
     /// - Parameters:
@@ -43,7 +51,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         self.name = name
         self.id = Self.ids.add(1, ordering: .relaxed).newValue
         self.executor = executor ?? ThreadPoolExecutor.shared
-        self.state = LockedValue(QueueState(limit: max(1, maxConcurrency)))
+        self.state = Lock(QueueState(limit: max(1, maxConcurrency)))
+        self.limitMirror = Atomic(max(1, maxConcurrency))
     }
 
     /// A serial queue whose items run on the main thread, through the main dispatch queue. Use it to ship results to
@@ -57,7 +66,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     // MARK: Limits and suspension
 
     /// How many items may run at once.
-    public var maxConcurrency: Int { state.withLock { $0.limit } }
+    public var maxConcurrency: Int { locked { $0.limit } }
 
     /// Changes the concurrency limit while the queue runs. Raising it starts waiting items at once; lowering it lets
     /// running items finish and starts no new ones until fewer than `limit` run.
@@ -74,10 +83,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the queue is suspended (running items continue; no new item starts).
-    public var isSuspended: Bool { state.withLock { $0.suspended } }
+    public var isSuspended: Bool { locked { $0.suspended } }
 
     /// Stops starting items until ``resume()``. Running items are not interrupted.
-    public func suspend() { state.withLock { $0.suspended = true } }
+    public func suspend() { locked { $0.suspended = true } }
 
     /// Starts items again after ``suspend()``.
     public func resume() {
@@ -101,7 +110,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     /// The queue's counters now.
     public var counts: Counts {
-        state.withLock { Counts(unfinished: $0.members.count, ready: $0.live, running: $0.running, completed: $0.completedCount) }
+        locked { Counts(unfinished: $0.members.count, ready: $0.live, running: $0.running, completed: $0.completedCount) }
     }
 
     // MARK: Cancellation
@@ -114,37 +123,46 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// func viewDidDisappear() { processing.cancelAll() }
     /// ```
     public func cancelAll() {
-        let nodes: [WorkNode] = state.withLock { state in
-            state.epoch &+= 1
-            for level in 0..<WorkPriority.count {
-                for entry in state.buckets[level] where entry.node.slot.level.load(ordering: .relaxed) == level
-                    && entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
-                {
-                    entry.node.slot.level.store(-1, ordering: .relaxed)
-                }
-                state.buckets[level].removeAll(keepingCapacity: false)
-            }
-            state.live = 0
-            return Array(state.members.values)
+        let (members, detached) = locked { state in
+            let result = state.beginCancelAll()
+            cancelEpoch.store(state.epoch, ordering: .releasing)
+            return result
         }
+        guard !members.isEmpty else { return }
+        // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
+        // background thread, promptly, while the caller goes on.
+        ThreadPoolExecutor.shared.run { [self] in
+            _ = detached.count
+            self.sweep(members)
+        }
+    }
+
+    /// Finishes the members a cancel-all detached, accounting for them in batches.
+    func sweep(_ members: [ObjectIdentifier: WorkNode]) {
         var effects: [Effect] = []
-        effects.reserveCapacity(nodes.count * 2)
-        for node in nodes { node.cancel(into: &effects) }
-        // Account for this queue's own items in one critical section; run everything else as usual.
-        var mine: [WorkNode] = []
-        var others: [Effect] = []
-        for effect in effects {
-            if case .finishedUnrun(let node, let queue) = effect, queue === self {
-                mine.append(node)
-            } else {
-                others.append(effect)
+        var batch: [WorkNode] = []
+        batch.reserveCapacity(1024)
+        func flush() {
+            let nodes = batch
+            batch.removeAll(keepingCapacity: true)
+            update { state, action in
+                for node in nodes { state.finished(node, ran: false, sync: node.isSync) }
+                state.requestRunners(into: &action)
             }
+            Effects.run(effects)
+            effects.removeAll(keepingCapacity: true)
         }
-        Effects.run(others)
-        update { state, action in
-            for node in mine { state.finished(node, ran: false, sync: node.isSync) }
-            state.requestRunners(into: &action)
+        for node in members.values {
+            if node.cancel(into: &effects, batching: self) { batch.append(node) }
+            if batch.count == 1024 || effects.count >= 1024 { flush() }
         }
+        flush()
+    }
+
+    /// Whether a cancel-all happened after an item was admitted in `epoch`.
+    @inline(__always)
+    func cancelledAll(since epoch: UInt64) -> Bool {
+        cancelEpoch.load(ordering: .acquiring) > epoch
     }
 
     // MARK: Waiting
@@ -156,7 +174,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public func idle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
+            let now = locked { state -> Bool in
                 if state.members.isEmpty { return true }
                 state.idleContinuations.append(continuation)
                 return false
@@ -179,7 +197,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             throw .wouldDeadlock("waitUntilIdle() from an item running on queue '\(name)'")
         }
         let semaphore = DispatchSemaphore(value: 0)
-        let now = state.withLock { state -> Bool in
+        let now = locked { state -> Bool in
             if state.members.isEmpty { return true }
             state.idleSignals.append(semaphore)
             return false
@@ -192,21 +210,37 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// Runs `body` under the lock, then performs the action it built.
     func update(_ body: (inout QueueState, inout QueueAction) -> Void) {
         var action = QueueAction()
-        state.withLock { state in
+        locked { state in
             body(&state, &action)
             state.collectIdle(into: &action)
         }
         perform(action)
     }
 
+    /// Takes the lock, moves the inbox into the buckets first, and refreshes the mirrors last.
+    @inline(__always)
+    func locked<Result: Sendable>(_ body: (inout QueueState) -> Result) -> Result {
+        state.withLock { state in
+            if !inbox.isEmpty {
+                for node in inbox.takeAll() { state.admit(node, ready: true) }
+            }
+            let result = body(&state)
+            workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
+            limitMirror.store(state.limit, ordering: .relaxed)
+            return result
+        }
+    }
+
+    /// A runner detached. If a producer pushed meanwhile and saw every runner attached, make sure one comes.
+    func recheckInbox() {
+        guard !inbox.isEmpty else { return }
+        update { state, action in state.requestRunners(into: &action) }
+    }
+
     func perform(_ action: QueueAction) {
         for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self)) }
         for continuation in action.idleContinuations { continuation.resume() }
         for semaphore in action.idleSignals { semaphore.signal() }
-    }
-
-    func admit(_ node: WorkNode) {
-        state.withLock { $0.admit(node) }
     }
 
     func nodeBecameReady(_ node: WorkNode) {
@@ -224,6 +258,6 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     }
 
     func reprioritize(_ node: WorkNode) {
-        state.withLock { $0.reprioritize(node) }
+        locked { $0.reprioritize(node) }
     }
 }

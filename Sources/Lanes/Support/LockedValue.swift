@@ -1,3 +1,4 @@
+#if LANES_PTHREAD_LOCKS
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,17 +6,59 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#else
+import Synchronization
+#endif
 
-/// A value guarded by a pthread mutex. Lanes uses this rather than `Synchronization.Mutex` because on Linux `Mutex`
-/// is built on raw futex calls that ThreadSanitizer cannot see, so every correctly locked access would be reported
-/// as a race; pthread mutexes are understood by the sanitizer and cost the same uncontended.
-package final class LockedValue<Value: Sendable>: @unchecked Sendable {
+// Lanes' locks. Release builds use `Synchronization.Mutex`, stored inline (no allocation, futex-based on Linux).
+// ThreadSanitizer cannot see Mutex on Linux (its lock and unlock happen inside the uninstrumented runtime), so it
+// reports every correctly locked access as a race. `scripts/test` therefore builds the sanitizer run with
+// `-DLANES_PTHREAD_LOCKS`, which swaps in a pthread mutex with the same semantics that the sanitizer understands.
+// Only the lock primitive changes; every critical section is the same code in both builds.
+
+/// A value guarded by a lock, stored inline in its owner (`let state: Lock<State>` in a final class).
+package struct Lock<Value: Sendable>: ~Copyable, Sendable {
+    #if LANES_PTHREAD_LOCKS
+    private let box: PthreadBox<Value>
+    package init(_ value: Value) { box = PthreadBox(value) }
+    #else
+    private let mutex: Mutex<Value>
+    package init(_ value: Value) { mutex = Mutex(value) }
+    #endif
+
+    /// Runs `body` with exclusive access to the value. Never call user code, resume continuations or await inside.
+    @inline(__always)
+    package borrowing func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        #if LANES_PTHREAD_LOCKS
+        return try box.withLock(body)
+        #else
+        return try mutex.withLock { value in try body(&value) }
+        #endif
+    }
+}
+
+/// A reference-type lock box, for state shared by several objects or captured in closures.
+package final class LockedValue<Value: Sendable>: Sendable {
+    private let lock: Lock<Value>
+
+    package init(_ value: Value) { lock = Lock(value) }
+
+    /// Runs `body` with exclusive access to the value. Never call user code, resume continuations or await inside.
+    @inline(__always)
+    package func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock(body)
+    }
+}
+
+#if LANES_PTHREAD_LOCKS
+/// A pthread mutex and the value it guards (sanitizer builds only).
+final class PthreadBox<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only read or written between pthread_mutex_lock and pthread_mutex_unlock on
     // `mutex`, which is allocated once and never moves.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    package init(_ value: Value) {
+    init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -28,11 +71,11 @@ package final class LockedValue<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with exclusive access to the value. Never call user code, resume continuations or await inside.
     @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 }
+#endif

@@ -1,0 +1,41 @@
+import Synchronization
+
+/// A lock-free multi-producer inbox of nodes that were ready when enqueued. Producers push without taking the
+/// queue's lock; whoever next holds the lock moves the whole inbox into the queue's buckets in FIFO order. This keeps
+/// a thread that adds many items from contending with the threads that run them.
+///
+/// It is a Treiber stack that is only ever emptied whole (`exchange(nil)`), so it has no ABA problem. Each node in it
+/// is retained by the inbox until taken.
+struct ReadyInbox: ~Copyable, Sendable {
+    private let head = Atomic<Unmanaged<WorkNode>?>(nil)
+
+    func push(_ node: WorkNode) {
+        let entry = Unmanaged.passRetained(node)
+        var current = head.load(ordering: .relaxed)
+        while true {
+            node.inboxNext.store(current, ordering: .relaxed)
+            let (exchanged, original) = head.compareExchange(
+                expected: current, desired: entry, successOrdering: .sequentiallyConsistent,
+                failureOrdering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    var isEmpty: Bool { head.load(ordering: .sequentiallyConsistent) == nil }
+
+    /// Takes everything, oldest first.
+    func takeAll() -> [WorkNode] {
+        guard var cursor = head.exchange(nil, ordering: .acquiring) else { return [] }
+        var nodes: [WorkNode] = []
+        while true {
+            let node = cursor.takeRetainedValue()
+            nodes.append(node)
+            guard let next = node.inboxNext.load(ordering: .relaxed) else { break }
+            node.inboxNext.store(nil, ordering: .relaxed)
+            cursor = next
+        }
+        nodes.reverse()
+        return nodes
+    }
+}
