@@ -4,7 +4,7 @@ import Foundation
 //
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [SCENARIO...]
 //
-// Scenarios: independent, chain, fanout, cancel-all, width (default: all).
+// Scenarios: independent, chain, fanout, cancel-all, width, scroll (default: all).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
@@ -13,7 +13,7 @@ var repeats = quick ? 3 : 5
 if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
     repeats = max(1, value)
 }
-let known = ["independent", "chain", "fanout", "cancel-all", "width"]
+let known = ["independent", "chain", "fanout", "cancel-all", "width", "scroll"]
 let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
@@ -26,6 +26,10 @@ if !json {
     print("lanes-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, medians of \(repeats) runs\(quick ? " (quick sizes)" : "")")
 }
 for scenario in selected {
+    if scenario == "scroll" {
+        for row in await scrollScenario(repeats: repeats, quick: quick) { print(json ? row.json() : Table.render(row)) }
+        continue
+    }
     let row: Row
     switch scenario {
     case "independent": row = await core.independent()

@@ -45,7 +45,7 @@ struct ConcurrencyBridgeTests {
         let first = Task { try await item.value }
         let second = Task { try await item.value }
         // Let both register before cancelling one (deterministic: poll the item, not the clock).
-        while item.state != .running { await Task.yield() }
+        while item.awaitingTaskCount < 2 { await Task.yield() }
         first.cancel()
         await #expect(throws: LanesError.self) { try await first.value }
         #expect(!item.isCancelled)

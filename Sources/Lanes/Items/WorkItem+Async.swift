@@ -31,6 +31,11 @@ extension WorkItem {
     }
 }
 
+extension WorkItem {
+    /// How many tasks are awaiting the item now (for tests that must order steps without sleeping).
+    package var awaitingTaskCount: Int { node.state.withLock { $0.waiters.count } }
+}
+
 extension WorkNode {
     func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Outcome?, Never>) {
         var cancelItem = false

@@ -47,6 +47,8 @@ struct QueueState {
     var segments: Deque<Segment> = [Segment()]
     var barrierRunning = false
     var completedCount: UInt64 = 0
+    /// Cancel-all sweeps still finishing detached items; the queue is not idle until they are done.
+    var sweeping = 0
 
     init(limit: Int) { self.limit = limit }
 
@@ -234,8 +236,10 @@ struct QueueState {
         }
     }
 
+    var isIdle: Bool { members.isEmpty && sweeping == 0 }
+
     mutating func collectIdle(into action: inout QueueAction) {
-        guard members.isEmpty else { return }
+        guard isIdle else { return }
         action.idleContinuations += idleContinuations
         idleContinuations = []
         action.idleSignals += idleSignals

@@ -24,6 +24,26 @@ struct ReadyInbox: ~Copyable, Sendable {
 
     var isEmpty: Bool { head.load(ordering: .sequentiallyConsistent) == nil }
 
+    /// Takes everything without walking it (cancel-all hands the chain to its background sweep).
+    func detach() -> Unmanaged<WorkNode>? {
+        head.exchange(nil, ordering: .acquiring)
+    }
+
+    /// Turns a detached chain into nodes, oldest first, releasing the inbox's references.
+    static func nodes(from chain: Unmanaged<WorkNode>?) -> [WorkNode] {
+        guard var cursor = chain else { return [] }
+        var nodes: [WorkNode] = []
+        while true {
+            let node = cursor.takeRetainedValue()
+            nodes.append(node)
+            guard let next = node.inboxNext.load(ordering: .relaxed) else { break }
+            node.inboxNext.store(nil, ordering: .relaxed)
+            cursor = next
+        }
+        nodes.reverse()
+        return nodes
+    }
+
     /// Takes everything, oldest first.
     func takeAll() -> [WorkNode] {
         guard var cursor = head.exchange(nil, ordering: .acquiring) else { return [] }

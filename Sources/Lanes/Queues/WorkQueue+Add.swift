@@ -19,6 +19,9 @@ extension WorkQueue {
         let admission = try node.enqueue(on: self, into: &effects)
         switch admission {
         case .ready:
+            // Tag it with the current cancel-all epoch; admission re-tags it. (A cancel-all racing with this push may
+            // briefly make it look cancelled before it is admitted and runs: it was added concurrently.)
+            node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
             inbox.push(node)
             // Every runner the limit allows is attached: one of them will take it from the inbox.
             if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {

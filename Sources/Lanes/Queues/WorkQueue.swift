@@ -123,22 +123,28 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// func viewDidDisappear() { processing.cancelAll() }
     /// ```
     public func cancelAll() {
-        let (members, detached) = locked { state in
+        // Not `locked`: the inbox is detached whole rather than admitted item by item. Its nodes were never members;
+        // they carry the epoch they were pushed in, so they too report themselves cancelled at once.
+        let (members, detached, inboxChain) = state.withLock { state in
+            let chain = inbox.detach()
             let result = state.beginCancelAll()
             cancelEpoch.store(state.epoch, ordering: .releasing)
-            return result
+            if !result.members.isEmpty || chain != nil { state.sweeping += 1 }
+            return (result.members, result.buckets, UncheckedChain(head: chain))
         }
-        guard !members.isEmpty else { return }
+        guard !members.isEmpty || inboxChain.head != nil else { return }
         // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
         // background thread, promptly, while the caller goes on.
         ThreadPoolExecutor.shared.run { [self] in
             _ = detached.count
-            self.sweep(members)
+            self.sweep(ReadyInbox.nodes(from: inboxChain.head))
+            self.sweep(Array(members.values))
+            self.update { state, _ in state.sweeping -= 1 }
         }
     }
 
     /// Finishes the members a cancel-all detached, accounting for them in batches.
-    func sweep(_ members: [ObjectIdentifier: WorkNode]) {
+    func sweep(_ members: [WorkNode]) {
         var effects: [Effect] = []
         var batch: [WorkNode] = []
         batch.reserveCapacity(1024)
@@ -152,7 +158,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             Effects.run(effects)
             effects.removeAll(keepingCapacity: true)
         }
-        for node in members.values {
+        for node in members {
             if node.cancel(into: &effects, batching: self) { batch.append(node) }
             if batch.count == 1024 || effects.count >= 1024 { flush() }
         }
@@ -175,7 +181,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public func idle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = locked { state -> Bool in
-                if state.members.isEmpty { return true }
+                if state.isIdle { return true }
                 state.idleContinuations.append(continuation)
                 return false
             }
@@ -198,7 +204,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         }
         let semaphore = DispatchSemaphore(value: 0)
         let now = locked { state -> Bool in
-            if state.members.isEmpty { return true }
+            if state.isIdle { return true }
             state.idleSignals.append(semaphore)
             return false
         }
@@ -260,4 +266,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     func reprioritize(_ node: WorkNode) {
         locked { $0.reprioritize(node) }
     }
+}
+
+/// A detached inbox chain on its way to the sweep. The nodes it points to are retained by the chain itself and are
+/// touched by exactly one thread (the sweep) after the hand-off, so sending the raw pointer is safe.
+struct UncheckedChain: @unchecked Sendable {
+    let head: Unmanaged<WorkNode>?
 }

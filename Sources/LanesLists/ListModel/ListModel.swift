@@ -1,0 +1,275 @@
+/// A headless list: the geometry, visibility and cell reuse of a table view, with no drawing, so any toolkit (a
+/// terminal UI, GTK, a benchmark) can bind to it.
+///
+/// Give it a row count, a row height, a viewport height and scroll offsets; it keeps the visible rows, a preload range
+/// measured in screens (more ahead in the scroll direction than behind) and a pool of reusable cells, and tells its
+/// observers what changed, in this order for each update:
+///
+/// 1. ``ListEvent/enterPreload(row:)`` for rows that were visible and now are in the preload range (so work started
+///    for them can continue at preload priority instead of being cancelled and restarted),
+/// 2. ``ListEvent/didEndDisplay(row:cell:)`` for rows that left the screen (their cells go back to the pool),
+/// 3. ``ListEvent/willDisplay(row:cell:)`` for rows that came on screen, each with a reused (or new) cell,
+/// 4. ``ListEvent/leavePreload(row:)`` for rows no longer in the preload range (including rows now visible),
+/// 5. ``ListEvent/enterPreload(row:)`` for rows that entered the preload range from further away.
+///
+/// Within each step rows come in the direction of travel (ascending when scrolling forward). Wired to a
+/// ``ContentLoader`` with ``connect(to:key:binding:)``, it gives the seeds' behaviour with no other app code: visible
+/// rows load first, rows about to appear are prefetched, rows that leave are cancelled, reused cells never receive
+/// another row's content.
+///
+/// The model is not thread-safe: use it on the main queue, like the views it drives.
+///
+/// ```swift
+/// let list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 880) { ChartCell() }
+/// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
+/// list.layoutIfNeeded()            // rows 0..<20 will display; the next screen is prefetched
+/// list.scroll(to: 440)             // rows 0..<10 end display; 20..<30 display in reused cells
+/// ```
+public final class ListModel<Cell> {
+    private var geometry: ListGeometry
+    /// The scroll offset, between 0 and ``maxScrollOffset``.
+    public private(set) var scrollOffset: Double = 0
+    /// Which way the list last moved (forward until it first scrolls back).
+    public private(set) var direction: ScrollDirection = .forward
+    /// The rows on screen.
+    public private(set) var visibleRows: Range<Int> = 0..<0
+    private var preload = PreloadRows.empty
+    private var cells: [Int: Cell] = [:]
+    private var pool: [Cell] = []
+    private let makeCell: () -> Cell
+    private var observers: [(id: Int, handler: (ListEvent<Cell>) -> Void)] = []
+    private var nextObserver = 0
+    private var isLaidOut = false
+    private var isEmitting = false
+    private var pending: [() -> Void] = []
+    /// How many cells the model has created (the pool keeps this near the number of visible rows).
+    public private(set) var cellsCreated = 0
+
+    /// Creates a model. Nothing is displayed until ``layoutIfNeeded()`` or the first scroll.
+    /// - Parameters:
+    ///   - rowCount: how many rows the list has.
+    ///   - rowHeight: the height of every row (any unit; points, terminal lines).
+    ///   - viewportHeight: the height of the visible area, in the same unit.
+    ///   - preloadAhead: how many screens past the viewport, in the scroll direction, are preloaded.
+    ///   - preloadBehind: how many screens are preloaded the other way.
+    ///   - makeCell: makes a cell when the reuse pool is empty.
+    ///
+    /// ```swift
+    /// let list = ListModel(rowCount: 500, rowHeight: 1, viewportHeight: 24, preloadAhead: 0.5) { TerminalRow() }
+    /// ```
+    public init(
+        rowCount: Int, rowHeight: Double, viewportHeight: Double, preloadAhead: Double = 1, preloadBehind: Double = 0.25,
+        makeCell: @escaping () -> Cell
+    ) {
+        geometry = ListGeometry(
+            rowCount: max(0, rowCount), rowHeight: rowHeight, viewportHeight: viewportHeight,
+            preloadAhead: max(0, preloadAhead), preloadBehind: max(0, preloadBehind))
+        self.makeCell = makeCell
+    }
+
+    // MARK: Reading
+
+    /// How many rows the list has.
+    public var rowCount: Int { geometry.rowCount }
+    /// The height of a row.
+    public var rowHeight: Double { geometry.rowHeight }
+    /// The height of the viewport.
+    public var viewportHeight: Double { geometry.viewportHeight }
+    /// Screens preloaded ahead (in the scroll direction) and behind.
+    public var preloadScreens: (ahead: Double, behind: Double) { (geometry.preloadAhead, geometry.preloadBehind) }
+    /// The largest scroll offset.
+    public var maxScrollOffset: Double { geometry.maxOffset }
+    /// The rows in the preload range that are not visible, in ascending order.
+    public var preloadRows: [Int] { preload.rows(.forward) }
+    /// The cell showing `row`, if it is visible.
+    ///
+    /// ```swift
+    /// list.cell(forRow: 12)?.highlight()
+    /// ```
+    public func cell(forRow row: Int) -> Cell? { cells[row] }
+    /// Cells waiting in the reuse pool.
+    public var reusableCellCount: Int { pool.count }
+
+    // MARK: Observing
+
+    /// Calls `handler` for every event from now on. Returns an id for ``removeObserver(_:)``.
+    ///
+    /// ```swift
+    /// let id = list.observe { event in print(event) }
+    /// ```
+    @discardableResult
+    public func observe(_ handler: @escaping (ListEvent<Cell>) -> Void) -> Int {
+        nextObserver += 1
+        observers.append((nextObserver, handler))
+        return nextObserver
+    }
+
+    /// Stops calling the observer `id`.
+    ///
+    /// ```swift
+    /// list.removeObserver(id)
+    /// ```
+    public func removeObserver(_ id: Int) {
+        observers.removeAll { $0.id == id }
+    }
+
+    // MARK: Changing
+
+    /// Displays the rows at the current offset if nothing is displayed yet.
+    ///
+    /// ```swift
+    /// list.layoutIfNeeded()   // the window appeared: rows on screen will display
+    /// ```
+    public func layoutIfNeeded() {
+        perform { if !self.isLaidOut { self.update(offset: self.scrollOffset) } }
+    }
+
+    /// Scrolls to `offset` (clamped to 0...``maxScrollOffset``) and reports what changed.
+    ///
+    /// ```swift
+    /// list.scroll(to: list.maxScrollOffset)   // jump to the end
+    /// ```
+    public func scroll(to offset: Double) {
+        perform { self.update(offset: offset) }
+    }
+
+    /// Scrolls by `delta` (positive is forward).
+    ///
+    /// ```swift
+    /// list.scroll(by: list.viewportHeight)   // page down
+    /// ```
+    public func scroll(by delta: Double) {
+        perform { self.update(offset: self.scrollOffset + delta) }
+    }
+
+    /// Changes the row count, keeping the offset where possible (rows past the end end display).
+    ///
+    /// ```swift
+    /// list.setRowCount(results.count)
+    /// ```
+    public func setRowCount(_ count: Int) {
+        perform {
+            self.geometry.rowCount = max(0, count)
+            self.update(offset: self.scrollOffset)
+        }
+    }
+
+    /// Changes the viewport height (a window resize).
+    ///
+    /// ```swift
+    /// list.setViewportHeight(Double(terminal.rows - 2))
+    /// ```
+    public func setViewportHeight(_ height: Double) {
+        perform {
+            self.geometry.viewportHeight = height
+            self.update(offset: self.scrollOffset)
+        }
+    }
+
+    /// Changes how many screens are preloaded ahead and behind.
+    ///
+    /// ```swift
+    /// list.setPreload(ahead: 0.25, behind: 0.25)   // scrolling stopped: keep only the close neighbours
+    /// ```
+    public func setPreload(ahead: Double, behind: Double) {
+        perform {
+            self.geometry.preloadAhead = max(0, ahead)
+            self.geometry.preloadBehind = max(0, behind)
+            self.update(offset: self.scrollOffset)
+        }
+    }
+
+    /// Ends display of every row and leaves the preload range (rows show other data now), then displays the rows
+    /// at the current offset again, with `rowCount` rows if given.
+    ///
+    /// ```swift
+    /// loader.invalidate(clearingCache: true)
+    /// list.reloadData(rowCount: newSymbols.count)
+    /// ```
+    public func reloadData(rowCount: Int? = nil) {
+        perform {
+            var events: [ListEvent<Cell>] = []
+            for row in self.visibleRows {
+                let cell = self.cells.removeValue(forKey: row)!
+                self.pool.append(cell)
+                events.append(.didEndDisplay(row: row, cell: cell))
+            }
+            for row in self.preload.rows(.forward) { events.append(.leavePreload(row: row)) }
+            self.visibleRows = 0..<0
+            self.preload = .empty
+            self.isLaidOut = false
+            if let rowCount { self.geometry.rowCount = max(0, rowCount) }
+            self.emit(events)
+            self.update(offset: self.scrollOffset)
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs a change now, or after the events being delivered if an observer made it.
+    private func perform(_ change: @escaping () -> Void) {
+        if isEmitting {
+            pending.append(change)
+            return
+        }
+        change()
+        while !pending.isEmpty {
+            let next = pending.removeFirst()
+            next()
+        }
+    }
+
+    private func update(offset requested: Double) {
+        let offset = geometry.clamp(requested)
+        if offset > scrollOffset { direction = .forward } else if offset < scrollOffset { direction = .backward }
+        scrollOffset = offset
+        let oldVisible = visibleRows, oldPreload = preload
+        let newVisible = geometry.visibleRows(at: offset)
+        let newPreload = PreloadRows(
+            window: geometry.preloadWindow(around: newVisible, direction: direction), visible: newVisible)
+        visibleRows = newVisible
+        preload = newPreload
+        isLaidOut = true
+
+        let forward = direction == .forward
+        func ordered(_ rows: [Int]) -> [Int] { forward ? rows : rows.reversed() }
+        var events: [ListEvent<Cell>] = []
+        // 1. Rows leaving the screen into the preload range: preload them before their cells go.
+        for row in ordered(Array(oldVisible)) where newPreload.contains(row) { events.append(.enterPreload(row: row)) }
+        // 2. Rows leaving the screen: their cells return to the pool.
+        for row in ordered(Array(oldVisible)) where !newVisible.contains(row) {
+            let cell = cells.removeValue(forKey: row)!
+            pool.append(cell)
+            events.append(.didEndDisplay(row: row, cell: cell))
+        }
+        // 3. Rows coming on screen, in reused cells.
+        for row in ordered(Array(newVisible)) where !oldVisible.contains(row) {
+            let cell: Cell
+            if let reused = pool.popLast() {
+                cell = reused
+            } else {
+                cell = makeCell()
+                cellsCreated += 1
+            }
+            cells[row] = cell
+            events.append(.willDisplay(row: row, cell: cell))
+        }
+        // 4. Rows leaving the preload range (some of them are on screen now).
+        for row in oldPreload.rows(direction) where !newPreload.contains(row) { events.append(.leavePreload(row: row)) }
+        // 5. Rows entering the preload range from further away.
+        for row in newPreload.rows(direction) where !oldPreload.contains(row) && !oldVisible.contains(row) {
+            events.append(.enterPreload(row: row))
+        }
+        emit(events)
+    }
+
+    private func emit(_ events: [ListEvent<Cell>]) {
+        guard !events.isEmpty, !observers.isEmpty else { return }
+        isEmitting = true
+        defer { isEmitting = false }
+        let observers = self.observers
+        for event in events {
+            for observer in observers { observer.handler(event) }
+        }
+    }
+}

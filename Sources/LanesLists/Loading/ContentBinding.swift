@@ -1,0 +1,161 @@
+import Lanes
+import Synchronization
+
+/// Binds a cell (or any view) to the content of one key at a time, the seeds' reused-cell problem done right.
+///
+/// ``show(_:priority:)`` asks the loader for a key; a cached value is handed to `handler` before `show` returns (no
+/// empty-cell flicker). Otherwise `placeholder` runs and the value is handed over on the loader's delivery queue, but
+/// only if the binding still shows that key: once the cell is reused for another row, or cleared, the old row's
+/// result never reaches it (it goes to the cache for next time). Showing another key or clearing withdraws the old
+/// request, which cancels the old key's work unless someone else still wants it.
+///
+/// A binding lives on the loader's delivery queue (the main queue): create and use it there.
+///
+/// ```swift
+/// final class ChartCell {
+///     var chart: Chart?
+///     lazy var content = loader.binding(placeholder: { [unowned self] _ in chart = nil }) { [unowned self] _, result in
+///         chart = try? result.get()
+///     }
+/// }
+/// cell.content.show("AAPL")        // will display
+/// cell.content.clear()             // did end display
+/// ```
+public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
+    /// Where the content comes from.
+    public let loader: ContentLoader<Key, Value>
+    /// The key shown now, or nil when cleared.
+    public private(set) var key: Key?
+    /// Whether the result for ``key`` has been handed to the handler.
+    public private(set) var isLoaded = false
+    /// How urgent the binding's request is.
+    public private(set) var priority: WorkPriority = .visible
+
+    private let placeholder: ((Key) -> Void)?
+    private let handler: (Key, Result<Value, any Error>) -> Void
+    private var request: ContentRequest<Key, Value>?
+    private var generation: UInt64 = 0
+    private lazy var reference = BindingReference(self)
+
+    /// Creates a binding.
+    /// - Parameters:
+    ///   - placeholder: called by ``show(_:priority:)`` when the value is not cached (show a spinner or nothing).
+    ///   - handler: receives the key's result, on the delivery queue or synchronously inside `show`.
+    ///
+    /// ```swift
+    /// let content = ContentBinding(loader: avatars) { _, result in imageView.image = try? result.get() }
+    /// ```
+    public init(
+        loader: ContentLoader<Key, Value>, placeholder: ((Key) -> Void)? = nil,
+        handler: @escaping (Key, Result<Value, any Error>) -> Void
+    ) {
+        self.loader = loader
+        self.placeholder = placeholder
+        self.handler = handler
+    }
+
+    deinit { request?.cancel() }
+
+    /// Shows `key`: a cached result is handed over now; otherwise the placeholder runs and the key is loaded at
+    /// `priority`. Showing the key already shown only changes the priority. Returns whether the result was handed
+    /// over synchronously.
+    ///
+    /// ```swift
+    /// func willDisplay(_ cell: ChartCell, row: Int) { cell.content.show(symbols[row]) }
+    /// ```
+    @discardableResult
+    public func show(_ key: Key, priority: WorkPriority = .visible) -> Bool {
+        checkQueue()
+        if self.key == key, isLoaded || request?.isPending == true {
+            setPriority(priority)
+            return isLoaded
+        }
+        request?.cancel()
+        request = nil
+        self.key = key
+        self.priority = priority
+        isLoaded = false
+        generation &+= 1
+        let generation = self.generation, reference = self.reference
+        let request = loader.submit(key, priority: priority) { result in
+            reference.binding?.receive(result, key: key, generation: generation)
+        }
+        // The handler may have shown another key while receiving a cached result.
+        guard generation == self.generation, !isLoaded else { return isLoaded }
+        self.request = request
+        placeholder?(key)
+        return false
+    }
+
+    /// Changes the priority of the binding's request (a row moving between visible and preloaded).
+    ///
+    /// ```swift
+    /// cell.content.setPriority(.prefetch)
+    /// ```
+    public func setPriority(_ priority: WorkPriority) {
+        self.priority = priority
+        request?.setPriority(priority)
+    }
+
+    /// Stops showing anything: withdraws the request (cancelling the work if nobody else wants it). Call it when the
+    /// cell ends display or is about to be reused.
+    ///
+    /// ```swift
+    /// func didEndDisplay(_ cell: ChartCell) { cell.content.clear() }
+    /// ```
+    public func clear() {
+        checkQueue()
+        request?.cancel()
+        request = nil
+        key = nil
+        isLoaded = false
+        generation &+= 1
+    }
+
+    /// A result arrived on the delivery queue (or synchronously from the cache).
+    private func receive(_ result: Result<Value, any Error>, key: Key, generation: UInt64) {
+        guard generation == self.generation else {
+            // The binding moved on after the result was on its way: it is not this cell's any more.
+            loader.counters.staleDropped.add(1, ordering: .relaxed)
+            return
+        }
+        guard self.key == key else {
+            // Cannot happen (the generation changes with the key); counted so a benchmark can prove it.
+            loader.counters.wrongCell.add(1, ordering: .relaxed)
+            return
+        }
+        request = nil
+        isLoaded = true
+        loader.counters.deliveries.add(1, ordering: .relaxed)
+        handler(key, result)
+    }
+
+    private func checkQueue() {
+        assert(loader.deliveryQueue !== WorkQueue.main || MainQueue.isCurrent, "use a ContentBinding on the main queue")
+    }
+}
+
+extension ContentLoader {
+    /// Makes a binding to this loader (see ``ContentBinding``).
+    ///
+    /// ```swift
+    /// let content = loader.binding { symbol, result in cell.chart = try? result.get() }
+    /// content.show("AAPL")
+    /// ```
+    public func binding(
+        placeholder: ((Key) -> Void)? = nil, handler: @escaping (Key, Result<Value, any Error>) -> Void
+    ) -> ContentBinding<Key, Value> {
+        ContentBinding(loader: self, placeholder: placeholder, handler: handler)
+    }
+}
+
+/// Carries a binding across the hop to the delivery queue without keeping it alive.
+final class BindingReference<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: the binding is not Sendable because it belongs to the delivery queue. This reference only
+    // travels with a request to a worker thread and back; it is dereferenced only on the delivery queue, where the
+    // loader delivers results (or synchronously inside `show`, which runs there too). It is immutable, and loading a
+    // weak reference is thread-safe in the Swift runtime.
+    weak let binding: ContentBinding<Key, Value>?
+
+    init(_ binding: ContentBinding<Key, Value>) { self.binding = binding }
+}

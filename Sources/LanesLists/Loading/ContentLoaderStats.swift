@@ -1,0 +1,68 @@
+import Synchronization
+
+/// What a ``ContentLoader`` has done since it was made: for an app's HUD, a benchmark, or a test.
+///
+/// ```swift
+/// let stats = loader.stats
+/// print("hits \(stats.cacheHits), renders \(stats.started), cancelled \(stats.cancelled)")
+/// ```
+public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
+    /// Requests made: by bindings, by ``ContentLoader/request(_:priority:deliver:)`` and by prefetches.
+    public var requests = 0
+    /// Requests answered synchronously from the cache (values, or failures when failures are cached).
+    public var cacheHits = 0
+    /// Requests that joined an item already in flight for the same key instead of starting another.
+    public var joined = 0
+    /// Work items created (one per key in flight, plus restarts of items someone else cancelled).
+    public var scheduled = 0
+    /// Work bodies that started.
+    public var started = 0
+    /// Items that produced a value.
+    public var completed = 0
+    /// Items whose body threw (not counting cancellations).
+    public var failed = 0
+    /// Items the loader withdrew before they finished, because every requester left or
+    /// ``ContentLoader/invalidate(clearingCache:)`` ran: most never start; a running body sees `isCancelled` (if it
+    /// finishes anyway, its value still goes to the cache).
+    public var cancelled = 0
+    /// Results handed over: to ``ContentLoader/request(_:priority:deliver:)`` callers, and to bindings that still
+    /// showed the key (synchronous cache hits included).
+    public var deliveries = 0
+    /// Results that arrived after everyone who asked had moved on. Values among them went to the cache.
+    public var staleDropped = 0
+    /// Results a binding refused because it showed another key when they arrived. Zero by construction: the
+    /// binding checks anyway, and counts here what it would have put into a reused cell.
+    public var wrongCellDeliveries = 0
+    /// Keys the loader prefetched (each started or joined a low-priority request).
+    public var prefetches = 0
+
+    /// All zero.
+    public init() {}
+
+    /// One line for logs and HUDs.
+    public var description: String {
+        "requests \(requests), hits \(cacheHits), joined \(joined), scheduled \(scheduled), started \(started), "
+            + "completed \(completed), failed \(failed), cancelled \(cancelled), delivered \(deliveries), "
+            + "stale \(staleDropped), wrong-cell \(wrongCellDeliveries), prefetches \(prefetches)"
+    }
+}
+
+/// The counters touched off the loader's lock: bodies starting on worker threads, and bindings on the delivery
+/// queue.
+final class LoaderCounters: Sendable {
+    let started = Atomic<Int>(0)
+    let cacheHits = Atomic<Int>(0)
+    let deliveries = Atomic<Int>(0)
+    let staleDropped = Atomic<Int>(0)
+    let wrongCell = Atomic<Int>(0)
+    let cancelled = Atomic<Int>(0)
+
+    func merge(into stats: inout ContentLoaderStats) {
+        stats.started += started.load(ordering: .relaxed)
+        stats.cacheHits += cacheHits.load(ordering: .relaxed)
+        stats.deliveries += deliveries.load(ordering: .relaxed)
+        stats.staleDropped += staleDropped.load(ordering: .relaxed)
+        stats.wrongCellDeliveries += wrongCell.load(ordering: .relaxed)
+        stats.cancelled += cancelled.load(ordering: .relaxed)
+    }
+}

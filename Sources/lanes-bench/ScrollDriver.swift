@@ -1,0 +1,226 @@
+import Dispatch
+import Foundation
+import Lanes
+import LanesLists
+
+/// How the scroll benchmark's cells get their content.
+enum ScrollMode: String, CaseIterable, Sendable {
+    /// `LanesLists`: a `ListModel` wired to a `ContentLoader` (cancellation, reuse guard, cache, prefetch).
+    case lanes
+    /// Render on the main queue as each row will display (the talk's "before").
+    case naiveMain = "naive-main"
+    /// Render on a global queue and set the result on the cell with no cancellation and no reuse guard (the
+    /// seeds' naive solution).
+    case naiveBackground = "naive-background"
+    /// No content at all: the same scroll and frame tick, to show the main queue's latency floor on this machine.
+    case baseline
+}
+
+/// A cell of the benchmark's list.
+final class ScrollCell {
+    /// The row the list shows in this cell now (nil while in the reuse pool).
+    var row: Int?
+    /// What the cell displays.
+    var content: RowImage?
+    var binding: ContentBinding<Int, RowImage>?
+}
+
+/// Plays the scroll script on the main queue with a 60 Hz frame tick, in one mode, and measures it. Lives on the
+/// main queue.
+final class ScrollDriver {
+    static let rowCount = 10_000
+    static let visibleRows = 20.0
+
+    let mode: ScrollMode
+    let renderer: RowRenderer
+    private let script: [ScrollMotion]
+    private(set) var model: ListModel<ScrollCell>!
+    private(set) var loader: ContentLoader<Int, RowImage>?
+    let renderQueue: WorkQueue?
+    let background = DispatchGroup()
+    private(set) var probe = FrameProbe()
+    private var timer: (any DispatchSourceTimer)?
+    private var onFinish: (() -> Void)?
+
+    private var segment = 0
+    private var segmentStart: UInt64 = 0
+    private var segmentOffset = 0.0
+    private var filledAt: UInt64?
+    private(set) var fills: [(name: String, ms: Double?)] = []
+    /// Serials of renders shown in a cell showing their row.
+    private(set) var shown = Set<Int>()
+    /// Serials of renders whose completion was delivered to a visible cell showing their row.
+    private(set) var visibleAtDelivery = Set<Int>()
+    private(set) var wrongCell = 0
+    /// True while a row is being bound at will-display (a binding's synchronous cache hit is not a completion).
+    private var isBinding = false
+
+    init(mode: ScrollMode, renderer: RowRenderer, quick: Bool) {
+        self.mode = mode
+        self.renderer = renderer
+        self.script = ScrollMotion.script(quick: quick || mode == .baseline)
+        if mode == .lanes {
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let queue = WorkQueue("scroll-render", maxConcurrency: max(1, cores - 1))
+            let bytes = RowRenderer.width * RowRenderer.height
+            renderQueue = queue
+            loader = ContentLoader(name: "row", queue: queue, costLimit: 400 * bytes, cost: { $0.pixels.count }) {
+                row, context in
+                guard let image = renderer.render(row: row, isCancelled: { context.isCancelled }) else {
+                    throw LanesError.cancelled("row \(row)")
+                }
+                return image
+            }
+        } else {
+            renderQueue = nil
+        }
+        // Lanes preloads a quarter screen ahead and a tenth behind: a 2 ms render needs little lead (5 rows are
+        // 80 ms ahead at 60 rows/s), and rows preloaded further away are wasted when the user flings or turns back.
+        model = ListModel(
+            rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
+            preloadAhead: mode == .lanes ? 0.25 : 0, preloadBehind: mode == .lanes ? 0.1 : 0
+        ) { [unowned self] in makeCell() }
+        wire()
+    }
+
+    // MARK: Cells and modes
+
+    private func makeCell() -> ScrollCell {
+        let cell = ScrollCell()
+        if let loader {
+            cell.binding = loader.binding(placeholder: { [unowned cell] _ in cell.content = nil }) {
+                [unowned self, unowned cell] _, result in
+                if case .success(let image) = result { deliver(image, to: cell, completion: !isBinding) }
+            }
+        }
+        return cell
+    }
+
+    private func wire() {
+        model.observe { [unowned self] event in
+            switch event {
+            case .willDisplay(let row, let cell):
+                cell.row = row
+                isBinding = true
+            case .didEndDisplay(_, let cell):
+                cell.row = nil
+            case .enterPreload, .leavePreload:
+                break
+            }
+        }
+        switch mode {
+        case .lanes:
+            model.connect(to: loader!, key: { $0 }, binding: { $0.binding! })
+        case .naiveMain:
+            model.observe { [unowned self] event in
+                guard case .willDisplay(let row, let cell) = event else { return }
+                deliver(renderer.render(row: row)!, to: cell, completion: true)
+            }
+        case .naiveBackground:
+            model.observe { [unowned self] event in
+                guard case .willDisplay(let row, let cell) = event else { return }
+                cell.content = nil
+                let renderer = self.renderer, group = background
+                let target = MainBound((self, cell))
+                group.enter()
+                DispatchQueue.global().async {
+                    let image = renderer.render(row: row)!
+                    DispatchQueue.main.async {
+                        let (driver, cell) = target.value
+                        let start = now()
+                        driver.deliver(image, to: cell, completion: true)
+                        driver.probe.delivered(duration: now() - start)
+                        group.leave()
+                    }
+                }
+            }
+        case .baseline:
+            break
+        }
+        model.observe { [unowned self] event in
+            if case .willDisplay = event { isBinding = false }
+        }
+    }
+
+    /// A render result reached `cell`. Naive background rendering puts it there whatever row the cell shows now.
+    private func deliver(_ image: RowImage, to cell: ScrollCell, completion: Bool) {
+        let start = now()
+        if image.row != cell.row { wrongCell += 1 }
+        cell.content = image
+        if image.row == cell.row {
+            shown.insert(image.serial)
+            if completion { visibleAtDelivery.insert(image.serial) }
+        }
+        checkFill(at: start)
+        if mode == .lanes, completion { probe.delivered(duration: now() - start) }
+    }
+
+    // MARK: Frames
+
+    /// Starts the frame tick; `finished` runs on the main queue when the script is over.
+    func start(finished: @escaping () -> Void) {
+        onFinish = finished
+        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
+        let first = now() + 50_000_000
+        probe.origin = first
+        segmentStart = first
+        let me = MainBound(self)
+        timer.setEventHandler { me.value.tick() }
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(FrameProbe.interval)),
+            leeway: .nanoseconds(0))
+        self.timer = timer
+        timer.resume()
+    }
+
+    private func tick() {
+        let start = now()
+        let lateBy = probe.tickFired(at: start)
+        advance(at: start)
+        checkFill(at: now())
+        probe.tickHandled(lateBy: lateBy, duration: now() - start)
+        if segment == script.count { finish() }
+    }
+
+    /// Moves the list to where the script is at `time`.
+    private func advance(at time: UInt64) {
+        while segment < script.count {
+            let motion = script[segment]
+            let t = Double(time - min(time, segmentStart)) / 1e9
+            switch motion {
+            case .settle(let name, let minimum, let maximum):
+                model.layoutIfNeeded()
+                checkFill(at: now())
+                let filled = filledAt != nil || mode == .baseline
+                guard (filled && t >= minimum) || t >= maximum else { return }
+                if mode != .baseline { fills.append((name, filledAt.map { Double($0 - min($0, segmentStart)) / 1e6 })) }
+            case .jumpToEnd:
+                model.scroll(to: model.maxScrollOffset)
+            case .steady, .fling:
+                let end = t >= motion.seconds
+                model.scroll(to: segmentOffset + motion.distance(at: t))
+                guard end else { return }
+            }
+            segment += 1
+            segmentStart = time
+            segmentOffset = model.scrollOffset
+            filledAt = nil
+        }
+    }
+
+    /// Records when every visible cell first shows its own row during a settle.
+    private func checkFill(at time: UInt64) {
+        guard filledAt == nil, segment < script.count, case .settle = script[segment] else { return }
+        for row in model.visibleRows where model.cell(forRow: row)?.content?.row != row { return }
+        filledAt = max(time, segmentStart)
+    }
+
+    private func finish() {
+        timer?.cancel()
+        timer = nil
+        loader?.invalidate()
+        let done = onFinish
+        onFinish = nil
+        done?()
+    }
+}

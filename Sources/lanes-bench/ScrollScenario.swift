@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+import Lanes
+import LanesLists
+import Synchronization
+
+/// The `scroll` scenario: a 10,000-row list with 20 rows visible, whose cells each need a ~2 ms render, scrolled by a
+/// script (steady, fling, reversal, jump to the end) on the real main queue with a 60 Hz frame tick, in three modes.
+/// Returns one row per mode ("scroll/lanes", "scroll/naive-main", "scroll/naive-background"), then "scroll/baseline":
+/// the same frame tick and scroll with no content, the main queue's latency floor on this machine at that moment.
+///
+/// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
+/// percentiles are over every frame of the run, so `repeats` does not multiply it.
+func scrollScenario(repeats: Int, quick: Bool) async -> [Row] {
+    _ = repeats
+    let counters = RenderCounters()
+    let renderer = RowRenderer.calibrated(milliseconds: 2, counters: counters)
+    let renderMilliseconds = renderer.cpuMilliseconds(samples: 15, least: true)
+    var rows: [Row] = []
+    for mode in ScrollMode.allCases {
+        let run = RowRenderer(passes: renderer.passes, counters: RenderCounters())
+        rows.append(await playScroll(mode: mode, renderer: run, quick: quick, renderMilliseconds: renderMilliseconds))
+        blockingSleep(milliseconds: 200)   // let the machine settle between modes
+    }
+    return rows
+}
+
+private func playScroll(mode: ScrollMode, renderer: RowRenderer, quick: Bool, renderMilliseconds: Double) async -> Row {
+    let load = loadAverage()
+    let driver: MainBound<ScrollDriver> = await withCheckedContinuation { continuation in
+        DispatchQueue.main.async {
+            let driver = ScrollDriver(mode: mode, renderer: renderer, quick: quick)
+            let bound = MainBound(driver)
+            driver.start { continuation.resume(returning: bound) }
+        }
+    }
+    // Let what is still in flight finish, so every render is counted: Lanes' cancelled items and the naive
+    // background backlog (whose late deliveries still land in cells).
+    let (queue, group) = await onMain { (driver.value.renderQueue, driver.value.background) }
+    if let queue { await queue.idle() }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        group.notify(queue: .main) { continuation.resume() }
+    }
+    await WorkQueue.main.idle()
+    return await onMain { summarize(driver.value, load: load, renderMilliseconds: renderMilliseconds) }
+}
+
+private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds: Double) -> Row {
+    let probe = driver.probe
+    let counters = driver.renderer.counters
+    let started = counters.started.load(ordering: .relaxed)
+    let completed = counters.completed.load(ordering: .relaxed)
+    let aborted = counters.aborted.load(ordering: .relaxed)
+    let cancelled = driver.loader?.stats.cancelled ?? aborted
+    let wasted = completed - driver.shown.count
+    var row = Row(scenario: "scroll/\(driver.mode.rawValue)", n: ScrollDriver.rowCount)
+    row.count("latency_p50_ms", quantile(probe.lateness, 0.5))
+    row.count("latency_p99_ms", quantile(probe.lateness, 0.99))
+    row.count("latency_max_ms", probe.lateness.max() ?? 0)
+    row.count("turn_p99_ms", quantile(probe.turns, 0.99))
+    row.count("turn_max_ms", probe.turns.max() ?? 0)
+    row.count("frames", Double(probe.frames))
+    row.count("frames_over_budget", Double(probe.overBudget))
+    row.count("renders_started", Double(started))
+    row.count("renders_completed", Double(completed))
+    row.count("renders_cancelled", Double(cancelled))
+    row.count("renders_aborted_midway", Double(aborted))
+    row.count("wasted_renders", Double(wasted))
+    row.count("waste_pct", completed > 0 ? Double(wasted) / Double(completed) * 100 : 0)
+    row.count("completed_offscreen", Double(completed - driver.visibleAtDelivery.count))
+    row.count("wrong_cell_deliveries", Double(driver.wrongCell + (driver.loader?.stats.wrongCellDeliveries ?? 0)))
+    var unfilled = 0
+    for fill in driver.fills {
+        row.count("fill_\(fill.name)_ms", fill.ms ?? -1)
+        if fill.ms == nil { unfilled += 1 }
+    }
+    row.count("fill_max_ms", driver.fills.compactMap(\.ms).max() ?? -1)
+    row.count("unfilled_stops", Double(unfilled))
+    row.count("render_cpu_ms", renderMilliseconds)
+    let busy = Double(counters.busyNanoseconds.load(ordering: .relaxed))
+    row.count("render_wall_avg_ms", completed > 0 ? busy / Double(completed) / 1e6 : 0)
+    let threads = driver.mode == .naiveBackground ? ProcessInfo.processInfo.activeProcessorCount : 0
+    row.count("render_threads", Double(driver.renderQueue?.maxConcurrency ?? threads))
+    row.count("loadavg_1m", load)
+    return row
+}
+
+/// The 1-minute load average (the machine is shared), or -1 where /proc is missing.
+private func loadAverage() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+        let first = text.split(separator: " ").first, let value = Double(first)
+    else { return -1 }
+    return value
+}
