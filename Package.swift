@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LanesLists", targets: ["LanesLists"]),
         .library(name: "LanesImages", targets: ["LanesImages"]),
         .executable(name: "lanes-bench", targets: ["lanes-bench"]),
+        .executable(name: "stocks", targets: ["stocks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
@@ -39,6 +40,9 @@ let package = Package(
         .target(name: "LanesImages", dependencies: ["Lanes", "CLanesCodecs"], swiftSettings: strict),
         // Stock data: parsing, smoothing, braille charts (used by the `stocks` app).
         .target(name: "StocksKit", resources: [.copy("Data")], swiftSettings: strict),
+        // The terminal stock browser (the WWDC 2012 app): its logic in a testable module, and a thin executable.
+        .target(name: "StocksApp", dependencies: ["Lanes", "LanesLists", "StocksKit"], swiftSettings: strict),
+        .executableTarget(name: "stocks", dependencies: ["StocksApp"], swiftSettings: strict),
         .executableTarget(name: "lanes-bench", dependencies: ["Lanes", "LanesLists"], swiftSettings: strict),
         .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
         .testTarget(name: "LanesListsTests", dependencies: ["LanesLists", "LanesTesting"], swiftSettings: strict),
@@ -49,6 +53,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
+        .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesTesting"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

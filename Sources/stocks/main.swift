@@ -1,0 +1,4 @@
+import Foundation
+import StocksApp
+
+exit(StocksMain.run(CommandLine.arguments))
