@@ -6,6 +6,12 @@ enum Effects {
         guard !initial.isEmpty else { return }
         var list = initial
         var index = 0
+        // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
+        // 16,000 dependents releases them all in one critical section.
+        var ready: [ObjectIdentifier: (queue: WorkQueue, nodes: [WorkNode])] = [:]
+        defer {
+            for (_, batch) in ready { batch.queue.nodesBecameReady(batch.nodes) }
+        }
         while index < list.count {
             let effect = list[index]
             index += 1
@@ -13,7 +19,7 @@ enum Effects {
             case .dependencyFinished(let dependent, let dependency, let success):
                 dependent.dependencyFinished(dependency, success: success, into: &list)
             case .becameReady(let node, let queue):
-                queue.nodeBecameReady(node)
+                ready[ObjectIdentifier(queue), default: (queue, [])].nodes.append(node)
             case .finishedUnrun(let node, let queue):
                 queue.nodeFinished(node, ran: false)
             case .runHandlers(let handlers):

@@ -268,10 +268,9 @@ public final class WorkNode: Sendable {
         state.withLock { state in
             guard !state.isFinished else { return }
             let before = state.effectivePriority
-            var counts = state.lent ?? Array(repeating: 0, count: WorkPriority.count)
-            if let old { counts[old.rawValue] -= 1 }
-            if let new { counts[new.rawValue] += 1 }
-            state.lent = counts
+            if state.lent == nil { state.lent = Array(repeating: 0, count: WorkPriority.count) }
+            if let old { state.lent![old.rawValue] -= 1 }
+            if let new { state.lent![new.rawValue] += 1 }
             effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
             state.priorityChanged(from: before, node: self, into: &effects)
         }

@@ -249,9 +249,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         for semaphore in action.idleSignals { semaphore.signal() }
     }
 
-    func nodeBecameReady(_ node: WorkNode) {
+    func nodesBecameReady(_ nodes: [WorkNode]) {
         update { state, action in
-            state.becameReady(node)
+            for node in nodes { state.becameReady(node) }
             state.requestRunners(into: &action)
         }
     }
