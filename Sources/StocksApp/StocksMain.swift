@@ -1,9 +1,156 @@
+import Dispatch
 import Foundation
+import Lanes
+import StocksKit
 
-/// Entry point of the `stocks` terminal app (placeholder until the app lands).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Entry point of the `stocks` terminal app.
+///
+/// ```swift
+/// exit(StocksMain.run(CommandLine.arguments))
+/// ```
 public enum StocksMain {
+    /// Runs the app; returns an exit status when it does not exit by itself.
     public static func run(_ arguments: [String]) -> Int32 {
-        print("stocks: coming soon")
-        return 0
+        var options: AppOptions
+        do {
+            options = try AppOptions(arguments: Array(arguments.dropFirst()))
+        } catch {
+            printError("stocks: \(error)\n\n\(AppOptions.usage)")
+            return 2
+        }
+        if options.showsHelp {
+            print(AppOptions.usage)
+            return 0
+        }
+        if options.script == nil && !TerminalSession.isInteractive {
+            // No terminal (a pipe, CI, an editor's run button): play the built-in demo instead of failing, so the
+            // command always shows what Lanes does.
+            printError("""
+                stocks: standard input/output is not a terminal, so the full-screen browser cannot start;
+                playing the built-in demo session instead (`--demo --naive` plays it with the work on the main queue).
+                """)
+            options.script = .demo
+        }
+        let data = StockData.load(options)
+        for error in data.errors.prefix(20) { printError("stocks: \(error)") }
+        if data.universe.count == 0 {
+            printError("stocks: no stock data loaded")
+            return 1
+        }
+        let trace = options.traceFile.map { TraceRecorder(outputURL: URL(fileURLWithPath: $0)) }
+        trace?.start()
+        if let script = options.script {
+            return runScript(script, options: options, data: data, trace: trace)
+        }
+        runInteractive(options: options, data: data, trace: trace)
+    }
+
+    private static func runScript(
+        _ source: AppOptions.ScriptSource, options: AppOptions, data: StockData, trace: TraceRecorder?
+    ) -> Int32 {
+        let script: KeyScript
+        switch source {
+        case .demo: script = .demo
+        case .file(let path):
+            do {
+                script = try KeyScript(parsing: try String(contentsOfFile: path, encoding: .utf8))
+            } catch {
+                printError("stocks: \(path): \(error)")
+                return 1
+            }
+        }
+        print("stocks \(options.mode.rawValue): \(data.summary), screen \(options.screenWidth)x\(options.screenHeight), \(script.steps.count) script steps")
+        let app = StocksController(
+            universe: data.universe, mode: options.mode, width: options.screenWidth, height: options.screenHeight,
+            title: "stocks · \(data.summary)") { _ in }
+        if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors" }
+        let runner = ScriptRunner(app: app, script: script) { figures in
+            if options.printsScreen, let frame = app.lastFrame { print(frame.text + "\n") }
+            print(figures.report)
+            finishTrace(trace)
+            exit(0)
+        }
+        DispatchQueue.main.async { runner.start() }
+        dispatchMain()
+    }
+
+    private static func runInteractive(options: AppOptions, data: StockData, trace: TraceRecorder?) -> Never {
+        let terminal: TerminalSession
+        do {
+            terminal = try TerminalSession.enter()
+        } catch {
+            printError("stocks: \(error)")
+            exit(1)
+        }
+        let size = TerminalSession.size
+        let app = StocksController(
+            universe: data.universe, mode: options.mode, width: size.width, height: size.height,
+            title: "stocks · \(data.summary)") { frame in terminal.show(frame) }
+        if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors (first: \(data.errors[0]))" }
+        let quit: @Sendable (Int32) -> Void = { status in
+            app.stop()
+            restoreTerminal()
+            finishTrace(trace)
+            exit(status)
+        }
+        app.onQuit = { quit(0) }
+        let decoder = LockedValue(KeyDecoder())
+        let input = ReadabilitySource(fileDescriptor: STDIN_FILENO, on: .main, label: "keys") { readable in
+            switch readable.read() {
+            case .bytes(let bytes):
+                for key in decoder.withLock({ $0.decode(bytes) }) { app.handle(key) }
+            case .endOfFile, .failed:
+                quit(0)
+            case .wouldBlock:
+                break
+            }
+        }
+        let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler {
+                if number == SIGWINCH {
+                    let size = TerminalSession.size
+                    terminal.invalidate()
+                    app.resize(width: size.width, height: size.height)
+                } else {
+                    quit(128 + number)
+                }
+            }
+            source.activate()
+            return source
+        }
+        // Keep the sources alive for the life of the process.
+        StocksMain.keepAlive.withLock { $0 = KeepAlive(input: input, signals: signals) }
+        DispatchQueue.main.async { app.start() }
+        dispatchMain()
+    }
+
+    private struct KeepAlive: @unchecked Sendable {
+        // Dispatch sources are thread-safe; this box only keeps them alive and is never read.
+        var input: ReadabilitySource?
+        var signals: [any DispatchSourceSignal] = []
+    }
+
+    private static let keepAlive = LockedValue(KeepAlive())
+
+    private static func finishTrace(_ trace: TraceRecorder?) {
+        guard let trace else { return }
+        do {
+            try trace.finish()
+            if let url = trace.outputURL { printError("stocks: trace written to \(url.path)") }
+        } catch {
+            printError("stocks: cannot write the trace: \(error)")
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -6,7 +6,7 @@ enum Table {
         var lines = ["\n\(row.scenario) (n = \(row.n))"]
         let lanes = row.seconds.first { $0.0 == "lanes" }?.1
         for (name, value) in row.seconds {
-            var line = "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0)
+            var line = "  " + name.padding(toLength: max(12, name.count + 1), withPad: " ", startingAt: 0)
                 + format(value * 1000, digits: 3).leftPadded(12) + " ms"
             if let lanes, name != "lanes", lanes > 0 { line += "   (\(format(value / lanes, digits: 2))× Lanes)" }
             lines.append(line)

@@ -4,7 +4,7 @@ import Foundation
 //
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [SCENARIO...]
 //
-// Scenarios: independent, chain, fanout, cancel-all, width, scroll (default: all).
+// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (default: all).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
@@ -13,7 +13,7 @@ var repeats = quick ? 3 : 5
 if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
     repeats = max(1, value)
 }
-let known = ["independent", "chain", "fanout", "cancel-all", "width", "scroll"]
+let known = ["independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll"]
 let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
@@ -36,6 +36,7 @@ for scenario in selected {
     case "chain": row = await core.chain()
     case "fanout": row = await core.fanout()
     case "cancel-all": row = await core.cancelAll()
+    case "enumerate": row = await enumerateScenario(repeats: repeats, quick: quick)
     default: row = await core.width()
     }
     if json {

@@ -12,7 +12,7 @@ public enum WorkState: Sendable, Equatable, CustomStringConvertible {
     case running
     /// The body returned a value.
     case succeeded
-    /// The body threw, or a dependency failed under the `.skip` policy.
+    /// The body threw, a dependency failed under the `.skip` policy, or the item timed out.
     case failed
     /// Cancelled before or while it ran.
     case cancelled

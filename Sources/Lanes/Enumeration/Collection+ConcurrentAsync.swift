@@ -1,0 +1,45 @@
+extension RandomAccessCollection where Self: Sendable {
+    /// The `async` form of ``concurrentForEach(maxConcurrency:priority:context:_:)``: the loop runs on Lanes' thread
+    /// pool (a pool thread takes the caller's part), so no Swift concurrency thread blocks. Cancelling the awaiting
+    /// task stops the enumeration, which then throws ``LanesError/cancelled(_:)``.
+    ///
+    /// ```swift
+    /// try await urls.concurrentForEach(maxConcurrency: 4) { url, _ in try prefetch(url) }
+    /// ```
+    @inlinable
+    public func concurrentForEach(
+        maxConcurrency: Int? = nil, priority: WorkPriority = .normal,
+        _ body: @escaping @Sendable (Element, EnumerationStop) throws -> Void
+    ) async throws {
+        try await ConcurrentEngine.onPool(label: "concurrentForEach", priority: priority) { context in
+            try self.concurrentForEach(maxConcurrency: maxConcurrency, priority: priority, context: context, body)
+        }
+    }
+
+    /// The `async` form of ``concurrentMap(maxConcurrency:priority:context:_:)``: results in the collection's order,
+    /// computed on Lanes' thread pool without blocking a Swift concurrency thread; cancelling the awaiting task
+    /// throws ``LanesError/cancelled(_:)``.
+    ///
+    /// ```swift
+    /// let sizes = try await files.concurrentMap { try fileSize($0) }
+    /// ```
+    @inlinable
+    public func concurrentMap<T: Sendable>(
+        maxConcurrency: Int? = nil, priority: WorkPriority = .normal,
+        _ transform: @escaping @Sendable (Element) throws -> T
+    ) async throws -> [T] {
+        try await ConcurrentEngine.onPool(label: "concurrentMap", priority: priority) { context in
+            try self.concurrentMap(maxConcurrency: maxConcurrency, priority: priority, context: context, transform)
+        }
+    }
+}
+
+extension ConcurrentEngine {
+    /// Runs `body` as an item on the enumeration queue and awaits it; the task's cancellation cancels the item.
+    @usableFromInline
+    static func onPool<Result: Sendable>(
+        label: String, priority: WorkPriority, _ body: @escaping @Sendable (WorkContext) throws -> Result
+    ) async throws -> Result {
+        try await helpers.add(label: label, priority: priority, body).value
+    }
+}

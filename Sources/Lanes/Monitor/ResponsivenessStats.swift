@@ -1,0 +1,87 @@
+/// One stall of a monitored queue: it could not start urgent work for `duration`.
+///
+/// ```swift
+/// monitor.onHitch { hitch in log("hitch \(hitch.duration) in \(hitch.label ?? "unknown work")") }
+/// ```
+public struct Hitch: Sendable, Equatable, CustomStringConvertible {
+    /// How long the queue could not start new work.
+    public let duration: Duration
+    /// When the stall began, in the monitor's clock's nanoseconds (`DispatchTime` uptime by default).
+    public let start: UInt64
+    /// The label of the work item that ran longest during the stall, when the monitor could see it.
+    public let label: String?
+    /// The monitored queue's name.
+    public let queue: String
+
+    public init(duration: Duration, start: UInt64, label: String?, queue: String) {
+        self.duration = duration
+        self.start = start
+        self.label = label
+        self.queue = queue
+    }
+
+    public var description: String {
+        "hitch \(ResponsivenessStats.milliseconds(duration)) ms on \(queue)" + (label.map { " in '\($0)'" } ?? "")
+    }
+}
+
+/// Latency percentiles of a monitored queue over a sliding window of pings, and its hitch count.
+///
+/// ```swift
+/// let stats = monitor.snapshot()
+/// hud.text = stats.hudText            // "main p99 3.1 ms · hitches 2"
+/// benchmark.report("main p99", stats.p99)
+/// ```
+public struct ResponsivenessStats: Sendable, Equatable {
+    /// The monitored queue's name.
+    public var queue: String
+    /// Pings in the window.
+    public var samples: Int
+    public var p50: Duration
+    public var p90: Duration
+    public var p99: Duration
+    public var max: Duration
+    /// Hitches reported since the monitor started.
+    public var hitches: Int
+    /// The most recent hitch.
+    public var lastHitch: Hitch?
+
+    /// Computes the percentiles of `latencies` (nearest-rank: p50 of 1...100 ms is 50 ms).
+    ///
+    /// ```swift
+    /// let stats = ResponsivenessStats(queue: "main", latencies: [.milliseconds(2), .milliseconds(40)])
+    /// ```
+    public init(queue: String, latencies: [Duration], hitches: Int = 0, lastHitch: Hitch? = nil) {
+        self.init(queue: queue, nanoseconds: latencies.map(\.laneNanoseconds), hitches: hitches, lastHitch: lastHitch)
+    }
+
+    init(queue: String, nanoseconds: [UInt64], hitches: Int, lastHitch: Hitch?) {
+        let sorted = nanoseconds.sorted()
+        self.queue = queue
+        samples = sorted.count
+        p50 = .nanoseconds(Self.percentile(0.50, of: sorted))
+        p90 = .nanoseconds(Self.percentile(0.90, of: sorted))
+        p99 = .nanoseconds(Self.percentile(0.99, of: sorted))
+        max = .nanoseconds(sorted.last ?? 0)
+        self.hitches = hitches
+        self.lastHitch = lastHitch
+    }
+
+    /// A one-line summary for a heads-up display: "main p99 3.1 ms · hitches 2".
+    public var hudText: String {
+        "\(queue) p99 \(Self.milliseconds(p99)) ms · hitches \(hitches)"
+    }
+
+    /// The nearest-rank percentile of sorted values (0 when empty).
+    static func percentile(_ fraction: Double, of sorted: [UInt64]) -> Int64 {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return Int64(clamping: sorted[Swift.max(0, Swift.min(sorted.count - 1, rank - 1))])
+    }
+
+    /// Milliseconds with one decimal, without Foundation formatting: "3.1".
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = (duration.laneNanoseconds &+ 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The command line of `stocks`, parsed by hand.
+///
+/// ```swift
+/// let options = try AppOptions(arguments: ["--synthetic", "5000", "--naive"])
+/// ```
+public struct AppOptions: Sendable, Equatable {
+    public enum DataSource: Sendable, Equatable {
+        case bundled
+        case directory(String)
+        case synthetic(count: Int)
+    }
+
+    public enum ScriptSource: Sendable, Equatable {
+        case demo
+        case file(String)
+    }
+
+    public var data: DataSource = .bundled
+    public var mode: AppMode = .lanes
+    public var script: ScriptSource?
+    public var traceFile: String?
+    public var syntheticDays = 500
+    public var seed: UInt64 = 2012
+    public var screenWidth = 100
+    public var screenHeight = 30
+    public var printsScreen = false
+    public var showsHelp = false
+
+    public static let usage = """
+        usage: stocks [--data DIR | --synthetic N [--days D] [--seed S]] [--naive]
+                      [--demo | --script FILE [--size WxH] [--print-screen]] [--trace FILE]
+
+          --data DIR       load the CSV files in DIR (date,price / Date,Open,High,Low,Close,... / symbol,date,price)
+          --synthetic N    N generated tickers of daily prices (fixed seed)
+          --naive          do the analysis and chart drawing on the main queue (the 'before')
+          --demo           play a built-in script without a terminal and print the responsiveness figures
+          --script FILE    play FILE (keys with timings, see KeyScript) the same way
+          --size WxH       the virtual screen of --demo/--script (default 100x30)
+          --print-screen   also print the last screen of --demo/--script
+          --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the run
+
+        keys: ↑↓/jk move · PgUp/PgDn · Home/End · Enter/→ open · Esc/←/Backspace back · q or Ctrl-C quit
+        """
+
+    public init() {}
+
+    /// Parses the arguments (without the program name).
+    public init(arguments: [String]) throws(OptionsError) {
+        var iterator = arguments.makeIterator()
+        func value(_ flag: String) throws(OptionsError) -> String {
+            guard let next = iterator.next() else { throw OptionsError(message: "\(flag) needs a value") }
+            return next
+        }
+        func number(_ flag: String) throws(OptionsError) -> Int {
+            let text = try value(flag)
+            guard let n = Int(text), n >= 0 else { throw OptionsError(message: "\(flag): not a number: \(text)") }
+            return n
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--data": data = .directory(try value(argument))
+            case "--synthetic": data = .synthetic(count: try number(argument))
+            case "--days": syntheticDays = try number(argument)
+            case "--seed": seed = UInt64(try number(argument))
+            case "--naive": mode = .naive
+            case "--demo": script = .demo
+            case "--script": script = .file(try value(argument))
+            case "--trace": traceFile = try value(argument)
+            case "--print-screen": printsScreen = true
+            case "--size":
+                let text = try value(argument)
+                let parts = text.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] >= 20, parts[1] >= 6 else {
+                    throw OptionsError(message: "--size: expected WxH (at least 20x6), got \(text)")
+                }
+                (screenWidth, screenHeight) = (parts[0], parts[1])
+            case "-h", "--help": showsHelp = true
+            default:
+                if argument.hasPrefix("--trace=") {
+                    traceFile = String(argument.dropFirst("--trace=".count))
+                } else {
+                    throw OptionsError(message: "unknown argument: \(argument)")
+                }
+            }
+        }
+    }
+}
+
+/// A command line that does not parse.
+public struct OptionsError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

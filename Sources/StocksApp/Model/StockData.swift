@@ -1,0 +1,35 @@
+import Foundation
+import StocksKit
+
+/// The stocks the app browses: bundled, from a directory of CSV files, or synthetic.
+///
+/// ```swift
+/// let data = StockData.load(try AppOptions(arguments: ["--synthetic", "5000"]))
+/// print(data.summary)   // "5000 synthetic tickers"
+/// ```
+public struct StockData: Sendable {
+    public var universe: StockUniverse
+    /// Problems with files (each names the file and line); the other files still load.
+    public var errors: [StockDataError]
+    /// A short description for the title line.
+    public var summary: String
+
+    /// Loads what `options` ask for.
+    public static func load(_ options: AppOptions) -> StockData {
+        let result: StockLoadResult
+        let summary: String
+        switch options.data {
+        case .bundled:
+            result = (try? BundledStocks.load()) ?? StockLoadResult()
+            summary = "\(result.series.count) bundled series"
+        case .directory(let path):
+            result = (try? StockCSV.loadDirectory(at: URL(fileURLWithPath: path))) ?? StockLoadResult()
+            summary = "\(result.series.count) series from \(URL(fileURLWithPath: path).lastPathComponent)"
+        case .synthetic(let count):
+            let series = (try? SyntheticStocks.generate(count: count, days: options.syntheticDays, seed: options.seed)) ?? []
+            result = StockLoadResult(series: series)
+            summary = "\(series.count) synthetic tickers"
+        }
+        return StockData(universe: StockUniverse(result.series), errors: result.errors, summary: summary)
+    }
+}

@@ -1,0 +1,86 @@
+import StocksKit
+
+/// One row of a category's list: what the category load computes for each stock off the main queue.
+///
+/// ```swift
+/// let row = try StockSummary(series, sparkWidth: 16)
+/// print(row.symbol, row.last, row.spark)
+/// ```
+public struct StockSummary: Sendable, Equatable {
+    /// The series' id (the key of its row chart).
+    public var id: String
+    public var symbol: String
+    public var last: Double
+    public var change: Double
+    public var percentChange: Double?
+    /// A block-character sparkline of the smoothed prices.
+    public var spark: String
+
+    /// A summary from plain values (for tests and fixtures).
+    public init(id: String, symbol: String, last: Double, change: Double, percentChange: Double?, spark: String) {
+        self.id = id
+        self.symbol = symbol
+        self.last = last
+        self.change = change
+        self.percentChange = percentChange
+        self.spark = spark
+    }
+
+    /// Summarises `series`: headline statistics and a sparkline of its exponentially smoothed prices.
+    /// - Throws: `CancellationError` when `isCancelled` returns true.
+    public init(_ series: PriceSeries, sparkWidth: Int, isCancelled: () -> Bool = { false }) throws(CancellationError) {
+        let finite = series.prices.filter(\.isFinite)
+        let stats = SummaryStats(finite)
+        let smoothed = try Analysis.smooth(finite, with: .exponential(alpha: 0.3), isCancelled: isCancelled)
+        self.init(
+            id: series.id, symbol: series.symbol, last: stats?.last ?? .nan, change: stats?.change ?? .nan,
+            percentChange: stats?.percentChange, spark: Sparkline.render(smoothed, width: sparkWidth))
+    }
+}
+
+/// The work the app does for one category, one row chart and one detail chart: pure functions that run on a
+/// processing lane (or, with `--naive`, on the main queue).
+public enum StockWork {
+    /// The costly analysis behind every chart: robust LOESS smoothing and a Holt forecast fitted by grid search.
+    public static let options = AnalysisOptions(smoother: .loess(span: 0.2, robustnessIterations: 3), forecastHorizon: 20)
+
+    /// Summaries of a category's stocks, polling `isCancelled` between stocks.
+    public static func summaries(
+        _ series: [PriceSeries], sparkWidth: Int, isCancelled: () -> Bool
+    ) throws(CancellationError) -> [StockSummary] {
+        var rows: [StockSummary] = []
+        rows.reserveCapacity(series.count)
+        for item in series {
+            if isCancelled() { throw CancellationError() }
+            rows.append(try StockSummary(item, sparkWidth: sparkWidth, isCancelled: isCancelled))
+        }
+        return rows
+    }
+
+    /// A one-line braille chart of a stock (raw, smoothed, forecast) for its list row.
+    public static func rowChart(_ series: PriceSeries, width: Int, isCancelled: () -> Bool) throws(CancellationError) -> ChartRow {
+        let result = try Analysis.run(series, options: options, isCancelled: isCancelled)
+        let chart = ChartRenderer(width: width, height: 1, showsAxes: false, fillsBand: false).render(result)
+        return chart.rows.first ?? ChartRow(characters: [], layers: [])
+    }
+
+    /// The detail screen's chart with axes and the forecast band.
+    public static func detailChart(
+        _ series: PriceSeries, width: Int, height: Int, isCancelled: () -> Bool
+    ) throws(CancellationError) -> DetailContent {
+        let result = try Analysis.run(series, options: options, isCancelled: isCancelled)
+        return DetailContent(
+            symbol: series.symbol, sector: series.sector.displayName, summary: result.summary,
+            forecastEnd: result.forecast.points.last,
+            chart: ChartRenderer(width: width, height: height).render(result))
+    }
+}
+
+/// What the detail screen shows once its analysis finished.
+public struct DetailContent: Sendable, Equatable {
+    public var symbol: String
+    public var sector: String
+    public var summary: SummaryStats?
+    public var forecastEnd: ForecastPoint?
+    public var chart: Chart
+}

@@ -1,0 +1,131 @@
+import StocksKit
+
+/// How a ``Frame`` cell is drawn: the terminal layer maps each style to ANSI colours.
+public enum CellStyle: UInt8, Sendable, Equatable {
+    case plain, dim, bold, title, selected, gain, loss, hud, raw, smoothed, forecast, band, axis
+
+    /// The style of a chart cell's layer.
+    public init(_ layer: ChartLayer) {
+        switch layer {
+        case .empty: self = .plain
+        case .axis: self = .axis
+        case .band: self = .band
+        case .forecast: self = .forecast
+        case .raw: self = .raw
+        case .smoothed: self = .smoothed
+        }
+    }
+
+    /// The SGR escape that selects the style (after a reset).
+    public var sgr: String {
+        switch self {
+        case .plain: "\u{1B}[0m"
+        case .dim, .axis: "\u{1B}[0;90m"
+        case .bold: "\u{1B}[0;1m"
+        case .title: "\u{1B}[0;1;36m"
+        case .selected: "\u{1B}[0;7m"
+        case .gain: "\u{1B}[0;32m"
+        case .loss: "\u{1B}[0;31m"
+        case .hud: "\u{1B}[0;30;46m"
+        case .raw: "\u{1B}[0;37m"
+        case .smoothed: "\u{1B}[0;1;33m"
+        case .forecast: "\u{1B}[0;36m"
+        case .band: "\u{1B}[0;34m"
+        }
+    }
+}
+
+/// An off-screen screen: `height` rows of `width` cells, each a character and a style. Screens draw into a frame;
+/// the terminal writes only the rows that changed since the last frame, and tests read ``text``.
+///
+/// ```swift
+/// var frame = Frame(width: 20, height: 2)
+/// frame.put("AAPL", row: 0, column: 0, style: .bold)
+/// frame.line(0) // "AAPL                "
+/// ```
+public struct Frame: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    private(set) var characters: [Character]
+    private(set) var styles: [CellStyle]
+
+    /// A blank frame.
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        characters = Array(repeating: " ", count: self.width * self.height)
+        styles = Array(repeating: .plain, count: self.width * self.height)
+    }
+
+    /// Writes `text` from (`row`, `column`), clipped to the frame; returns the column after the text.
+    @discardableResult
+    public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = .plain) -> Int {
+        guard row >= 0, row < height else { return column }
+        var x = column
+        for character in text {
+            if x >= width { break }
+            if x >= 0 {
+                characters[row * width + x] = character
+                styles[row * width + x] = style
+            }
+            x += 1
+        }
+        return x
+    }
+
+    /// Sets the style of `count` cells from (`row`, `column`) (for a selection bar).
+    public mutating func paint(row: Int, column: Int = 0, count: Int? = nil, style: CellStyle) {
+        guard row >= 0, row < height else { return }
+        let end = min(width, column + (count ?? width))
+        for x in max(0, column)..<max(max(0, column), end) { styles[row * width + x] = style }
+    }
+
+    /// Copies a chart row in, one style per cell from the chart's layers.
+    public mutating func put(_ chartRow: ChartRow, row: Int, column: Int) {
+        for (offset, character) in chartRow.characters.enumerated() {
+            let x = column + offset
+            guard x >= 0, x < width, row >= 0, row < height else { continue }
+            characters[row * width + x] = character
+            styles[row * width + x] = CellStyle(chartRow.layers[offset])
+        }
+    }
+
+    /// The text of one row (no styles).
+    public func line(_ row: Int) -> String {
+        String(characters[row * width..<(row + 1) * width])
+    }
+
+    /// The style of one cell.
+    public func style(row: Int, column: Int) -> CellStyle { styles[row * width + column] }
+
+    /// The whole frame as text, one line per row, trailing blanks trimmed.
+    public var text: String {
+        (0..<height).map { row in
+            var line = line(row)
+            while line.last == " " { line.removeLast() }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    /// One row as terminal output: styled runs, ending in a reset.
+    public func ansiLine(_ row: Int) -> String {
+        var output = ""
+        var current: CellStyle?
+        for x in 0..<width {
+            let style = styles[row * width + x]
+            if style != current {
+                output += style.sgr
+                current = style
+            }
+            output.append(characters[row * width + x])
+        }
+        return output + CellStyle.plain.sgr
+    }
+
+    /// Whether row `row` differs from the same row of `other` (a frame of another size always differs).
+    public func rowDiffers(_ row: Int, from other: Frame?) -> Bool {
+        guard let other, other.width == width, other.height == height else { return true }
+        let range = row * width..<(row + 1) * width
+        return characters[range] != other.characters[range] || styles[range] != other.styles[range]
+    }
+}

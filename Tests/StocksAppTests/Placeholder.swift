@@ -1,4 +1,0 @@
-import Testing
-@testable import StocksApp
-
-@Test func appPlaceholder() { #expect(StocksMain.run(["stocks"]) == 0) }
