@@ -46,16 +46,6 @@ struct ReadyInbox: ~Copyable, Sendable {
 
     /// Takes everything, oldest first.
     func takeAll() -> [WorkNode] {
-        guard var cursor = head.exchange(nil, ordering: .acquiring) else { return [] }
-        var nodes: [WorkNode] = []
-        while true {
-            let node = cursor.takeRetainedValue()
-            nodes.append(node)
-            guard let next = node.inboxNext.load(ordering: .relaxed) else { break }
-            node.inboxNext.store(nil, ordering: .relaxed)
-            cursor = next
-        }
-        nodes.reverse()
-        return nodes
+        Self.nodes(from: detach())
     }
 }
