@@ -1,12 +1,15 @@
 import Foundation
+import Lanes
 
 // lanes-bench: measures Lanes against the alternatives in one run and prints a table (or JSON lines with --json).
 //
-//   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [SCENARIO...]
+//   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
 // Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (default: all).
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+// `--trace FILE` records every item of the run as a Chrome trace (large for the big scenarios: name one).
+let trace = TraceRecorder.fromArguments(CommandLine.arguments)
+let arguments = Array(TraceRecorder.removingTraceArguments(from: CommandLine.arguments).dropFirst())
 let json = arguments.contains("--json")
 let quick = arguments.contains("--quick")
 var repeats = quick ? 3 : 5
@@ -44,4 +47,9 @@ for scenario in selected {
     } else {
         print(Table.render(row))
     }
+}
+do {
+    try trace?.finish()
+} catch {
+    FileHandle.standardError.write("lanes-bench: could not write the trace: \(error)\n".data(using: .utf8)!)
 }
