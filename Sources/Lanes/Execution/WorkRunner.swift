@@ -72,8 +72,7 @@ extension WorkQueue {
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.
                 update { state, action in
-                    state.running -= 1
-                    if node.isSync { state.syncRunning -= 1 }
+                    state.unrun(node, sync: node.isSync)
                     state.requestRunners(into: &action)
                 }
                 continue

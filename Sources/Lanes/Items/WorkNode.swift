@@ -288,6 +288,10 @@ struct QueueSlot: ~Copyable, Sendable {
     let segment = Atomic<Int>(0)
     /// The queue's cancel-all epoch when the node was admitted.
     let epoch = Atomic<UInt64>(0)
+    /// Whether the node is admitted and unfinished.
+    let member = Atomic<Bool>(false)
+    /// The node's index in the queue's running list, or -1.
+    let runningIndex = Atomic<Int>(-1)
     /// Whether the node is held behind a barrier.
     let held = Atomic<Bool>(false)
 }

@@ -40,7 +40,14 @@ struct QueueState {
     var syncRunning = 0
     /// Runners requested or attached.
     var workers = 0
-    var members: [ObjectIdentifier: WorkNode] = [:]
+    /// Admitted items not yet finished (waiting, ready, held or running). Ready items are found through the
+    /// buckets, waiting ones through `waiting`, running ones through `runningNodes`: no per-item hashing on the
+    /// ready path.
+    var unfinished = 0
+    /// Admitted items still waiting for dependencies.
+    var waiting: [ObjectIdentifier: WorkNode] = [:]
+    /// Items running now; each knows its index (`slot.runningIndex`) for O(1) removal.
+    var runningNodes: [WorkNode] = []
     var idleContinuations: [CheckedContinuation<Void, Never>] = []
     var idleSignals: [DispatchSemaphore] = []
     var segmentBase = 0
@@ -59,7 +66,8 @@ struct QueueState {
     /// queue lock, never the other way round).
     mutating func admit(_ node: WorkNode, ready: Bool) {
         guard !node.finishedFlag.load(ordering: .acquiring) else { return }
-        members[ObjectIdentifier(node)] = node
+        node.slot.member.store(true, ordering: .relaxed)
+        unfinished += 1
         node.slot.epoch.store(epoch, ordering: .relaxed)
         node.slot.level.store(-1, ordering: .relaxed)
         let index = segments.count - 1
@@ -70,11 +78,16 @@ struct QueueState {
         } else {
             segments[index].unfinished += 1
         }
-        if ready || node.isReadyToRun { becameReady(node) }
+        if ready || node.isReadyToRun {
+            becameReady(node)
+        } else {
+            waiting[ObjectIdentifier(node)] = node
+        }
     }
 
     mutating func becameReady(_ node: WorkNode) {
-        guard members[ObjectIdentifier(node)] != nil, node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
+        guard node.slot.member.load(ordering: .relaxed), node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
+        if !waiting.isEmpty { waiting.removeValue(forKey: ObjectIdentifier(node)) }
         let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
         if node.isBarrier {
             segments[index].barrierReady = true
@@ -107,7 +120,7 @@ struct QueueState {
         let current = node.slot.level.load(ordering: .relaxed)
         let wanted = node.effectiveLevel.load(ordering: .relaxed)
         guard current >= 0, current != wanted, node.slot.epoch.load(ordering: .relaxed) == epoch,
-            members[ObjectIdentifier(node)] != nil
+            node.slot.member.load(ordering: .relaxed)
         else { return }
         unlist(node)
         push(node)
@@ -125,16 +138,33 @@ struct QueueState {
 
     /// Accounts for a node that finished. `ran` is true when it held a running slot.
     mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
-        if ran {
-            running -= 1
-            if sync { syncRunning -= 1 }
-        }
-        guard members.removeValue(forKey: ObjectIdentifier(node)) != nil else { return }
+        if ran { unrun(node, sync: sync) }
+        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
+        if !waiting.isEmpty { waiting.removeValue(forKey: ObjectIdentifier(node)) }
         account(node, ran: ran)
     }
 
-    /// Bookkeeping for a member that finished, once it is out of `members`.
+    /// Gives back the running slot of a node that was popped (it finished, or went stale before it started).
+    mutating func unrun(_ node: WorkNode, sync: Bool) {
+        running -= 1
+        if sync { syncRunning -= 1 }
+        let index = node.slot.runningIndex.exchange(-1, ordering: .relaxed)
+        guard index >= 0, index < runningNodes.count, runningNodes[index] === node else { return }
+        let last = runningNodes.removeLast()
+        if index < runningNodes.count {
+            runningNodes[index] = last
+            last.slot.runningIndex.store(index, ordering: .relaxed)
+        }
+    }
+
+    private mutating func markRunning(_ node: WorkNode) {
+        node.slot.runningIndex.store(runningNodes.count, ordering: .relaxed)
+        runningNodes.append(node)
+    }
+
+    /// Bookkeeping for a member that finished.
     mutating func account(_ node: WorkNode, ran: Bool) {
+        unfinished -= 1
         completedCount &+= 1
         if !ran { unlist(node) }
         let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
@@ -157,17 +187,22 @@ struct QueueState {
     /// or be re-listed), detaches the buckets and barrier segments, and returns the members to sweep. Their nodes are
     /// finished by ``WorkQueue/sweep(_:)`` outside the lock; until then they count as unfinished and report
     /// themselves cancelled through the epoch.
-    mutating func beginCancelAll() -> (members: [ObjectIdentifier: WorkNode], buckets: [Deque<Entry>]) {
+    mutating func beginCancelAll() -> (nodes: [WorkNode], buckets: [Deque<Entry>]) {
         epoch &+= 1
         let detached = buckets
         buckets = [Deque<Entry>](repeating: [], count: WorkPriority.count)
         live = 0
+        var nodes = Array(waiting.values) + runningNodes
         for index in segments.indices {
+            nodes += segments[index].held.map(\.node)
             segments[index].held = []
-            if segments[index].barrier != nil { segments[index].barrierCancelled = true }
+            if let barrier = segments[index].barrier {
+                nodes.append(barrier)
+                segments[index].barrierCancelled = true
+            }
             segments[index].barrierReady = false
         }
-        return (members, detached)
+        return (nodes, detached)
     }
 
     /// The front barrier finished: the next segment may run, and its held items enter the buckets.
@@ -197,6 +232,7 @@ struct QueueState {
             running += 1
             if barrier.isSync { syncRunning += 1 }
             segments[0].barrierReady = false
+            markRunning(barrier)
             return barrier
         }
         guard live > 0 else { return nil }
@@ -211,6 +247,7 @@ struct QueueState {
                     live -= 1
                     running += 1
                     if entry.node.isSync { syncRunning += 1 }
+                    markRunning(entry.node)
                     return entry.node
                 }
             }
@@ -236,7 +273,7 @@ struct QueueState {
         }
     }
 
-    var isIdle: Bool { members.isEmpty && sweeping == 0 }
+    var isIdle: Bool { unfinished == 0 && sweeping == 0 }
 
     mutating func collectIdle(into action: inout QueueAction) {
         guard isIdle else { return }

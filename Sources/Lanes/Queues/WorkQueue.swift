@@ -110,7 +110,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     /// The queue's counters now.
     public var counts: Counts {
-        locked { Counts(unfinished: $0.members.count, ready: $0.live, running: $0.running, completed: $0.completedCount) }
+        locked { Counts(unfinished: $0.unfinished, ready: $0.live, running: $0.running, completed: $0.completedCount) }
     }
 
     // MARK: Cancellation
@@ -125,20 +125,19 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public func cancelAll() {
         // Not `locked`: the inbox is detached whole rather than admitted item by item. Its nodes were never members;
         // they carry the epoch they were pushed in, so they too report themselves cancelled at once.
-        let (members, detached, inboxChain) = state.withLock { state in
+        let (nodes, detached, inboxChain) = state.withLock { state in
             let chain = inbox.detach()
             let result = state.beginCancelAll()
             cancelEpoch.store(state.epoch, ordering: .releasing)
-            if !result.members.isEmpty || chain != nil { state.sweeping += 1 }
-            return (result.members, result.buckets, UncheckedChain(head: chain))
+            state.sweeping += 1
+            return (result.nodes, result.buckets, UncheckedChain(head: chain))
         }
-        guard !members.isEmpty || inboxChain.head != nil else { return }
         // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
-        // background thread, promptly, while the caller goes on.
+        // background thread, promptly, while the caller goes on. The buckets' entries are the ready items.
         ThreadPoolExecutor.shared.run { [self] in
-            _ = detached.count
             self.sweep(ReadyInbox.nodes(from: inboxChain.head))
-            self.sweep(Array(members.values))
+            for bucket in detached where !bucket.isEmpty { self.sweep(bucket.map(\.node)) }
+            self.sweep(nodes)
             self.update { state, _ in state.sweeping -= 1 }
         }
     }
