@@ -21,7 +21,6 @@ struct Edge: Sendable {
 struct NodeState {
     enum Phase {
         case idle
-        case claimed  // being enqueued
         case pending
         case running
         case finished(Outcome)
@@ -70,7 +69,7 @@ struct NodeState {
 
     var publicState: WorkState {
         switch phase {
-        case .idle, .claimed: .idle
+        case .idle: .idle
         case .pending: .pending
         case .running: .running
         case .finished(let outcome): outcome.state
@@ -86,7 +85,7 @@ struct NodeState {
         case .finished: return
         case .running: kind = .finished
         case .pending: kind = outcome.state == .cancelled ? .cancelled : .finished
-        case .idle, .claimed: kind = .cancelled
+        case .idle: kind = .cancelled
         }
         phase = .finished(outcome)
         node.finishedFlag.store(true, ordering: .releasing)

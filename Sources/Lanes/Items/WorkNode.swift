@@ -71,7 +71,7 @@ public final class WorkNode: Sendable {
                 break
             case .finished:
                 return state.queue == nil ? .success(.alreadyFinished) : .failure(.alreadyEnqueued(label))
-            case .claimed, .pending, .running:
+            case .pending, .running:
                 return .failure(.alreadyEnqueued(label))
             }
             state.phase = .pending
@@ -158,8 +158,6 @@ public final class WorkNode: Sendable {
             switch state.phase {
             case .idle:
                 state.finish(.cancelled, node: self, into: &effects)
-            case .claimed:
-                state.verdict = .cancelled
             case .pending:
                 state.finish(.cancelled, node: self, into: &effects)
                 if let queue = state.queue {
@@ -239,7 +237,7 @@ public final class WorkNode: Sendable {
                 if let verdict = state.verdict, case .cancelled = verdict {
                     state.finish(verdict, node: self, into: &effects)
                 }
-            case .claimed, .running, .finished:
+            case .running, .finished:
                 break
             }
         }
@@ -292,6 +290,4 @@ struct QueueSlot: ~Copyable, Sendable {
     let member = Atomic<Bool>(false)
     /// The node's index in the queue's running list, or -1.
     let runningIndex = Atomic<Int>(-1)
-    /// Whether the node is held behind a barrier.
-    let held = Atomic<Bool>(false)
 }

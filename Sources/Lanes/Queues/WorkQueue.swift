@@ -115,9 +115,11 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Cancellation
 
-    /// Cancels every item in the queue, atomically: once this returns, no item that was pending will start its body,
-    /// and pending items have finished as cancelled. Running items are flagged and their `onCancel` handlers run.
-    /// Items added afterwards run normally.
+    /// Cancels every item in the queue, atomically and in O(1): once this returns, no item that was pending will
+    /// start its body, and every item that was in the queue reports `isCancelled` and the `.cancelled` state. Their
+    /// handles resolve, dependents are told, and running items' `onCancel` handlers run promptly afterwards on a
+    /// background thread (about 0.1 s for 200,000 items); `await idle()` waits for that. Items added afterwards run
+    /// normally.
     ///
     /// ```swift
     /// func viewDidDisappear() { processing.cancelAll() }
