@@ -16,9 +16,11 @@ let package = Package(
         .library(name: "LanesImages", targets: ["LanesImages"]),
         .executable(name: "lanes-bench", targets: ["lanes-bench"]),
         .executable(name: "stocks", targets: ["stocks"]),
+        .executable(name: "lanes-image", targets: ["lanes-image"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         // Core: work queues, work items, dependencies, cancellation, priorities, events.
@@ -36,19 +38,28 @@ let package = Package(
             name: "CLanesCodecs",
             linkerSettings: [.linkedLibrary("png"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
         ),
-        // Image pipeline: bitmaps, decode, processors, encode.
-        .target(name: "LanesImages", dependencies: ["Lanes", "CLanesCodecs"], swiftSettings: strict),
+        // Image pipeline: fetch, disk cache, decode, processors, encode, coalesced per stage.
+        .target(name: "LanesImages", dependencies: ["Lanes", "LanesLists", "CLanesCodecs"], swiftSettings: strict),
         // Stock data: parsing, smoothing, braille charts (used by the `stocks` app).
         .target(name: "StocksKit", resources: [.copy("Data")], swiftSettings: strict),
         // The terminal stock browser (the WWDC 2012 app): its logic in a testable module, and a thin executable.
         .target(name: "StocksApp", dependencies: ["Lanes", "LanesLists", "StocksKit"], swiftSettings: strict),
         .executableTarget(name: "stocks", dependencies: ["StocksApp"], swiftSettings: strict),
-        .executableTarget(name: "lanes-bench", dependencies: ["Lanes", "LanesLists"], swiftSettings: strict),
+        .executableTarget(
+            name: "lanes-bench", dependencies: ["Lanes", "LanesLists", "LanesImages", "CLanesCodecs"], swiftSettings: strict),
+        // The image CLI: `lanes-image process INPUT... --tilt-shift --resize 800x --out DIR`.
+        .executableTarget(
+            name: "lanes-image",
+            dependencies: ["Lanes", "LanesImages", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        // Decoder fuzz target: built with `scripts/fuzz` (-sanitize=fuzzer); a plain build replays a corpus.
+        .executableTarget(name: "lanes-fuzz", dependencies: ["LanesImages"], swiftSettings: strict),
         .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
         .testTarget(name: "LanesListsTests", dependencies: ["LanesLists", "LanesTesting"], swiftSettings: strict),
         .testTarget(
             name: "LanesImagesTests",
-            dependencies: ["LanesImages"],
+            dependencies: ["LanesImages", "LanesLists", "LanesTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
