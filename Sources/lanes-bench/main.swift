@@ -5,7 +5,8 @@ import Lanes
 //
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
-// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (default: all).
+// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (default: all of these),
+// and images (only when named: it compares with libvips, see scripts/bench-images).
 
 // `--trace FILE` records every item of the run as a Chrome trace (large for the big scenarios: name one).
 let trace = TraceRecorder.fromArguments(CommandLine.arguments)
@@ -16,19 +17,23 @@ var repeats = quick ? 3 : 5
 if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
     repeats = max(1, value)
 }
-let known = ["independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll"]
+let known = ["independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "images"]
 let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
     exit(2)
 }
-let selected = asked.isEmpty ? known : asked
+let selected = asked.isEmpty ? known.filter { $0 != "images" } : asked
 let core = CoreScenarios(repeats: repeats, quick: quick)
 
 if !json {
     print("lanes-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, medians of \(repeats) runs\(quick ? " (quick sizes)" : "")")
 }
 for scenario in selected {
+    if scenario == "images" {
+        for line in imagesScenario(repeats: repeats, quick: quick, json: json) { print(line) }
+        continue
+    }
     if scenario == "scroll" {
         for row in await scrollScenario(repeats: repeats, quick: quick) { print(json ? row.json() : Table.render(row)) }
         continue

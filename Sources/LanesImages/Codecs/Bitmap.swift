@@ -58,6 +58,8 @@ public struct Bitmap: Sendable, Equatable {
     public var bytesPerRow: Int { width * 4 }
     /// Number of pixels, `width * height`.
     public var pixelCount: Int { width * height }
+    /// The bytes the pixels occupy (`width * height * 4`): a bitmap's cost in caches and memory budgets.
+    public var byteCount: Int { pixels.count }
 
     /// Wraps existing RGBA bytes. `pixels.count` must be `width * height * 4`.
     ///

@@ -1,0 +1,57 @@
+import Foundation
+import Lanes
+
+/// Fetches the bytes at a URL. ``DataFetcher`` is the real one (`file://`, `http://`, `https://`); tests of code that
+/// fetches can substitute their own.
+///
+/// Implementations call `completion` exactly once — also after ``FetchHandle/cancel()``, with
+/// ``FetchError/cancelled`` — and never synchronously inside `fetch` itself.
+///
+/// ```swift
+/// let fetcher: any DataFetching = DataFetcher()
+/// let handle = fetcher.fetch(URL(string: "https://example.com/cat.png")!, priority: .visible) { result in
+///     switch result {
+///     case .success(let data): print("got \(data.count) bytes")
+///     case .failure(let error): print(error)   // e.g. "https://example.com/cat.png: HTTP status 404 (not found)"
+///     }
+/// }
+/// handle.setPriority(.prefetch)   // the cell scrolled out of view
+/// ```
+public protocol DataFetching: Sendable {
+    /// Starts fetching `url` at `priority` and returns a handle to cancel it or change its priority.
+    func fetch(
+        _ url: URL, priority: WorkPriority,
+        completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
+    ) -> any FetchHandle
+}
+
+/// A fetch under way: cancel it, or change its priority while it runs.
+///
+/// ```swift
+/// let handle = fetcher.fetch(url, priority: .prefetch) { result in show(result) }
+/// handle.setPriority(.visible)   // the row scrolled into view
+/// handle.cancel()                // ...and out again: the transfer stops, the connection closes
+/// ```
+public protocol FetchHandle: Sendable {
+    /// Cancels the transfer and closes its connection (or drops a pending retry). If the fetch had not completed yet,
+    /// its completion is called with ``FetchError/cancelled`` before `cancel()` returns. Idempotent; a no-op after
+    /// the fetch completed.
+    func cancel()
+
+    /// Changes the priority live. ``DataFetcher`` applies it to the running `URLSessionTask` (its `priority`,
+    /// a hint the platform may ignore), to any later retry, and to the queue position of a file read.
+    func setPriority(_ priority: WorkPriority)
+}
+
+extension WorkPriority {
+    /// The `URLSessionTask.priority` (0...1) a fetch at this priority asks for.
+    package var sessionTaskPriority: Float {
+        switch self {
+        case .background: 0.1
+        case .utility: 0.25
+        case .prefetch: 0.4
+        case .normal: 0.5
+        case .visible: 0.75
+        }
+    }
+}

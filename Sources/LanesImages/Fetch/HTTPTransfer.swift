@@ -1,0 +1,128 @@
+import Foundation
+import Lanes
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One `http(s)://` fetch: its attempts as URLSession data tasks, the timeout timer of each, the backoff waits between
+/// them, and the one completion. The decisions live in ``TransferState``; this class runs what they ask for.
+final class HTTPTransfer: FetchHandle {
+    let url: URL
+    let urlString: String
+    private let session: SessionOwner
+    private let state: LockedValue<TransferState<URLSessionDataTask>>
+
+    private var clock: any LaneClock { session.policy.clock }
+
+    init(url: URL, priority: WorkPriority, session: SessionOwner,
+         completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) {
+        self.url = url
+        self.urlString = url.absoluteString
+        self.session = session
+        self.state = LockedValue(
+            TransferState(url: url.absoluteString, policy: session.policy, priority: priority, completion: completion))
+    }
+
+    func start() { launch(attempt: 1) }
+
+    func cancel() {
+        perform(state.withLock { $0.cancel() })
+    }
+
+    func setPriority(_ priority: WorkPriority) {
+        let task = state.withLock { state -> URLSessionDataTask? in
+            state.priority = priority
+            return state.runningTask
+        }
+        if let task { applyPriority(to: task) }
+    }
+
+    /// The `URLSessionTask.priority` of the running attempt (nil between attempts and after the end).
+    var taskPriority: Float? {
+        state.withLock { $0.runningTask }?.priority
+    }
+
+    // MARK: Attempts
+
+    private func launch(attempt: Int) {
+        guard state.withLock({ $0.mayLaunch(attempt) }) else { return }
+        var request = URLRequest(url: url)
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        let task = session.session.dataTask(with: request)
+        let id = task.taskIdentifier
+        session.router.register(self, taskID: id)
+        let started = state.withLock { $0.begin(attempt: attempt, taskID: id, task: task, now: clock.now) }
+        guard started else {
+            task.cancel()  // cancelled meanwhile; the router forgets the task when URLSession reports its end
+            return
+        }
+        applyPriority(to: task)
+        session.observer?(.attemptStarted(url: urlString, attempt: attempt))
+        armTimer(taskID: id, at: state.withLock { $0.deadline })
+        task.resume()
+    }
+
+    /// Sets the task's priority to the one asked for, again if it changed meanwhile (last writer wins).
+    private func applyPriority(to task: URLSessionDataTask) {
+        var applied: WorkPriority?
+        while true {
+            let wanted = state.withLock { $0.priority }
+            if wanted == applied { return }
+            task.priority = wanted.sessionTaskPriority
+            applied = wanted
+        }
+    }
+
+    private func armTimer(taskID: Int, at deadline: UInt64) {
+        let leeway = min(session.policy.timeout.laneNanoseconds / 20, 50_000_000)
+        let token = clock.schedule(at: deadline, leeway: leeway) { [self] in timerFired(taskID: taskID) }
+        if !state.withLock({ $0.storeTimer(taskID: taskID, token) }) { token.cancel() }
+    }
+
+    private func timerFired(taskID: Int) {
+        switch state.withLock({ $0.timerFired(taskID: taskID, now: clock.now) }) {
+        case .none: break
+        case .rearm(let deadline): armTimer(taskID: taskID, at: deadline)
+        case .expired(let effects): perform(effects)
+        }
+    }
+
+    // MARK: Session callbacks (from the ``SessionRouter``)
+
+    /// The response head arrived; false if the task is no longer wanted.
+    func received(_ response: URLResponse, taskID: Int) -> Bool {
+        let status = (response as? HTTPURLResponse)?.statusCode
+        let effects = state.withLock {
+            $0.response(taskID: taskID, status: status, expectedLength: response.expectedContentLength, now: clock.now)
+        }
+        let keep = effects.cancelTask == nil
+        perform(effects)
+        return keep
+    }
+
+    func received(_ data: Data, taskID: Int) {
+        perform(state.withLock { $0.received(taskID: taskID, data, now: clock.now) })
+    }
+
+    func completed(taskID: Int, error: (any Error)?) {
+        let failure = error.map { FetchError.from(sessionError: $0, url: urlString) }
+        perform(state.withLock { $0.completed(taskID: taskID, error: failure) })
+    }
+
+    // MARK: Effects
+
+    /// Does what a transition asked for, outside the lock: stop timers and tasks, schedule a retry, complete last.
+    private func perform(_ effects: TransferEffects<URLSessionDataTask>) {
+        for token in effects.tokens { token.cancel() }
+        effects.cancelTask?.cancel()
+        if let retry = effects.retry {
+            let token = clock.schedule(at: clock.deadline(after: retry.delay), leeway: 0) { [self] in
+                launch(attempt: retry.attempt)
+            }
+            session.observer?(
+                .retryScheduled(url: urlString, attempt: retry.attempt, delay: retry.delay, after: retry.after))
+            if !state.withLock({ $0.storeRetry(attempt: retry.attempt, token) }) { token.cancel() }
+        }
+        if let (completion, result) = effects.completion { completion(result) }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Lanes
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The URLSession delegate of a ``DataFetcher``: hands each task's callbacks to the ``HTTPTransfer`` that started it.
+/// A task is registered before it is resumed and forgotten when it completes, so callbacks of tasks nobody waits for
+/// any more (cancelled, timed out, superseded by a retry) go nowhere.
+final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+    private let transfers = LockedValue<[Int: HTTPTransfer]>([:])
+    private let observer: (@Sendable (FetchEvent) -> Void)?
+
+    init(observer: (@Sendable (FetchEvent) -> Void)?) {
+        self.observer = observer
+    }
+
+    /// Sends the callbacks of task `taskID` to `transfer` until the task completes.
+    func register(_ transfer: HTTPTransfer, taskID: Int) {
+        transfers.withLock { $0[taskID] = transfer }
+    }
+
+    private func transfer(for task: URLSessionTask) -> HTTPTransfer? {
+        transfers.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let keep = transfer(for: dataTask)?.received(response, taskID: dataTask.taskIdentifier) ?? false
+        // swift-corelibs-foundation ignores the disposition (the transfer cancels the task itself); Darwin honours it.
+        completionHandler(keep ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        transfer(for: dataTask)?.received(data, taskID: dataTask.taskIdentifier)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let id = task.taskIdentifier
+        let transfer = transfers.withLock { $0.removeValue(forKey: id) }
+        transfer?.completed(taskID: id, error: error)
+        if let transfer { observer?(.taskEnded(url: transfer.urlString, taskID: id)) }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+        completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
+    ) {
+        completionHandler(nil)  // the pipeline has its own caches
+    }
+}
+
+/// What a ``DataFetcher`` reports to an observer (tests, tracing): attempts, retries, and tasks that ended.
+package enum FetchEvent: Sendable, Equatable {
+    /// Attempt `attempt` (from 1) of a fetch of `url` started.
+    case attemptStarted(url: String, attempt: Int)
+    /// Attempt `attempt` will start after `delay`, because the one before failed with `after`.
+    case retryScheduled(url: String, attempt: Int, delay: Duration, after: FetchError)
+    /// URLSession reported the end of task `taskID` (after the fetch saw it; late for cancelled tasks).
+    case taskEnded(url: String, taskID: Int)
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Lanes
+
+/// The state machine of one HTTP fetch across its attempts. Every method runs under the transfer's lock and returns
+/// what to do once the lock is released (``TransferEffects``); the completion leaves the state the first time the
+/// fetch ends, so it can be called only once.
+///
+/// Generic over the task reference so tests can drive it without URLSession.
+struct TransferState<TaskRef: Sendable>: Sendable {
+    typealias Completion = @Sendable (Result<Data, FetchError>) -> Void
+
+    enum Phase: Sendable {
+        /// Waiting for attempt `next` to start (at first, and during a backoff wait).
+        case idle(next: Int)
+        /// Attempt `attempt` runs as the task `taskID`.
+        case running(attempt: Int, taskID: Int, task: TaskRef)
+        /// Completed; nothing more happens.
+        case finished
+    }
+
+    /// How a timeout check ended.
+    enum TimerDecision: Sendable {
+        /// Nothing to do: the attempt is over.
+        case none
+        /// The attempt is still within its limits: check again at this time.
+        case rearm(UInt64)
+        /// The attempt timed out.
+        case expired(TransferEffects<TaskRef>)
+    }
+
+    let url: String
+    let policy: FetchPolicy
+    private(set) var phase: Phase = .idle(next: 1)
+    private var completion: Completion?
+    /// The priority asked for (applied to the running task and to later attempts).
+    var priority: WorkPriority
+    private var body = Data()
+    private var status: Int?
+    private var attemptStart: UInt64 = 0
+    private var lastActivity: UInt64 = 0
+    private var timer: ScheduledToken?
+    private var retry: ScheduledToken?
+
+    init(url: String, policy: FetchPolicy, priority: WorkPriority, completion: @escaping Completion) {
+        self.url = url
+        self.policy = policy
+        self.priority = priority
+        self.completion = completion
+    }
+
+    var isFinished: Bool {
+        if case .finished = phase { true } else { false }
+    }
+
+    /// The running attempt's task, if any.
+    var runningTask: TaskRef? {
+        if case .running(_, _, let task) = phase { task } else { nil }
+    }
+
+    /// Whether attempt `attempt` may start now (the fetch is waiting for exactly it).
+    func mayLaunch(_ attempt: Int) -> Bool {
+        if case .idle(let next) = phase { next == attempt } else { false }
+    }
+
+    /// Attempt `attempt` starts as `task`. False if the fetch ended meanwhile (the caller drops the task).
+    mutating func begin(attempt: Int, taskID: Int, task: TaskRef, now: UInt64) -> Bool {
+        guard mayLaunch(attempt) else { return false }
+        phase = .running(attempt: attempt, taskID: taskID, task: task)
+        retry = nil
+        body = Data()
+        status = nil
+        attemptStart = now
+        lastActivity = now
+        return true
+    }
+
+    /// The response head arrived.
+    mutating func response(taskID: Int, status code: Int?, expectedLength: Int64, now: UInt64) -> TransferEffects<TaskRef> {
+        guard case .running(_, taskID, _) = phase else { return TransferEffects() }
+        lastActivity = now
+        status = code
+        if let code, !(200...299).contains(code) {
+            return endAttempt(.httpStatus(code: code, url: url))
+        }
+        if expectedLength > Int64(policy.maxBytes) {
+            return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
+        }
+        if expectedLength > 0 { body.reserveCapacity(Int(expectedLength)) }
+        return TransferEffects()
+    }
+
+    /// A chunk of the body arrived.
+    mutating func received(taskID: Int, _ chunk: Data, now: UInt64) -> TransferEffects<TaskRef> {
+        guard case .running(_, taskID, _) = phase else { return TransferEffects() }
+        lastActivity = now
+        guard body.count + chunk.count <= policy.maxBytes else {
+            return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
+        }
+        body.append(chunk)
+        return TransferEffects()
+    }
+
+    /// The task ended, with `error` if it failed.
+    mutating func completed(taskID: Int, error: FetchError?) -> TransferEffects<TaskRef> {
+        guard case .running(_, taskID, _) = phase else { return TransferEffects() }
+        if let error { return endAttempt(error, cancelTask: false) }
+        if let status, !(200...299).contains(status) {
+            return endAttempt(.httpStatus(code: status, url: url), cancelTask: false)
+        }
+        if body.isEmpty { return endAttempt(.emptyBody(url: url), cancelTask: false) }
+        let data = body
+        body = Data()
+        return finish(.success(data), stopping: nil)
+    }
+
+    /// The per-attempt timer fired for task `taskID` at `now`.
+    mutating func timerFired(taskID: Int, now: UInt64) -> TimerDecision {
+        guard case .running(_, taskID, _) = phase else { return .none }
+        timer = nil
+        let due = deadline
+        if now >= due { return .expired(endAttempt(.timedOut(url: url))) }
+        return .rearm(due)
+    }
+
+    /// When the running attempt times out if nothing more arrives.
+    var deadline: UInt64 {
+        let idle = lastActivity.laneAdding(policy.timeout.laneNanoseconds)
+        guard let limit = policy.retry.attemptTimeout else { return idle }
+        return min(idle, attemptStart.laneAdding(limit.laneNanoseconds))
+    }
+
+    /// Keeps the timer armed for task `taskID`. False if that attempt is over (the caller cancels the token).
+    mutating func storeTimer(taskID: Int, _ token: ScheduledToken) -> Bool {
+        guard case .running(_, taskID, _) = phase, timer == nil else { return false }
+        timer = token
+        return true
+    }
+
+    /// Keeps the scheduled retry of attempt `attempt`. False if the fetch ended meanwhile.
+    mutating func storeRetry(attempt: Int, _ token: ScheduledToken) -> Bool {
+        guard mayLaunch(attempt), retry == nil else { return false }
+        retry = token
+        return true
+    }
+
+    /// The caller cancelled: the fetch ends now with ``FetchError/cancelled``.
+    mutating func cancel() -> TransferEffects<TaskRef> {
+        guard !isFinished else { return TransferEffects() }
+        return finish(.failure(.cancelled), stopping: runningTask)
+    }
+
+    /// The attempt failed with `error`: schedule the next one or end the fetch.
+    private mutating func endAttempt(_ error: FetchError, cancelTask: Bool = true) -> TransferEffects<TaskRef> {
+        guard case .running(let attempt, _, let task) = phase else { return TransferEffects() }
+        guard policy.retries(after: error, attempt: attempt) else {
+            return finish(.failure(error), stopping: cancelTask ? task : nil)
+        }
+        var effects = TransferEffects<TaskRef>()
+        if cancelTask { effects.cancelTask = task }
+        if let timer { effects.tokens.append(timer) }
+        timer = nil
+        body = Data()
+        phase = .idle(next: attempt + 1)
+        effects.retry = (attempt: attempt + 1, delay: policy.retry.delay(afterAttempt: attempt), after: error)
+        return effects
+    }
+
+    /// Ends the fetch with `result`, handing back the completion and everything to stop.
+    private mutating func finish(_ result: Result<Data, FetchError>, stopping task: TaskRef?) -> TransferEffects<TaskRef> {
+        var effects = TransferEffects<TaskRef>()
+        effects.cancelTask = task
+        if let completion { effects.completion = (completion, result) }
+        effects.tokens = [timer, retry].compactMap { $0 }
+        completion = nil
+        timer = nil
+        retry = nil
+        body = Data()
+        phase = .finished
+        return effects
+    }
+}
+
+/// What a ``TransferState`` transition asks for, done after the lock is released, completion last.
+struct TransferEffects<TaskRef: Sendable>: Sendable {
+    /// The completion and the result to call it with (at most once per fetch).
+    var completion: (TransferState<TaskRef>.Completion, Result<Data, FetchError>)?
+    /// A task to cancel (it failed at our end, or the fetch was cancelled).
+    var cancelTask: TaskRef?
+    /// Timers and scheduled retries to cancel.
+    var tokens: [ScheduledToken] = []
+    /// Start attempt `attempt` after `delay` (attempt `attempt - 1` failed with `after`).
+    var retry: (attempt: Int, delay: Duration, after: FetchError)?
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Lanes
+import LanesLists
+import Synchronization
+import LanesLists
+
+/// Loads images the way a scrolling list needs them: fetched, decoded to the size shown, processed, cached — with
+/// every stage coalesced, prioritised by the screen and cancelled when nobody needs it any more.
+///
+/// - **Coalescing.** One fetch per URL, one decode per URL and size, one run per processor chain: a hundred cells
+///   asking for the same photo cause one transfer, one decode and one filter run.
+/// - **Cancellation.** A stage stops only when its last consumer leaves, and the stop reaches the step in progress:
+///   a queued item is dropped, a running processor stops at its next band of rows, a transfer is cancelled and its
+///   connection closed.
+/// - **Priority.** A stage runs at the highest priority of its consumers and follows them live, down to the
+///   transfer: a prefetched image that scrolls into view is promoted at once.
+/// - **Caches.** Final bitmaps go to an exact-cost LRU memory cache (LanesLists' ``CostLimitedCache``); fetched
+///   bytes go to the optional ``DiskCache``, checked on every read.
+/// - **Memory.** Decodes and processors reserve their bytes from a ``MemoryBudget`` before allocating and wait for
+///   room; headers claiming more than ``ImagePipelineConfiguration/maxPixels`` fail before any allocation.
+///
+/// ```swift
+/// let pipeline = ImagePipeline()
+/// let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 400), processors: [TiltShift()])
+/// let task = pipeline.load(request, priority: .visible, on: .main) { result in
+///     cell.image = try? result.get()
+/// }
+/// // The cell scrolled away:
+/// task.cancel()
+/// ```
+public final class ImagePipeline: Sendable {
+    /// How the pipeline works.
+    public let configuration: ImagePipelineConfiguration
+    /// The budget of decoded bytes in flight (nil when ``ImagePipelineConfiguration/decodedBytesLimit`` is 0).
+    public let budget: MemoryBudget?
+
+    let memoryCache: CostLimitedCache<StageKey, Bitmap>
+    let fetchQueue: WorkQueue
+    let decodeQueue: WorkQueue
+    let processQueue: WorkQueue
+    let diskWrites: WorkQueue
+    let counters = PipelineCounters()
+    let fetches: StageTable<Data>
+    let bitmaps: StageTable<Bitmap>
+    private let prefetches = LockedValue([ImageRequest: ImageTask]())
+
+    /// Creates a pipeline.
+    ///
+    /// ```swift
+    /// let pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(memoryCacheLimit: 32 << 20))
+    /// ```
+    public init(configuration: ImagePipelineConfiguration = ImagePipelineConfiguration()) {
+        self.configuration = configuration
+        self.budget = configuration.decodedBytesLimit > 0 ? MemoryBudget(limit: configuration.decodedBytesLimit) : nil
+        self.memoryCache = CostLimitedCache(costLimit: max(0, configuration.memoryCacheLimit)) { $0.byteCount }
+        let executor = configuration.executor
+        fetchQueue = WorkQueue("image fetch", maxConcurrency: configuration.fetchConcurrency, executor: executor)
+        decodeQueue = WorkQueue("image decode", maxConcurrency: configuration.decodeConcurrency, executor: executor)
+        processQueue = WorkQueue("image process", maxConcurrency: configuration.processConcurrency, executor: executor)
+        diskWrites = WorkQueue("image disk writes", maxConcurrency: 1, executor: executor)
+        let counters = self.counters
+        fetches = StageTable { counters.cancelledStages.add(1, ordering: .relaxed) }
+        bitmaps = StageTable { counters.cancelledStages.add(1, ordering: .relaxed) }
+    }
+
+    // MARK: Loading
+
+    /// Loads `request` at `priority` and calls `completion` once with the image or the error — on `queue`, or on
+    /// the thread that finished the work when `queue` is nil. A memory-cache hit is delivered before this returns
+    /// when that is already the right place (no queue, or the main queue called from the main queue).
+    ///
+    /// ```swift
+    /// pipeline.load(ImageRequest(url: url, targetSize: TargetSize(maxWidth: 200)), on: .main) { result in
+    ///     avatar.image = try? result.get()
+    /// }
+    /// ```
+    @discardableResult
+    public func load(
+        _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue? = nil,
+        completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
+    ) -> ImageTask {
+        counters.requests.add(1, ordering: .relaxed)
+        let counters = self.counters
+        let task = ImageTask(request: request, priority: priority) { result in
+            if case .failure(let error) = result, !(error is CancellationError) {
+                counters.failures.add(1, ordering: .relaxed)
+            }
+            Self.deliver(result, on: queue, to: completion)
+        }
+        if let cached = memoryCache[request.finalKey] {
+            counters.memoryHits.add(1, ordering: .relaxed)
+            task.complete(.success(cached))
+            return task
+        }
+        let (step, created) = bitmaps.subscribe(
+            request.finalKey, priority: priority, isRequest: true, start: { self.start($0, for: request) },
+            deliver: { result in task.complete(result) })
+        if !created { counters.coalesced.add(1, ordering: .relaxed) }
+        task.attach(step, madeAt: priority)
+        return task
+    }
+
+    /// The image for `request`. Cancelling the calling Swift task withdraws the request.
+    ///
+    /// ```swift
+    /// let photo = try await pipeline.image(for: ImageRequest(url: url, processors: [TiltShift()]))
+    /// ```
+    public func image(for request: ImageRequest, priority: WorkPriority = .normal) async throws -> Bitmap {
+        let holder = LockedValue<TaskHolder>(.empty)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = load(request, priority: priority) { continuation.resume(with: $0) }
+                let cancelNow = holder.withLock { holder -> Bool in
+                    if case .cancelled = holder { return true }
+                    holder = .task(task)
+                    return false
+                }
+                if cancelNow { task.cancel() }
+            }
+        } onCancel: {
+            let task = holder.withLock { holder -> ImageTask? in
+                defer { holder = .cancelled }
+                if case .task(let task) = holder { return task }
+                return nil
+            }
+            task?.cancel()
+        }
+    }
+
+    /// The cached image for `request`, without loading anything.
+    ///
+    /// ```swift
+    /// if let image = pipeline.cachedImage(for: request) { cell.image = image }
+    /// ```
+    public func cachedImage(for request: ImageRequest) -> Bitmap? {
+        memoryCache[request.finalKey]
+    }
+
+    // MARK: Prefetching
+
+    /// Starts loading `requests` at `priority` (prefetch by default) so they are cached when they scroll into
+    /// view. A visible request for the same image joins the prefetch and promotes it.
+    ///
+    /// ```swift
+    /// pipeline.prefetch(rows[20..<30].map(\.imageRequest))
+    /// ```
+    public func prefetch(_ requests: some Sequence<ImageRequest>, priority: WorkPriority = .prefetch) {
+        for request in requests where memoryCache[request.finalKey] == nil {
+            guard prefetches.withLock({ $0[request] == nil }) else { continue }
+            let task = load(request, priority: priority) { [weak self] _ in
+                self?.prefetches.withLock { prefetches in _ = prefetches.removeValue(forKey: request) }
+            }
+            let duplicate = prefetches.withLock { prefetches -> Bool in
+                if task.isFinished { return false }
+                if prefetches[request] != nil { return true }
+                prefetches[request] = task
+                return false
+            }
+            if duplicate { task.cancel() }
+        }
+    }
+
+    /// Withdraws prefetches that are no longer near the screen.
+    ///
+    /// ```swift
+    /// pipeline.cancelPrefetch(rows[0..<10].map(\.imageRequest))
+    /// ```
+    public func cancelPrefetch(_ requests: some Sequence<ImageRequest>) {
+        let tasks = prefetches.withLock { prefetches in requests.compactMap { prefetches.removeValue(forKey: $0) } }
+        for task in tasks { task.cancel() }
+    }
+
+    // MARK: State
+
+    /// What the pipeline has done so far.
+    public var statistics: ImagePipelineStatistics { counters.snapshot }
+
+    /// Stages in flight: fetches, and decodes plus processor chains.
+    public var stagesInFlight: (fetches: Int, bitmaps: Int) { (fetches.count, bitmaps.count) }
+
+    /// The priority at which `request`'s final stage runs now, or nil when none is in flight.
+    public func priorityInFlight(of request: ImageRequest) -> WorkPriority? {
+        bitmaps.priority(of: request.finalKey)
+    }
+
+    /// The bytes held by the memory cache.
+    public var memoryCacheCost: Int { memoryCache.totalCost }
+
+    /// Empties the memory cache (the disk cache keeps its entries).
+    public func removeAllCachedImages() { memoryCache.removeAll() }
+
+    static func deliver(
+        _ result: Result<Bitmap, any Error>, on queue: WorkQueue?,
+        to completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
+    ) {
+        guard let queue else { return completion(result) }
+        if queue === WorkQueue.main && MainQueue.isCurrent { return completion(result) }
+        queue.add(label: "image delivery", priority: .visible) { _ in completion(result) }
+    }
+}
+
+/// Where ``ImagePipeline/image(for:priority:)`` keeps its task for the cancellation handler.
+private enum TaskHolder: Sendable {
+    case empty
+    case task(ImageTask)
+    case cancelled
+}

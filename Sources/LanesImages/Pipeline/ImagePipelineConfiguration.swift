@@ -1,0 +1,56 @@
+import Foundation
+import Lanes
+
+/// How an ``ImagePipeline`` fetches, caches, decodes and processes, and how much of each it does at once.
+///
+/// ```swift
+/// var configuration = ImagePipelineConfiguration()
+/// configuration.diskCache = try DiskCache(directory: cachesURL.appending(path: "images"), sizeLimit: 200 << 20)
+/// configuration.memoryCacheLimit = 64 << 20
+/// let pipeline = ImagePipeline(configuration: configuration)
+/// ```
+public struct ImagePipelineConfiguration: Sendable {
+    /// Fetches encoded bytes (`file://` and `http(s)://` through URLSession by default).
+    public var fetcher: any DataFetching
+    /// Decodes PNG and JPEG into bitmaps.
+    public var decoder: any ImageDecoding
+    /// Keeps fetched network data across runs (nil: no disk cache). `file://` URLs are never copied into it.
+    public var diskCache: DiskCache?
+    /// The most the memory cache of final bitmaps may hold, in bytes (0 disables it).
+    public var memoryCacheLimit: Int
+    /// The most decoded bytes decodes and processors may have in flight at once; more waits for room (0: no limit).
+    public var decodedBytesLimit: Int
+    /// Images whose header claims more pixels fail with ``ImageError/tooLarge(width:height:limit:)`` before any
+    /// allocation.
+    public var maxPixels: Int
+    /// Transfers (and disk-cache reads) at once.
+    public var fetchConcurrency: Int
+    /// Decodes at once.
+    public var decodeConcurrency: Int
+    /// Processor chains at once.
+    public var processConcurrency: Int
+    /// Where decodes and processors run (Lanes' thread pool by default; tests pass a `ManualExecutor`).
+    public var executor: (any WorkExecutor)?
+
+    /// The defaults: URLSession fetching, no disk cache, 128 MiB of memory cache, 256 MiB of decoded bytes in
+    /// flight, 100 MP per image, 6 transfers, and one decode and one processor chain per core.
+    public init(
+        fetcher: any DataFetching = DataFetcher(), decoder: any ImageDecoding = ImageDecoder(),
+        diskCache: DiskCache? = nil, memoryCacheLimit: Int = 128 << 20, decodedBytesLimit: Int = 256 << 20,
+        maxPixels: Int = ImageDecoder.defaultMaxPixels, fetchConcurrency: Int = 6,
+        decodeConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        processConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        executor: (any WorkExecutor)? = nil
+    ) {
+        self.fetcher = fetcher
+        self.decoder = decoder
+        self.diskCache = diskCache
+        self.memoryCacheLimit = memoryCacheLimit
+        self.decodedBytesLimit = decodedBytesLimit
+        self.maxPixels = maxPixels
+        self.fetchConcurrency = fetchConcurrency
+        self.decodeConcurrency = decodeConcurrency
+        self.processConcurrency = processConcurrency
+        self.executor = executor
+    }
+}

@@ -1,0 +1,63 @@
+import Synchronization
+
+/// What an ``ImagePipeline`` has done: the counts that prove coalescing and caching work.
+///
+/// ```swift
+/// let stats = pipeline.statistics
+/// print(stats)   // requests 100 · memory hits 0 · fetches 1 · decodes 1 · processor runs 1 · ...
+/// ```
+public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConvertible {
+    /// Requests made (``ImagePipeline/load(_:priority:on:completion:)`` and everything built on it).
+    public var requests = 0
+    /// Requests answered from the memory cache.
+    public var memoryHits = 0
+    /// Requests (and stages) that joined work already in flight instead of starting their own.
+    public var coalesced = 0
+    /// Fetches that went to the fetcher (network or file system).
+    public var fetches = 0
+    /// Fetches answered from the disk cache.
+    public var diskHits = 0
+    /// Decode bodies run.
+    public var decodes = 0
+    /// Processor-chain bodies run.
+    public var processorRuns = 0
+    /// Stages cancelled because their last consumer left.
+    public var cancelledStages = 0
+    /// Requests that ended in an error (cancellation excluded).
+    public var failures = 0
+
+    public init() {}
+
+    public var description: String {
+        "requests \(requests) · memory hits \(memoryHits) · coalesced \(coalesced) · fetches \(fetches) · "
+            + "disk hits \(diskHits) · decodes \(decodes) · processor runs \(processorRuns) · "
+            + "cancelled stages \(cancelledStages) · failures \(failures)"
+    }
+}
+
+/// The pipeline's counters: relaxed atomics, read together into ``ImagePipelineStatistics``.
+final class PipelineCounters: Sendable {
+    let requests = Atomic(0)
+    let memoryHits = Atomic(0)
+    let coalesced = Atomic(0)
+    let fetches = Atomic(0)
+    let diskHits = Atomic(0)
+    let decodes = Atomic(0)
+    let processorRuns = Atomic(0)
+    let cancelledStages = Atomic(0)
+    let failures = Atomic(0)
+
+    var snapshot: ImagePipelineStatistics {
+        var stats = ImagePipelineStatistics()
+        stats.requests = requests.load(ordering: .relaxed)
+        stats.memoryHits = memoryHits.load(ordering: .relaxed)
+        stats.coalesced = coalesced.load(ordering: .relaxed)
+        stats.fetches = fetches.load(ordering: .relaxed)
+        stats.diskHits = diskHits.load(ordering: .relaxed)
+        stats.decodes = decodes.load(ordering: .relaxed)
+        stats.processorRuns = processorRuns.load(ordering: .relaxed)
+        stats.cancelledStages = cancelledStages.load(ordering: .relaxed)
+        stats.failures = failures.load(ordering: .relaxed)
+        return stats
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import LanesImages
+
+// `lanes-bench images`: whole-process, single-threaded comparisons with libvips (needs the
+// `vips` command, Debian's libvips-tools; `scripts/bench-images` installs it). Not part of the
+// default run. Rows:
+//   images-blur    lanes-image blurring the 12 MP PNG with σ = 8 vs `vips gaussblur in out 8`,
+//                  VIPS_CONCURRENCY=1; lanes_s, vips_s, ratio = lanes_s / vips_s (target ≤ 1.5)
+//   images-decode  one row per file: ImageDecoder vs the bare libpng/libjpeg path (~1.0× expected)
+
+/// Runs the scenario and returns the lines to print (table blocks, or JSON objects with `--json`).
+func imagesScenario(repeats: Int, quick: Bool, json: Bool) -> [String] {
+    var rows: [Row] = []
+    do {
+        let inputs = try ImagesInputs.prepare()
+        rows.append(try ImagesBlurBench(inputs: inputs, repeats: repeats).row())
+        let files = (quick ? inputs.fixtures.prefix(2) : inputs.fixtures[...]) + [inputs.photoPNG, inputs.photoJPEG]
+        rows += try ImagesDecodeBench.rows(files: Array(files), repeats: repeats)
+    } catch {
+        var row = Row(scenario: "images", n: 0)
+        row.notes.append("failed: \(error)")
+        rows.append(row)
+    }
+    return rows.map { json ? $0.jsonWithNotes() : $0.tableWithNotes() }
+}
+
+/// The blur comparison: the same file, the same σ, each tool in its own process on one thread.
+struct ImagesBlurBench {
+    let inputs: ImagesInputs
+    let repeats: Int
+    let sigma = 8
+
+    func row() throws -> Row {
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("lanes-bench-images-out-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: output) }
+
+        var row = Row(scenario: "images-blur", n: ImagesInputs.width * ImagesInputs.height)
+        row.notes.append(inputs.note)
+        let vips = ProcessTimer.find("vips")
+        let lanesImage = Self.lanesImageBinary()
+        var lanesSamples: [Double] = [], vipsSamples: [Double] = [], vipsFullSamples: [Double] = []
+        var vipsOutputBytes = 0.0
+        // Interleaved, so a burst of load from elsewhere hits every contender alike.
+        for _ in 0..<repeats {
+            if let lanesImage {
+                lanesSamples.append(try runLanesImage(lanesImage, output: output))
+            } else {
+                lanesSamples.append(try runInProcess(output: output))
+            }
+            if let vips {
+                vipsSamples.append(try runVips(vips, output: output, extra: []))
+                vipsOutputBytes = Double(ImagesInputs.fileSize(output.appendingPathComponent("vips.png")))
+                // vips cuts its kernel where it falls below 0.2 of the peak (radius ≈ 1.8σ); Lanes
+                // uses 3σ. The same 3σ kernel in vips is min-ampl = exp(-4.5) ≈ 0.0111.
+                vipsFullSamples.append(try runVips(vips, output: output, extra: ["--min-ampl", "0.0111"]))
+            }
+        }
+        let lanes = median(of: lanesSamples)
+        row.time("lanes", lanes)
+        let lanesOutput = output.appendingPathComponent(lanesImage != nil ? lanesOutputName : "lanes.png")
+        if lanesImage != nil {
+            row.notes.append("lanes: \(lanesImage!.path) process INPUT --blur \(sigma) --format png --concurrency 1 --threads 1")
+        } else {
+            row.notes.append("lanes: lanes-image was not found next to lanes-bench: timed decode + blur + encode + write in-process instead")
+        }
+        guard vips != nil else {
+            row.notes.append("vips is not installed (Debian: apt-get install libvips-tools, or run scripts/bench-images): Lanes only")
+            return row
+        }
+        let vipsTime = median(of: vipsSamples)
+        row.time("vips", vipsTime)
+        row.time("vips_3sigma", median(of: vipsFullSamples))
+        row.count("ratio", lanes / vipsTime)
+        row.count("ratio_3sigma", lanes / median(of: vipsFullSamples))
+        row.count("target_ratio", 1.5)
+        row.count("lanes_out_mb", Double(ImagesInputs.fileSize(lanesOutput)) / 1e6)
+        row.count("vips_out_mb", vipsOutputBytes / 1e6)
+        // The last vips run used the 3σ kernel: the two outputs should then nearly agree.
+        if let difference = try? Self.meanDifference(lanesOutput, output.appendingPathComponent("vips.png")) {
+            row.count("mean_abs_diff_3sigma", difference)
+        }
+        row.notes.append("vips: VIPS_CONCURRENCY=1 vips gaussblur INPUT OUT.png \(sigma) (\(Self.vipsVersion(vips!)));"
+            + " vips_3sigma adds --min-ampl 0.0111 (a 3σ kernel like Lanes')")
+        return row
+    }
+
+    /// `lanes-image` names its output `<input stem>.<format>`.
+    private var lanesOutputName: String { inputs.photoPNG.deletingPathExtension().lastPathComponent + ".png" }
+
+    private func runLanesImage(_ binary: URL, output: URL) throws -> Double {
+        let written = output.appendingPathComponent(lanesOutputName)
+        try? FileManager.default.removeItem(at: written)
+        let run = try ProcessTimer.run(binary, ["process", inputs.photoPNG.path, "--blur", "\(sigma)", "--format", "png",
+                                                "--out", output.path, "--concurrency", "1", "--threads", "1"])
+        guard run.status == 0 else { throw BenchError.failed("lanes-image exited with \(run.status): \(run.errorOutput)") }
+        guard FileManager.default.fileExists(atPath: written.path) else {
+            throw BenchError.failed("lanes-image exited with 0 but wrote no \(written.path)")
+        }
+        return run.seconds
+    }
+
+    private func runVips(_ vips: URL, output: URL, extra: [String]) throws -> Double {
+        let run = try ProcessTimer.run(vips, ["gaussblur", inputs.photoPNG.path,
+                                              output.appendingPathComponent("vips.png").path, "\(sigma)"] + extra,
+                                       environment: ["VIPS_CONCURRENCY": "1"])
+        guard run.status == 0 else { throw BenchError.failed("vips exited with \(run.status): \(run.errorOutput)") }
+        return run.seconds
+    }
+
+    /// Until `lanes-image` is built: the same steps in this process (decode, blur, encode, write).
+    private func runInProcess(output: URL) throws -> Double {
+        let start = now()
+        let bitmap = try ImageDecoder().decode(Data(contentsOf: inputs.photoPNG))
+        let blurred = try GaussianBlur(sigma: Double(sigma)).process(bitmap)
+        try ImageEncoder().encode(blurred, as: .png()).write(to: output.appendingPathComponent("lanes.png"))
+        return seconds(since: start)
+    }
+
+    /// `lanes-image` beside this executable (the same build folder), or `$LANES_IMAGE`.
+    static func lanesImageBinary() -> URL? {
+        if let path = ProcessInfo.processInfo.environment["LANES_IMAGE"] {
+            return URL(fileURLWithPath: path)
+        }
+        let here = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let sibling = here.deletingLastPathComponent().appendingPathComponent("lanes-image")
+        return FileManager.default.isExecutableFile(atPath: sibling.path) ? sibling : nil
+    }
+
+    static func vipsVersion(_ vips: URL) -> String {
+        let process = Process()
+        process.executableURL = vips
+        process.arguments = ["--version"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "version unknown" }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Mean absolute difference of the R, G and B samples of two images of the same size.
+    static func meanDifference(_ a: URL, _ b: URL) throws -> Double {
+        let first = try ImageDecoder().decode(Data(contentsOf: a))
+        let second = try ImageDecoder().decode(Data(contentsOf: b))
+        guard first.width == second.width, first.height == second.height else {
+            throw BenchError.failed("outputs differ in size")
+        }
+        var total = 0
+        first.withUnsafePixels { p in
+            second.withUnsafePixels { q in
+                for i in 0..<p.count where i % 4 != 3 { total += abs(Int(p[i]) - Int(q[i])) }
+            }
+        }
+        return Double(total) / Double(first.pixelCount * 3)
+    }
+
+    private func median(of samples: [Double]) -> Double {
+        samples.sorted()[samples.count / 2]
+    }
+}
+
+extension Row {
+    /// The JSON object with the notes joined into a `note` field.
+    func jsonWithNotes() -> String {
+        let base = json()
+        guard !notes.isEmpty else { return base }
+        let escaped = notes.joined(separator: "; ")
+            .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return String(base.dropLast()) + ", \"note\": \"\(escaped)\"}"
+    }
+
+    /// The table block followed by the notes.
+    func tableWithNotes() -> String {
+        ([Table.render(self)] + notes.map { "  note: \($0)" }).joined(separator: "\n")
+    }
+}

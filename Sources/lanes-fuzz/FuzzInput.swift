@@ -1,0 +1,103 @@
+import Foundation
+import LanesImages
+
+/// What one input did to the decoder: decoded, or failed with a known kind of ``ImageError``.
+/// Anything else (a crash, a trap, a broken invariant) ends the process, which is what the
+/// fuzzer is looking for.
+enum FuzzOutcome: String, CaseIterable, Sendable {
+    case decoded
+    case tooLarge
+    case truncated
+    case corrupt
+    case unsupportedFormat
+    case unsupportedVariant
+    case outOfMemory
+}
+
+/// The decoding work one fuzz input goes through, shared by the libFuzzer entry point and the
+/// corpus replayer so both exercise exactly the same code.
+enum FuzzTarget {
+    /// Pixel limit for fuzz inputs: big enough for every real fixture, small enough that a
+    /// header claiming a huge image fails fast instead of eating the RSS limit.
+    static let maxPixels = 4_000_000
+    /// The box of the downsampling variant (JPEG DCT scaling, PNG decode-then-reduce, orientation).
+    static let thumbnail = TargetSize(maxWidth: 64, maxHeight: 48)
+
+    private static let decoder = ImageDecoder()
+    private static let encoder = ImageEncoder()
+
+    /// Runs probe, a full decode and a downsampled decode on `bytes` and checks that their
+    /// answers agree. Returns the full decode's outcome; traps when an invariant breaks.
+    static func run(_ bytes: [UInt8]) -> FuzzOutcome {
+        let info = try? decoder.probe(bytes)
+        let full = outcome { try decoder.decode(bytes, maxPixels: maxPixels) }
+        let small = outcome { try decoder.decode(bytes, targetSize: thumbnail, maxPixels: maxPixels) }
+
+        if case .success(let bitmap) = full {
+            // Decoding succeeded, so the header was readable and must agree with the pixels.
+            guard let info else { fail("decoded \(bitmap.width)x\(bitmap.height) but probe failed") }
+            check(bitmap.width == info.displayWidth && bitmap.height == info.displayHeight,
+                  "decoded \(bitmap.width)x\(bitmap.height), probe says \(info.displayWidth)x\(info.displayHeight)")
+            check(bitmap.pixels.count == bitmap.width * bitmap.height * 4, "pixel buffer has the wrong size")
+        }
+        if case .success(let thumb) = small {
+            check(thumb.width <= thumbnail.maxWidth && thumb.height <= thumbnail.maxHeight,
+                  "thumbnail \(thumb.width)x\(thumb.height) exceeds \(thumbnail)")
+            roundTrip(thumb)
+        }
+        // A file that decodes in full must decode small too (it may not the other way round:
+        // a JPEG scaled in the DCT domain can skip damage the full decode trips over).
+        if case .success = full, case .failure(let error) = small {
+            fail("full decode succeeded but the thumbnail failed: \(error)")
+        }
+        switch full {
+        case .success: return .decoded
+        case .failure(let error): return classify(error)
+        }
+    }
+
+    /// The decoded thumbnail survives a PNG round trip unchanged (fuzzes the encoder a little).
+    private static func roundTrip(_ bitmap: Bitmap) {
+        do {
+            let png = try encoder.encode(bitmap, as: .png(compressionLevel: 1))
+            let back = try decoder.decode(png)
+            check(back == bitmap, "PNG round trip changed the pixels of a \(bitmap.width)x\(bitmap.height) image")
+        } catch {
+            fail("PNG round trip of a decoded \(bitmap.width)x\(bitmap.height) image failed: \(error)")
+        }
+    }
+
+    private static func outcome(_ body: () throws -> Bitmap) -> Result<Bitmap, ImageError> {
+        do {
+            return .success(try body())
+        } catch let error as ImageError {
+            return .failure(error)
+        } catch {
+            fail("the decoder threw a non-ImageError: \(error)")
+        }
+    }
+
+    private static func classify(_ error: ImageError) -> FuzzOutcome {
+        switch error {
+        case .tooLarge: return .tooLarge
+        case .truncated: return .truncated
+        case .corrupt: return .corrupt
+        case .unsupportedFormat: return .unsupportedFormat
+        case .unsupportedVariant: return .unsupportedVariant
+        case .outOfMemory: return .outOfMemory
+        // The decoder hands the codecs the sizes it probed: an argument error means the probe
+        // and libpng/libjpeg disagree about the file, which is a bug worth a crash report.
+        case .invalidArgument, .cancelled, .encodeFailed:
+            fail("unexpected decode error: \(error)")
+        }
+    }
+
+    private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fail(message()) }
+    }
+
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("lanes-fuzz: invariant broken: \(message)\n".utf8))
+        abort()
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Lanes
+import LanesImages
+
+/// What happened to one job.
+struct JobResult: Sendable {
+    var job: ImageJob
+    /// `WxH, N KB` of the written file, or the reason it failed.
+    var detail: String
+    var failed: Bool
+}
+
+/// Runs jobs with at most `concurrency` files in flight: load (fetch, decode, process) through
+/// `loader`, then encode and write atomically on `cpu`. Every job ends in a ``JobResult``.
+struct BatchRunner: Sendable {
+    let plan: ProcessingPlan
+    let loader: any BitmapLoading
+    let cpu: WorkQueue
+    let concurrency: Int
+    let progress: ProgressReporter
+
+    func run(_ jobs: [ImageJob]) async -> [JobResult] {
+        let files = WorkQueue("lanes-image.files", maxConcurrency: concurrency)
+        progress.begin(total: jobs.count)
+        let items = jobs.map { job in
+            files.add(label: job.displayName) { _ in await self.runOne(job) }
+        }
+        var results: [JobResult] = []
+        for (job, item) in zip(jobs, items) {
+            switch await item.result {
+            case .success(let result): results.append(result)
+            case .failure(let error): results.append(JobResult(job: job, detail: describe(error), failed: true))
+            }
+        }
+        progress.end()
+        return results
+    }
+
+    private func runOne(_ job: ImageJob) async -> JobResult {
+        progress.started(job)
+        let start = Date()
+        let result: JobResult
+        do {
+            let bitmap = try await loader.bitmap(for: job, plan: plan)
+            let bytes = try await encodeAndWrite(bitmap, to: job.output, label: job.displayName)
+            let seconds = Date().timeIntervalSince(start)
+            result = JobResult(job: job, detail: "\(job.output.path) (\(bitmap.width)x\(bitmap.height), "
+                + "\(Self.size(bytes)), \(String(format: "%.2f", seconds)) s)", failed: false)
+        } catch {
+            result = JobResult(job: job, detail: describe(error), failed: true)
+        }
+        progress.finished(job, failed: result.failed, detail: result.detail)
+        return result
+    }
+
+    /// Encodes on the CPU queue and writes through a temporary file, so a reader never sees half an image.
+    private func encodeAndWrite(_ bitmap: Bitmap, to url: URL, label: String) async throws -> Int {
+        let format = plan.encoderFormat
+        return try await cpu.add(label: "encode \(label)") { _ in
+            let data = try ImageEncoder().encode(bitmap, as: format)
+            do {
+                try data.write(to: url, options: .atomic)
+            } catch {
+                throw WriteError(path: url.path, reason: describe(error))
+            }
+            return data.count
+        }.value
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes < 10_000 ? "\(bytes) B" : bytes < 10_000_000 ? "\(bytes / 1000) KB" : "\(bytes / 1_000_000) MB"
+    }
+}
+
+/// Writing an output failed (the folder vanished, the disk is full, no permission...).
+struct WriteError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot write \(path): \(reason)" }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// One image to process: where it comes from, what to call it in messages, and where it goes.
+struct ImageJob: Sendable, Equatable {
+    /// A `file://` or `http(s)://` URL.
+    var source: URL
+    /// The argument as the user wrote it (or the file found in a folder they named).
+    var displayName: String
+    /// `<out>/<stem>.<format>`, unique within the run.
+    var output: URL
+}
+
+/// Turns command-line inputs into jobs: expands folders, recognises URLs, names the outputs.
+enum InputList {
+    /// File extensions picked up from a folder (other files in it are ignored).
+    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg"]
+
+    /// The sources named by `arguments`: `http(s)://` and `file://` URLs as given, the PNG/JPEG
+    /// files directly inside a folder (sorted, hidden files skipped), any other text as a file path
+    /// (a missing file becomes that job's error, not the run's). Repeats are dropped.
+    static func sources(for arguments: [String], fileManager: FileManager = .default) -> [(URL, String)] {
+        var seen: Set<URL> = []
+        var result: [(URL, String)] = []
+        func add(_ url: URL, _ name: String) {
+            if seen.insert(url.standardized).inserted { result.append((url, name)) }
+        }
+        for argument in arguments {
+            let lowered = argument.lowercased()
+            if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://"),
+               let url = URL(string: argument) {
+                add(url, argument)
+                continue
+            }
+            let url = URL(fileURLWithPath: argument)
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                let entries = (try? fileManager.contentsOfDirectory(atPath: url.path)) ?? []
+                for entry in entries.sorted() where !entry.hasPrefix(".")
+                    && imageExtensions.contains((entry as NSString).pathExtension.lowercased()) {
+                    add(url.appendingPathComponent(entry), (argument as NSString).appendingPathComponent(entry))
+                }
+            } else {
+                add(url, argument)
+            }
+        }
+        return result
+    }
+
+    /// The output file's base name for `source`: its last path component without the extension,
+    /// made safe for a file name; `image` when nothing usable is left (`https://host/`).
+    static func stem(of source: URL) -> String {
+        let last = source.deletingPathExtension().lastPathComponent
+        let cleaned = String(last.map { $0 == "/" || $0 == "\\" || $0.isNewline || $0 == "\0" ? "_" : $0 })
+        let trimmed = cleaned.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty || trimmed == "." || trimmed == ".." || trimmed == "/" {
+            return source.host.map { $0.replacingOccurrences(of: ".", with: "_") } ?? "image"
+        }
+        return trimmed
+    }
+
+    /// Jobs for `sources` writing into `outputDirectory`: `<stem>.<ext>`, and `<stem>-2.<ext>`,
+    /// `<stem>-3.<ext>`... when the name is taken by an earlier job or is one of the inputs
+    /// (an input is never overwritten; other existing files are).
+    static func jobs(for sources: [(URL, String)], outputDirectory: URL, fileExtension: String) -> [ImageJob] {
+        let inputs = Set(sources.filter { $0.0.isFileURL }.map { $0.0.standardizedFileURL.path })
+        var taken: Set<String> = []
+        return sources.map { source, name in
+            let stem = stem(of: source)
+            var attempt = 1
+            while true {
+                let file = attempt == 1 ? "\(stem).\(fileExtension)" : "\(stem)-\(attempt).\(fileExtension)"
+                let candidate = outputDirectory.appendingPathComponent(file).standardizedFileURL
+                if !taken.contains(candidate.path) && !inputs.contains(candidate.path) {
+                    taken.insert(candidate.path)
+                    return ImageJob(source: source, displayName: name, output: candidate)
+                }
+                attempt += 1
+            }
+        }
+    }
+}

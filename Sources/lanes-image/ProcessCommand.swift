@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Lanes
+import LanesImages
+
+/// `lanes-image process INPUT... [options]`.
+struct ProcessCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "process",
+        abstract: "Process images and write them as <stem>.<format> into the output folder.",
+        discussion: """
+            INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or an \
+            http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
+            tilt-shift, greyscale, encode. Outputs that would collide get -2, -3... suffixes; an input \
+            is never overwritten. Exit status: 0 when every image was written, 1 when any failed.
+            """
+    )
+
+    @Argument(help: "Files, folders or http(s) URLs.")
+    var inputs: [String]
+
+    @Flag(name: .customLong("tilt-shift"), help: "The tilt-shift (miniature) effect: a sharp band, blurred above and below.")
+    var tiltShift = false
+
+    @Option(help: ArgumentHelp("Gaussian blur of SIGMA pixels.", valueName: "sigma"))
+    var blur: Double?
+
+    @Flag(help: "Convert to greyscale.")
+    var greyscale = false
+
+    @Option(help: ArgumentHelp("Scale down to fit: WxH, Wx (width only) or xH (height only). Never enlarges.",
+                               valueName: "size"))
+    var resize: String?
+
+    @Option(help: "Output format: png, jpeg or jpg (also the file extension).")
+    var format: String = "png"
+
+    @Option(help: "JPEG quality, 1...100.")
+    var quality: Int = 85
+
+    @Option(help: "PNG compression level, 0...9 (4: fast with small files; 9: smallest, slowest).")
+    var compression: Int = 4
+
+    @Option(help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
+    var out: String = "."
+
+    @Option(help: "Images in flight at once.")
+    var concurrency: Int = 8
+
+    @Option(help: "Threads decoding, processing and encoding at once (1: single-threaded work).")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: ArgumentHelp("Write a Chrome trace of every Lanes work item to FILE (open in ui.perfetto.dev).",
+                               valueName: "file"))
+    var trace: String?
+
+    @Option(help: "Refuse images of more pixels than this (checked from the header).")
+    var maxPixels: Int = ImageDecoder.defaultMaxPixels
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("name at least one input") }
+        _ = try makePlan()
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+    }
+
+    /// The options as a plan; the errors name the option at fault.
+    func makePlan() throws -> ProcessingPlan {
+        var plan = ProcessingPlan()
+        if let resize {
+            guard let spec = ResizeSpec(parsing: resize) else {
+                throw ValidationError("--resize '\(resize)' is not WxH, Wx or xH with positive numbers")
+            }
+            plan.resize = spec
+        }
+        if let blur {
+            guard blur.isFinite, blur > 0, blur <= 1000 else { throw ValidationError("--blur must be in 0 < sigma <= 1000") }
+            plan.blurSigma = blur
+        }
+        plan.tiltShift = tiltShift
+        plan.greyscale = greyscale
+        guard let format = OutputFormat(rawValue: format.lowercased()) else {
+            throw ValidationError("--format '\(format)' is not png, jpeg or jpg")
+        }
+        plan.format = format
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1...100") }
+        guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0...9") }
+        plan.quality = quality
+        plan.compression = compression
+        return plan
+    }
+
+    func run() async throws {
+        let plan = try makePlan()
+        let outputDirectory = URL(fileURLWithPath: out, isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError("cannot create the output folder \(out): \(describe(error))")
+        }
+        let jobs = InputList.jobs(for: InputList.sources(for: inputs), outputDirectory: outputDirectory,
+                                  fileExtension: plan.format.fileExtension)
+        guard !jobs.isEmpty else {
+            FileHandle.standardError.write(Data("lanes-image: no PNG or JPEG files in \(inputs.joined(separator: ", "))\n".utf8))
+            throw ExitCode(1)
+        }
+        let recorder = trace.map { TraceRecorder(outputURL: URL(fileURLWithPath: $0)) }
+        recorder?.start()
+
+        let cpu = WorkQueue("lanes-image.cpu", maxConcurrency: threads)
+        let loader = DirectLoader(cpu: cpu, maxPixels: maxPixels)
+        let progress = ProgressReporter()
+        let runner = BatchRunner(plan: plan, loader: loader, cpu: cpu, concurrency: concurrency, progress: progress)
+        let start = Date()
+        let results = await runner.run(jobs)
+        let seconds = Date().timeIntervalSince(start)
+
+        let failures = results.filter(\.failed)
+        var summary = "lanes-image: \(results.count - failures.count) of \(results.count) written to \(outputDirectory.path)"
+            + " in \(String(format: "%.2f", seconds)) s (\(plan))"
+        if !failures.isEmpty {
+            summary += "\n\(failures.count) failed:" + failures.map { "\n  \($0.job.displayName): \($0.detail)" }.joined()
+        }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        if let recorder {
+            do {
+                try recorder.finish()
+                FileHandle.standardError.write(Data("lanes-image: trace written to \(trace!) (\(recorder.eventCount) events)\n".utf8))
+            } catch {
+                FileHandle.standardError.write(Data("lanes-image: could not write the trace \(trace!): \(describe(error))\n".utf8))
+            }
+        }
+        if !failures.isEmpty { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Lanes
+import LanesImages
+import LanesTesting
+import Testing
+
+@Suite("Image bindings")
+struct ImageBindingTests {
+    /// A cell: what it shows, and how often it was handed something.
+    final class Cell {
+        var shown: [String] = []
+        var placeholders = 0
+    }
+
+    @Test("A reused cell never receives the old row's image")
+    func reusedCellGetsOnlyItsOwnImage() throws {
+        let fetcher = ScriptedFetcher([
+            photoURL.absoluteString: .success(try Fixture.data("chelsea.png")),
+            otherURL.absoluteString: .success(try Fixture.data("camera.png")),
+        ], holds: true)
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let delivery = WorkQueue("cells", maxConcurrency: 1, executor: executor)
+        let cell = Cell()
+        let binding = ImageBinding(pipeline: pipeline, deliveryQueue: delivery, placeholder: { _ in
+            cell.placeholders += 1
+        }) { request, result in
+            if case .success = result { cell.shown.append(request.url.lastPathComponent) }
+        }
+        #expect(!binding.show(ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40))))
+        executor.runAll()   // the photo's fetch starts
+        // The cell is reused for another row before the photo arrives.
+        binding.show(ImageRequest(url: otherURL, targetSize: TargetSize(maxWidth: 40)))
+        #expect(fetcher.handles.first?.isCancelled == true)   // nobody else wanted the photo
+        executor.runAll()
+        fetcher.completeAll()
+        executor.runAll()
+        #expect(cell.shown == ["camera.png"])
+        #expect(cell.placeholders == 2)
+        #expect(binding.isLoaded)
+    }
+
+    @Test("A result already on its way to a cell that moved to another row is dropped")
+    func lateResultIsDropped() throws {
+        let fetcher = ScriptedFetcher([
+            photoURL.absoluteString: .success(try Fixture.data("chelsea.png")),
+            otherURL.absoluteString: .success(try Fixture.data("camera.png")),
+        ])
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let cells = ManualExecutor()
+        let cell = Cell()
+        let binding = ImageBinding(pipeline: pipeline, deliveryQueue: WorkQueue("cells", executor: cells)) {
+            request, _ in cell.shown.append(request.url.lastPathComponent)
+        }
+        binding.show(ImageRequest(url: photoURL))
+        executor.runAll()   // the photo is loaded; its delivery waits on the cells' queue
+        #expect(cells.pendingRunners == 1)
+        binding.show(ImageRequest(url: otherURL))   // the cell is reused before the delivery runs
+        executor.runAll()
+        cells.runAll()
+        #expect(cell.shown == ["camera.png"])
+        #expect(binding.staleDropped == 1)
+    }
+
+    @Test("A cached image is handed over inside show, with no placeholder")
+    func cachedImageIsSynchronous() throws {
+        let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))])
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 32))
+        pipeline.load(request) { _ in }
+        executor.runAll()
+        let cell = Cell()
+        let binding = ImageBinding(pipeline: pipeline, deliveryQueue: WorkQueue("cells", executor: executor),
+                                   placeholder: { _ in cell.placeholders += 1 }) { request, _ in
+            cell.shown.append(request.url.lastPathComponent)
+        }
+        #expect(binding.show(request))
+        #expect(cell.shown == ["chelsea.png"] && cell.placeholders == 0)
+        binding.clear()
+        #expect(binding.request == nil && !binding.isLoaded)
+    }
+}

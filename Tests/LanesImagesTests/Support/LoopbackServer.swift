@@ -1,0 +1,219 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 for fetch tests, on POSIX sockets and threads of its own. Each connection
+/// carries one request and is closed after it (`Connection: close`). Routes say what to answer and how to misbehave:
+/// wait for the test to open a latch, fail the first N requests, reset the connection mid-body, or stall after the
+/// headers. Every request, response and connection end is recorded as a ``LoopbackEvent``, so a test can wait —
+/// with a safety timeout — for "the server saw the client close the connection".
+///
+/// Bounded: it refuses requests beyond `maxRequests` (reset at once), every wait inside it gives up after
+/// `safetyTimeout`, and ``stop()`` (also run by `deinit`) wakes and joins all its threads and closes every socket.
+///
+/// ```swift
+/// let server = try LoopbackServer()
+/// defer { server.stop() }
+/// server.route("/a.png", LoopbackRoute(body: [1, 2, 3]))
+/// let url = server.url("/a.png")   // http://127.0.0.1:PORT/a.png
+/// ```
+final class LoopbackServer: Sendable {
+    private let core: LoopbackServerCore
+
+    init(maxRequests: Int = 32, safetyTimeout: Double = 10) throws {
+        core = try LoopbackServerCore(maxRequests: maxRequests, safetyTimeout: safetyTimeout)
+    }
+
+    /// Stops the server if the test did not (its threads hold only the core, so this runs).
+    deinit { core.stop() }
+
+    var port: Int { core.port }
+
+    /// The URL of `path` on this server.
+    func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(core.port)\(path)")!
+    }
+
+    /// Serves `route` at `path` (replacing any earlier route there).
+    func route(_ path: String, _ route: LoopbackRoute) { core.state.locked { $0.routes[path] = route } }
+
+    /// Opens the latch `name`: responses waiting on it proceed, now and later.
+    func open(_ name: String) { core.state.openLatch(name) }
+
+    /// Everything recorded so far, in order.
+    var events: [LoopbackEvent] { core.state.events.elements }
+
+    /// How many requests reached `path`.
+    func requestCount(_ path: String) -> Int { core.state.locked { $0.hits[path] ?? 0 } }
+
+    /// Suspends until `predicate` holds for the recorded events (true), or `timeout` seconds pass (false).
+    func waitUntil(timeout: Double = 2, _ predicate: @escaping @Sendable ([LoopbackEvent]) -> Bool) async -> Bool {
+        await core.state.events.waitUntil(timeout: timeout, predicate)
+    }
+
+    /// Stops: wakes every thread (waiting, stalled or accepting), joins them and closes every socket. Idempotent.
+    func stop() { core.stop() }
+}
+
+/// The sockets, threads and state of a ``LoopbackServer``. Its threads capture only this, never the server.
+final class LoopbackServerCore: Sendable {
+    let port: Int
+    let maxRequests: Int
+    let safetyTimeout: Double
+    private let listener: Int32
+    /// Written once by ``stop()`` and never drained: every poll that includes it wakes up for good.
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+    let state: ServerState
+    private let acceptThread: LockedThread
+
+    init(maxRequests: Int = 32, safetyTimeout: Double = 10) throws {
+        (listener, port) = try LoopbackSocket.makeListener()
+        (wakeReader, wakeWriter) = try LoopbackSocket.makePipe()
+        self.maxRequests = maxRequests
+        self.safetyTimeout = safetyTimeout
+        self.state = ServerState()
+        self.acceptThread = LockedThread()
+        let thread = try LoopbackSocket.spawn { [self] in acceptLoop() }
+        acceptThread.set(thread)
+    }
+
+    /// Stops: wakes every thread (waiting, stalled or accepting), joins them and closes every socket. Idempotent.
+    func stop() {
+        guard state.beginStopping() else { return }
+        LoopbackSocket.poke(wakeWriter)
+        if let thread = acceptThread.take() { LoopbackSocket.join(thread) }
+        // The accept loop has ended, so no connection thread starts after this snapshot.
+        for thread in state.locked({ state in defer { state.threads = [] }; return state.threads }) {
+            LoopbackSocket.join(thread)
+        }
+        close(listener)
+        close(wakeReader)
+        close(wakeWriter)
+    }
+
+    // MARK: Threads
+
+    private func acceptLoop() {
+        var nextConnection = 0
+        while true {
+            guard LoopbackSocket.wait(for: listener, wake: [wakeReader], timeout: .infinity) == .readable else { return }
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { continue }
+            LoopbackSocket.limitSends(fd, seconds: safetyTimeout)
+            #if canImport(Darwin)
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            nextConnection += 1
+            let connection = nextConnection
+            state.record(.accepted(connection: connection))
+            do {
+                let thread = try LoopbackSocket.spawn { [self] in serve(fd, connection: connection) }
+                state.locked { $0.threads.append(thread) }
+            } catch {
+                LoopbackSocket.reset(fd)
+            }
+        }
+    }
+
+    /// Answers one request on `fd` as its route says, then closes `fd`.
+    private func serve(_ fd: Int32, connection: Int) {
+        var socketOpen = true
+        defer { if socketOpen { close(fd) } }
+        guard let path = readRequestPath(fd, connection: connection) else { return }
+        let admission = state.admit(path: path, limit: maxRequests)
+        state.record(.request(connection: connection, path: path))
+        guard let (route, hit) = admission else {
+            state.record(.refused(connection: connection))
+            LoopbackSocket.reset(fd)
+            socketOpen = false
+            return
+        }
+        if let latch = route.latch {
+            let (latchReader, _) = state.latchPipe(latch)
+            switch LoopbackSocket.wait(for: latchReader, wake: [wakeReader, fd], timeout: safetyTimeout) {
+            case .readable: break
+            case .woken:
+                // Stopping, or the client gave up (or went away) while the response was held.
+                awaitClientEnd(fd, connection: connection, timeout: safetyTimeout)
+                return
+            case .timedOut:
+                return
+            }
+        }
+        if hit <= route.failFirst {
+            let body = Array("failure \(hit) of \(route.failFirst)".utf8)
+            LoopbackSocket.write(fd, Self.head(status: route.failStatus, length: body.count, headers: [:]) + body)
+            state.record(.responded(connection: connection, status: route.failStatus))
+            return
+        }
+        let length = route.sendsContentLength ? route.body.count : nil
+        guard LoopbackSocket.write(fd, Self.head(status: route.status, length: length, headers: route.headers)) else {
+            state.record(.clientClosed(connection: connection))
+            return
+        }
+        state.record(.headersSent(connection: connection))
+        switch route.ending {
+        case .complete:
+            let delivered = LoopbackSocket.write(fd, route.body)
+            state.record(delivered ? .responded(connection: connection, status: route.status)
+                                   : .clientClosed(connection: connection))
+        case .reset(let afterBytes):
+            LoopbackSocket.write(fd, Array(route.body.prefix(afterBytes)))
+            LoopbackSocket.reset(fd)
+            socketOpen = false
+            state.record(.reset(connection: connection))
+        case .stall(let afterBytes):
+            LoopbackSocket.write(fd, Array(route.body.prefix(afterBytes)))
+            state.record(.stalled(connection: connection))
+            // Until the client closes, or the server stops (no safety timeout here: stop() always ends it).
+            awaitClientEnd(fd, connection: connection, timeout: .infinity)
+        }
+    }
+
+    /// Reads the request head and returns its path, or nil if the client closed (or stalled) first.
+    private func readRequestPath(_ fd: Int32, connection: Int) -> String? {
+        var received: [UInt8] = []
+        let end = Array("\r\n\r\n".utf8)
+        while received.count < 64 * 1024 {
+            guard LoopbackSocket.wait(for: fd, wake: [wakeReader], timeout: safetyTimeout) == .readable else {
+                return nil
+            }
+            guard let chunk = LoopbackSocket.read(fd) else {
+                state.record(.clientClosed(connection: connection))
+                return nil
+            }
+            received += chunk
+            if received.count >= end.count, received.indices.dropLast(end.count - 1).contains(where: {
+                received[$0..<($0 + end.count)].elementsEqual(end)
+            }) {
+                let requestLine = String(decoding: received.prefix { $0 != 13 }, as: UTF8.self)
+                let parts = requestLine.split(separator: " ")
+                return parts.count >= 2 ? String(parts[1]) : "/"
+            }
+        }
+        return nil
+    }
+
+    /// Waits until the client closes its end (end of file or reset: recorded), the server stops, or `timeout` passes.
+    private func awaitClientEnd(_ fd: Int32, connection: Int, timeout: Double) {
+        while LoopbackSocket.wait(for: fd, wake: [wakeReader], timeout: timeout) == .readable {
+            if LoopbackSocket.read(fd) == nil {
+                state.record(.clientClosed(connection: connection))
+                return
+            }
+        }
+    }
+
+    private static func head(status: Int, length: Int?, headers: [String: String]) -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nConnection: close\r\n"
+        if let length { text += "Content-Length: \(length)\r\n" }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        return Array((text + "\r\n").utf8)
+    }
+}

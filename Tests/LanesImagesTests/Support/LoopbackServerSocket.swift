@@ -1,0 +1,150 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin POSIX helpers for ``LoopbackServer``: a listening socket on 127.0.0.1, polling with a wake-up descriptor,
+/// reads and writes that never raise SIGPIPE, an abortive close, and joinable threads.
+enum LoopbackSocket {
+    enum Failure: Error, CustomStringConvertible {
+        case call(String, Int32)
+        var description: String {
+            if case .call(let name, let code) = self { return "\(name) failed: \(String(cString: strerror(code)))" }
+            return "socket failure"
+        }
+    }
+
+    /// A TCP socket listening on 127.0.0.1 at a port the kernel picks: (descriptor, port).
+    static func makeListener() throws -> (Int32, Int) {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure.call("socket", errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { close(fd); throw Failure.call("bind", errno) }
+        guard listen(fd, 64) == 0 else { close(fd); throw Failure.call("listen", errno) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { close(fd); throw Failure.call("getsockname", errno) }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A pipe: (read end, write end).
+    static func makePipe() throws -> (Int32, Int32) {
+        var ends: [Int32] = [0, 0]
+        let status = ends.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) }
+        guard status == 0 else { throw Failure.call("pipe", errno) }
+        return (ends[0], ends[1])
+    }
+
+    enum Readiness { case readable, woken, timedOut }
+
+    /// Waits until `fd` is readable (or hung up), any of `wake` is readable, or `timeout` seconds pass.
+    static func wait(for fd: Int32, wake: [Int32], timeout: Double) -> Readiness {
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        fds += wake.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let deadline = Date().addingTimeInterval(timeout.isFinite ? timeout : 0)
+        while true {
+            let remaining = timeout.isFinite ? Int32(max(0, deadline.timeIntervalSinceNow * 1000).rounded(.up)) : -1
+            let count = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), remaining) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return .timedOut }
+            if fds.dropFirst().contains(where: { $0.revents != 0 }) { return .woken }
+            return .readable
+        }
+    }
+
+    /// Reads what is there (at most `limit` bytes): nil at end of file or on error (a reset).
+    static func read(_ fd: Int32, limit: Int = 4096) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: limit)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            return Array(buffer[0..<count])
+        }
+    }
+
+    #if os(Linux)
+    private static let noSignal = Int32(MSG_NOSIGNAL)
+    #else
+    private static let noSignal: Int32 = 0  // Darwin: SO_NOSIGPIPE is set on accepted sockets instead
+    #endif
+
+    /// Writes all of `bytes`; false if the peer went away.
+    @discardableResult
+    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+
+    /// Writes one byte to a pipe (`send` works on sockets only).
+    static func poke(_ fd: Int32) {
+        var byte: UInt8 = 1
+        #if canImport(Glibc)
+        while Glibc.write(fd, &byte, 1) < 0, errno == EINTR {}
+        #else
+        while Darwin.write(fd, &byte, 1) < 0, errno == EINTR {}
+        #endif
+    }
+
+    /// Makes blocking sends on `fd` give up after `seconds` (so a client that stops reading cannot hang a thread).
+    static func limitSends(_ fd: Int32, seconds: Double) {
+        var limit = timeval()
+        limit.tv_sec = .init(seconds.rounded(.down))
+        limit.tv_usec = .init((seconds - seconds.rounded(.down)) * 1_000_000)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Closes with SO_LINGER 0: the peer gets a reset (RST) instead of an orderly end of stream.
+    static func reset(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close(fd)
+    }
+
+    /// Starts a thread running `body`; join it with ``join(_:)``.
+    static func spawn(_ body: @escaping @Sendable () -> Void) throws -> pthread_t {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<Box>.fromOpaque(context).release()
+            throw Failure.call("pthread_create", status)
+        }
+        return thread
+    }
+
+    static func join(_ thread: pthread_t) {
+        pthread_join(thread, nil)
+    }
+}
