@@ -99,25 +99,54 @@ struct ImagesInputs {
 /// Runs a command to completion and times it from launch to exit (the whole process).
 enum ProcessTimer {
     struct Outcome {
+        /// Wall-clock seconds from launch to exit.
         var seconds: Double
+        /// User + system CPU seconds the child used (more than `seconds` when it ran on several cores).
+        var cpuSeconds: Double
         var status: Int32
         var errorOutput: String
     }
 
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    /// Runs a command on one core only, through `taskset -c core`.
+    struct Pin {
+        var taskset: URL
+        var core: Int
+    }
+
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                    pin: Pin? = nil) throws -> Outcome {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let pin {
+            process.executableURL = pin.taskset
+            process.arguments = ["-c", "\(pin.core)", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
+        let cpuBefore = childrenCPUSeconds()
         let start = now()
         try process.run()
         let text = errors.fileHandleForReading.readDataToEndOfFile() // until the child closes it
         process.waitUntilExit()
-        return Outcome(seconds: seconds(since: start), status: process.terminationStatus,
+        let wall = seconds(since: start)
+        return Outcome(seconds: wall, cpuSeconds: childrenCPUSeconds() - cpuBefore, status: process.terminationStatus,
                        errorOutput: String(decoding: text, as: UTF8.self))
+    }
+
+    /// CPU time of every finished child of this process so far (children run one at a time here).
+    static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage) // an enum in Glibc's headers
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// The first executable called `name` on the PATH.

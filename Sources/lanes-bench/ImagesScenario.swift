@@ -5,7 +5,10 @@ import LanesImages
 // `vips` command, Debian's libvips-tools; `scripts/bench-images` installs it). Not part of the
 // default run. Rows:
 //   images-blur    lanes-image blurring the 12 MP PNG with σ = 8 vs `vips gaussblur in out 8`,
-//                  VIPS_CONCURRENCY=1; lanes_s, vips_s, ratio = lanes_s / vips_s (target ≤ 1.5)
+//                  VIPS_CONCURRENCY=1; lanes_s, vips_s, ratio = lanes_s / vips_s (target ≤ 1.5);
+//                  also both pinned to one core (`*_pinned_s`, ratio_pinned), their CPU time
+//                  (`*_cpu_s`, cpu_ratio), vips with a 3σ kernel like Lanes' (vips_3sigma_s) and
+//                  the output sizes
 //   images-decode  one row per file: ImageDecoder vs the bare libpng/libjpeg path (~1.0× expected)
 
 /// Runs the scenario and returns the lines to print (table blocks, or JSON objects with `--json`).
@@ -40,82 +43,109 @@ struct ImagesBlurBench {
         row.notes.append(inputs.note)
         let vips = ProcessTimer.find("vips")
         let lanesImage = Self.lanesImageBinary()
-        var lanesSamples: [Double] = [], vipsSamples: [Double] = [], vipsFullSamples: [Double] = []
+        // `taskset -c CORE` pins a whole process to one core: single-threaded for certain, whatever
+        // helper threads a tool starts (vips keeps a write-behind thread even at VIPS_CONCURRENCY=1).
+        let pin = ProcessTimer.find("taskset").map { ProcessTimer.Pin(taskset: $0, core: Self.pinnedCore) }
+        var runs: [String: [ProcessTimer.Outcome]] = [:]
         var vipsOutputBytes = 0.0
         // Interleaved, so a burst of load from elsewhere hits every contender alike.
         for _ in 0..<repeats {
             if let lanesImage {
-                lanesSamples.append(try runLanesImage(lanesImage, output: output))
+                runs["lanes", default: []].append(try runLanesImage(lanesImage, output: output, pin: nil))
+                if let pin { runs["lanes_pinned", default: []].append(try runLanesImage(lanesImage, output: output, pin: pin)) }
             } else {
-                lanesSamples.append(try runInProcess(output: output))
+                runs["lanes", default: []].append(try runInProcess(output: output))
             }
             if let vips {
-                vipsSamples.append(try runVips(vips, output: output, extra: []))
+                runs["vips", default: []].append(try runVips(vips, output: output, extra: [], pin: nil))
                 vipsOutputBytes = Double(ImagesInputs.fileSize(output.appendingPathComponent("vips.png")))
+                if let pin { runs["vips_pinned", default: []].append(try runVips(vips, output: output, extra: [], pin: pin)) }
                 // vips cuts its kernel where it falls below 0.2 of the peak (radius ≈ 1.8σ); Lanes
                 // uses 3σ. The same 3σ kernel in vips is min-ampl = exp(-4.5) ≈ 0.0111.
-                vipsFullSamples.append(try runVips(vips, output: output, extra: ["--min-ampl", "0.0111"]))
+                runs["vips_3sigma", default: []].append(
+                    try runVips(vips, output: output, extra: ["--min-ampl", "0.0111"], pin: nil))
             }
         }
-        let lanes = median(of: lanesSamples)
+        func wall(_ name: String) -> Double? { runs[name].map { median(of: $0.map(\.seconds)) } }
+        func cpu(_ name: String) -> Double? { runs[name].map { median(of: $0.map(\.cpuSeconds)) } }
+
+        let lanes = wall("lanes")!
         row.time("lanes", lanes)
+        if let pinned = wall("lanes_pinned") { row.time("lanes_pinned", pinned) }
         let lanesOutput = output.appendingPathComponent(lanesImage != nil ? lanesOutputName : "lanes.png")
-        if lanesImage != nil {
-            row.notes.append("lanes: \(lanesImage!.path) process INPUT --blur \(sigma) --format png --concurrency 1 --threads 1")
+        if let lanesImage {
+            row.notes.append("lanes: \(lanesImage.path) process INPUT --blur \(sigma) --format png --concurrency 1 --threads 1")
         } else {
             row.notes.append("lanes: lanes-image was not found next to lanes-bench: timed decode + blur + encode + write in-process instead")
         }
-        guard vips != nil else {
+        guard let vips, let vipsTime = wall("vips") else {
             row.notes.append("vips is not installed (Debian: apt-get install libvips-tools, or run scripts/bench-images): Lanes only")
             return row
         }
-        let vipsTime = median(of: vipsSamples)
         row.time("vips", vipsTime)
-        row.time("vips_3sigma", median(of: vipsFullSamples))
+        if let pinned = wall("vips_pinned") { row.time("vips_pinned", pinned) }
+        row.time("vips_3sigma", wall("vips_3sigma")!)
         row.count("ratio", lanes / vipsTime)
-        row.count("ratio_3sigma", lanes / median(of: vipsFullSamples))
+        if let lanesPinned = wall("lanes_pinned"), let vipsPinned = wall("vips_pinned") {
+            row.count("ratio_pinned", lanesPinned / vipsPinned)
+        }
+        row.count("ratio_3sigma", lanes / wall("vips_3sigma")!)
         row.count("target_ratio", 1.5)
+        if let lanesCPU = cpu("lanes"), lanesCPU.isFinite, let vipsCPU = cpu("vips") {
+            row.count("lanes_cpu_s", lanesCPU)
+            row.count("vips_cpu_s", vipsCPU)
+            row.count("cpu_ratio", lanesCPU / vipsCPU)
+        }
         row.count("lanes_out_mb", Double(ImagesInputs.fileSize(lanesOutput)) / 1e6)
         row.count("vips_out_mb", vipsOutputBytes / 1e6)
         // The last vips run used the 3σ kernel: the two outputs should then nearly agree.
         if let difference = try? Self.meanDifference(lanesOutput, output.appendingPathComponent("vips.png")) {
             row.count("mean_abs_diff_3sigma", difference)
         }
-        row.notes.append("vips: VIPS_CONCURRENCY=1 vips gaussblur INPUT OUT.png \(sigma) (\(Self.vipsVersion(vips!)));"
-            + " vips_3sigma adds --min-ampl 0.0111 (a 3σ kernel like Lanes')")
+        row.notes.append("vips: VIPS_CONCURRENCY=1 vips gaussblur INPUT OUT.png \(sigma) (\(Self.vipsVersion(vips)));"
+            + " vips_3sigma adds --min-ampl 0.0111 (a 3σ kernel like Lanes')"
+            + (pin.map { "; *_pinned: both run under taskset -c \($0.core)" } ?? "; taskset not found: no pinned runs")
+            + "; *_cpu_s: user + system CPU of the process")
         return row
+    }
+
+    /// The core pinned runs use: the last one (`LANES_BENCH_CORE` to choose).
+    static var pinnedCore: Int {
+        ProcessInfo.processInfo.environment["LANES_BENCH_CORE"].flatMap(Int.init)
+            ?? max(0, ProcessInfo.processInfo.activeProcessorCount - 1)
     }
 
     /// `lanes-image` names its output `<input stem>.<format>`.
     private var lanesOutputName: String { inputs.photoPNG.deletingPathExtension().lastPathComponent + ".png" }
 
-    private func runLanesImage(_ binary: URL, output: URL) throws -> Double {
+    private func runLanesImage(_ binary: URL, output: URL, pin: ProcessTimer.Pin?) throws -> ProcessTimer.Outcome {
         let written = output.appendingPathComponent(lanesOutputName)
         try? FileManager.default.removeItem(at: written)
         let run = try ProcessTimer.run(binary, ["process", inputs.photoPNG.path, "--blur", "\(sigma)", "--format", "png",
-                                                "--out", output.path, "--concurrency", "1", "--threads", "1"])
+                                                "--out", output.path, "--concurrency", "1", "--threads", "1"],
+                                       pin: pin)
         guard run.status == 0 else { throw BenchError.failed("lanes-image exited with \(run.status): \(run.errorOutput)") }
         guard FileManager.default.fileExists(atPath: written.path) else {
             throw BenchError.failed("lanes-image exited with 0 but wrote no \(written.path)")
         }
-        return run.seconds
+        return run
     }
 
-    private func runVips(_ vips: URL, output: URL, extra: [String]) throws -> Double {
+    private func runVips(_ vips: URL, output: URL, extra: [String], pin: ProcessTimer.Pin?) throws -> ProcessTimer.Outcome {
         let run = try ProcessTimer.run(vips, ["gaussblur", inputs.photoPNG.path,
                                               output.appendingPathComponent("vips.png").path, "\(sigma)"] + extra,
-                                       environment: ["VIPS_CONCURRENCY": "1"])
+                                       environment: ["VIPS_CONCURRENCY": "1"], pin: pin)
         guard run.status == 0 else { throw BenchError.failed("vips exited with \(run.status): \(run.errorOutput)") }
-        return run.seconds
+        return run
     }
 
     /// Until `lanes-image` is built: the same steps in this process (decode, blur, encode, write).
-    private func runInProcess(output: URL) throws -> Double {
+    private func runInProcess(output: URL) throws -> ProcessTimer.Outcome {
         let start = now()
         let bitmap = try ImageDecoder().decode(Data(contentsOf: inputs.photoPNG))
         let blurred = try GaussianBlur(sigma: Double(sigma)).process(bitmap)
-        try ImageEncoder().encode(blurred, as: .png()).write(to: output.appendingPathComponent("lanes.png"))
-        return seconds(since: start)
+        try ImageEncoder().encode(blurred, as: .png(compressionLevel: 4)).write(to: output.appendingPathComponent("lanes.png"))
+        return ProcessTimer.Outcome(seconds: seconds(since: start), cpuSeconds: .nan, status: 0, errorOutput: "")
     }
 
     /// `lanes-image` beside this executable (the same build folder), or `$LANES_IMAGE`.

@@ -47,7 +47,8 @@ struct LanesFuzz {
         exit(unreadable == 0 ? 0 : 1)
     }
 
-    /// `path` itself when it is a file; every regular file below it when it is a directory.
+    /// `path` itself when it is a file; every regular file below it when it is a directory
+    /// (except hidden files and `.md` notes).
     static func inputFiles(at path: String) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -59,6 +60,8 @@ struct LanesFuzz {
         let entries = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
         var files: [String] = []
         while let url = entries?.nextObject() as? URL {
+            let name = url.lastPathComponent
+            if name.hasPrefix(".") || name.hasSuffix(".md") { continue } // notes, not inputs
             if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
                 files.append(url.path)
             }

@@ -11,16 +11,16 @@ struct JobResult: Sendable {
 }
 
 /// Runs jobs with at most `concurrency` files in flight: load (fetch, decode, process) through
-/// `loader`, then encode and write atomically on `cpu`. Every job ends in a ``JobResult``.
+/// `loader`, then encode and write atomically on `encoders`. Every job ends in a ``JobResult``.
 struct BatchRunner: Sendable {
     let plan: ProcessingPlan
     let loader: any BitmapLoading
-    let cpu: WorkQueue
+    let encoders: WorkQueue
     let concurrency: Int
     let progress: ProgressReporter
 
     func run(_ jobs: [ImageJob]) async -> [JobResult] {
-        let files = WorkQueue("lanes-image.files", maxConcurrency: concurrency)
+        let files = WorkQueue("lanes-image files", maxConcurrency: concurrency)
         progress.begin(total: jobs.count)
         let items = jobs.map { job in
             files.add(label: job.displayName) { _ in await self.runOne(job) }
@@ -47,16 +47,16 @@ struct BatchRunner: Sendable {
             result = JobResult(job: job, detail: "\(job.output.path) (\(bitmap.width)x\(bitmap.height), "
                 + "\(Self.size(bytes)), \(String(format: "%.2f", seconds)) s)", failed: false)
         } catch {
-            result = JobResult(job: job, detail: describe(error), failed: true)
+            result = JobResult(job: job, detail: Self.reason(describe(error), for: job), failed: true)
         }
         progress.finished(job, failed: result.failed, detail: result.detail)
         return result
     }
 
-    /// Encodes on the CPU queue and writes through a temporary file, so a reader never sees half an image.
+    /// Encodes on the encoder queue and writes through a temporary file, so a reader never sees half an image.
     private func encodeAndWrite(_ bitmap: Bitmap, to url: URL, label: String) async throws -> Int {
         let format = plan.encoderFormat
-        return try await cpu.add(label: "encode \(label)") { _ in
+        return try await encoders.add(label: "encode \(label)") { _ in
             let data = try ImageEncoder().encode(bitmap, as: format)
             do {
                 try data.write(to: url, options: .atomic)
@@ -65,6 +65,14 @@ struct BatchRunner: Sendable {
             }
             return data.count
         }.value
+    }
+
+    /// The reason without a leading `<url>: ` (the line already names the input).
+    static func reason(_ text: String, for job: ImageJob) -> String {
+        for prefix in [job.source.absoluteString + ": ", job.source.path + ": "] where text.hasPrefix(prefix) {
+            return String(text.dropFirst(prefix.count))
+        }
+        return text
     }
 
     static func size(_ bytes: Int) -> String {

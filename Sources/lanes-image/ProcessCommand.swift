@@ -108,10 +108,11 @@ struct ProcessCommand: AsyncParsableCommand {
         let recorder = trace.map { TraceRecorder(outputURL: URL(fileURLWithPath: $0)) }
         recorder?.start()
 
-        let cpu = WorkQueue("lanes-image.cpu", maxConcurrency: threads)
-        let loader = DirectLoader(cpu: cpu, maxPixels: maxPixels)
+        let loader = PipelineLoader(concurrency: concurrency, threads: threads, maxPixels: maxPixels)
+        let encoders = WorkQueue("lanes-image encode", maxConcurrency: threads)
         let progress = ProgressReporter()
-        let runner = BatchRunner(plan: plan, loader: loader, cpu: cpu, concurrency: concurrency, progress: progress)
+        let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
+                                 progress: progress)
         let start = Date()
         let results = await runner.run(jobs)
         let seconds = Date().timeIntervalSince(start)

@@ -17,8 +17,13 @@ import FoundationNetworking
 /// handle.cancel()
 /// ```
 ///
-/// Completions run on URLSession's delegate queue (HTTP), on the file queue (files), or on the thread that calls
-/// ``FetchHandle/cancel()`` — never inside ``fetch(_:priority:completion:)``. Keep them short.
+/// Completions run on URLSession's delegate queue (HTTP answers and failures), on the policy clock's thread (timeouts),
+/// on the file queue (files), or on the thread that calls ``FetchHandle/cancel()`` — never inside
+/// ``fetch(_:priority:completion:)``. Keep them short: hand real work to a ``WorkQueue``.
+///
+/// Each HTTP attempt is one `URLSessionDataTask`. ``FetchPolicy/timeout`` is enforced by the fetcher on the policy's
+/// clock (URLSession's own request timeout is set to twice that, as a backstop); cancelling, timing out and
+/// exceeding ``FetchPolicy/maxBytes`` cancel the task, which closes its connection.
 public final class DataFetcher: DataFetching {
     /// The session configuration used when none is given: ephemeral, and no URL cache (the image pipeline has its own
     /// caches, so bodies are not stored twice).
@@ -39,6 +44,10 @@ public final class DataFetcher: DataFetching {
     static let sharedFileQueue = WorkQueue("lanes.fetch.files", maxConcurrency: 4)
 
     /// The policy every fetch follows.
+    ///
+    /// ```swift
+    /// print(fetcher.policy.retry.maxAttempts)
+    /// ```
     public let policy: FetchPolicy
     private let session: SessionOwner
     private let fileQueue: WorkQueue

@@ -19,6 +19,10 @@ import Lanes
 /// ```
 public protocol DataFetching: Sendable {
     /// Starts fetching `url` at `priority` and returns a handle to cancel it or change its priority.
+    ///
+    /// ```swift
+    /// let handle = fetcher.fetch(url, priority: .normal) { result in print(result) }
+    /// ```
     func fetch(
         _ url: URL, priority: WorkPriority,
         completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
@@ -36,10 +40,18 @@ public protocol FetchHandle: Sendable {
     /// Cancels the transfer and closes its connection (or drops a pending retry). If the fetch had not completed yet,
     /// its completion is called with ``FetchError/cancelled`` before `cancel()` returns. Idempotent; a no-op after
     /// the fetch completed.
+    ///
+    /// ```swift
+    /// handle.cancel()   // the completion has now run with .failure(.cancelled), unless it had run already
+    /// ```
     func cancel()
 
     /// Changes the priority live. ``DataFetcher`` applies it to the running `URLSessionTask` (its `priority`,
     /// a hint the platform may ignore), to any later retry, and to the queue position of a file read.
+    ///
+    /// ```swift
+    /// handle.setPriority(.visible)
+    /// ```
     func setPriority(_ priority: WorkPriority)
 }
 

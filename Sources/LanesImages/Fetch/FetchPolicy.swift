@@ -35,6 +35,10 @@ public struct FetchPolicy: Sendable {
         maxAttempts: 3, initialDelay: .milliseconds(250), multiplier: 2, maxDelay: .seconds(10), jitter: 0.2)
 
     /// The default body limit: 256 MiB.
+    ///
+    /// ```swift
+    /// let policy = FetchPolicy(maxBytes: FetchPolicy.defaultMaxBytes / 4)
+    /// ```
     public static let defaultMaxBytes = 256 << 20
 
     /// Creates a policy.

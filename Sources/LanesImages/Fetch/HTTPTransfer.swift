@@ -48,6 +48,9 @@ final class HTTPTransfer: FetchHandle {
         guard state.withLock({ $0.mayLaunch(attempt) }) else { return }
         var request = URLRequest(url: url)
         request.cachePolicy = .reloadIgnoringLocalCacheData
+        // The policy's timer governs; URLSession's own idle timeout only backs it up (it would otherwise cut a longer
+        // policy timeout short at its 60 s default).
+        request.timeoutInterval = max(1, 2 * Double(session.policy.timeout.laneNanoseconds) / 1e9)
         let task = session.session.dataTask(with: request)
         let id = task.taskIdentifier
         session.router.register(self, taskID: id)

@@ -28,6 +28,9 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         case expired(TransferEffects<TaskRef>)
     }
 
+    /// The most reserved up front from a `Content-Length`.
+    static var maxReservation: Int64 { 8 << 20 }
+
     let url: String
     let policy: FetchPolicy
     private(set) var phase: Phase = .idle(next: 1)
@@ -85,7 +88,8 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         if expectedLength > Int64(policy.maxBytes) {
             return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
         }
-        if expectedLength > 0 { body.reserveCapacity(Int(expectedLength)) }
+        // Room for the declared body, up to a bound: a server that only claims a large length gets no large buffer.
+        if expectedLength > 0 { body.reserveCapacity(Int(min(expectedLength, Self.maxReservation))) }
         return TransferEffects()
     }
 

@@ -126,7 +126,7 @@ struct FetchCancelTests {
         let probe = FetchProbe()
         let start = ContinuousClock.now
         _ = harness.fetch("/stall", into: probe)
-        #expect(await probe.error(timeout: 3) == .timedOut(url: harness.server.url("/stall").absoluteString))
+        #expect(await probe.error(timeout: 5) == .timedOut(url: harness.server.url("/stall").absoluteString))
         let elapsed = try #require(probe.times.elements.first) - start
         #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(2), "took \(elapsed)")
     }

@@ -10,10 +10,13 @@ import Testing
 struct FetchStateMachineTests {
     typealias State = TransferState<Int>
 
-    private func makeState(attempts: Int = 3, maxBytes: Int = 100, log: Recorder<Result<Data, FetchError>>) -> State {
-        let policy = FetchPolicy(
-            timeout: .seconds(1), retry: RetryPolicy(maxAttempts: attempts, initialDelay: .milliseconds(10), jitter: 0),
-            maxBytes: maxBytes, clock: VirtualClock())
+    private func makeState(
+        attempts: Int = 3, maxBytes: Int = 100, attemptTimeout: Duration? = nil,
+        log: Recorder<Result<Data, FetchError>>
+    ) -> State {
+        let retry = RetryPolicy(
+            maxAttempts: attempts, initialDelay: .milliseconds(10), jitter: 0, attemptTimeout: attemptTimeout)
+        let policy = FetchPolicy(timeout: .seconds(1), retry: retry, maxBytes: maxBytes, clock: VirtualClock())
         return State(url: "http://host/a", policy: policy, priority: .normal) { log.append($0) }
     }
 
@@ -127,5 +130,22 @@ struct FetchStateMachineTests {
         deliver(effects)
         if case .failure(let error)? = log.elements.first { #expect(error == .timedOut(url: "http://host/a")) }
         #expect(log.elements.count == 1)
+    }
+
+    @Test("retry.attemptTimeout limits a whole attempt even while bytes keep arriving")
+    func attemptTimeout() {
+        let log = Recorder<Result<Data, FetchError>>()
+        var state = makeState(attempts: 1, attemptTimeout: .seconds(2), log: log)
+        let half: UInt64 = 500_000_000
+        _ = state.begin(attempt: 1, taskID: 1, task: 1, now: 0)
+        var now: UInt64 = 0
+        while now < 4 * half {
+            now += half
+            deliver(state.received(taskID: 1, Data([1]), now: now))
+            if case .expired(let effects) = state.timerFired(taskID: 1, now: now) { deliver(effects) }
+        }
+        #expect(state.isFinished)
+        #expect(log.elements.count == 1)
+        if case .failure(let error)? = log.elements.first { #expect(error == .timedOut(url: "http://host/a")) }
     }
 }

@@ -51,7 +51,7 @@ final class LoopbackServer: Sendable {
     func requestCount(_ path: String) -> Int { core.state.locked { $0.hits[path] ?? 0 } }
 
     /// Suspends until `predicate` holds for the recorded events (true), or `timeout` seconds pass (false).
-    func waitUntil(timeout: Double = 2, _ predicate: @escaping @Sendable ([LoopbackEvent]) -> Bool) async -> Bool {
+    func waitUntil(timeout: Double = 5, _ predicate: @escaping @Sendable ([LoopbackEvent]) -> Bool) async -> Bool {
         await core.state.events.waitUntil(timeout: timeout, predicate)
     }
 
