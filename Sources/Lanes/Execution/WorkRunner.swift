@@ -79,11 +79,10 @@ extension WorkQueue {
             }
             WorkEvents.emit(.started, node: node, queue: name, state: .running)
             let context = WorkContext(node: node, queue: self)
-            switch body {
+            switch consume body {
             case .sync(let function):
-                let result: Result<any Sendable, any Error>
-                do { result = .success(try function(context)) } catch { result = .failure(error) }
-                node.complete(result)
+                // The body is consumed by the call, so what it captured is released before the item completes.
+                node.complete(Self.run(consume function, context))
                 finished = node
             case .async(let function):
                 let task = Task(priority: node.effectivePriority.taskPriority) {
@@ -98,6 +97,13 @@ extension WorkQueue {
                 }
             }
         }
+    }
+}
+
+extension WorkQueue {
+    /// Runs a synchronous body. It is passed owned, so it is dropped when this returns, before the item completes.
+    static func run(_ function: consuming any SyncBody, _ context: WorkContext) -> Result<any Sendable, any Error> {
+        do { return .success(try function.run(context)) } catch { return .failure(error) }
     }
 }
 

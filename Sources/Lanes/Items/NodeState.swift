@@ -1,10 +1,29 @@
 import Synchronization
 
-/// The body of a work item, type-erased. Released as soon as the item finishes.
+/// The body of a work item, type-erased. The runner that starts the item takes it out of the node and drops it once
+/// it has run; an item that finishes without running drops it then.
+@usableFromInline
 enum Body: Sendable {
-    case sync(@Sendable (WorkContext) throws -> any Sendable)
+    case sync(any SyncBody)
     case async(@Sendable (WorkContext) async throws -> any Sendable)
     case callback(@Sendable (WorkContext, @escaping @Sendable (Result<any Sendable, any Error>) -> Void) -> Void)
+}
+
+/// A synchronous body that keeps its item's output type. A closure is two words, so this struct fits an
+/// existential's inline buffer: erasing the type costs no allocation (a wrapper closure returning `any Sendable`
+/// would allocate a context per item).
+@usableFromInline
+protocol SyncBody: Sendable {
+    func run(_ context: WorkContext) throws -> any Sendable
+}
+
+@usableFromInline
+struct TypedSyncBody<Output: Sendable>: SyncBody {
+    let body: @Sendable (WorkContext) throws -> Output
+
+    @usableFromInline init(body: @escaping @Sendable (WorkContext) throws -> Output) { self.body = body }
+
+    @usableFromInline func run(_ context: WorkContext) throws -> any Sendable { try body(context) }
 }
 
 /// An edge between a dependent and one of its dependencies, kept on both ends.
@@ -19,14 +38,17 @@ struct Edge: Sendable {
 /// Everything about a node that changes, guarded by the node's mutex. Methods return the effects to run once the lock
 /// is released.
 struct NodeState {
+    /// A plain tag (no payload), so testing it copies nothing; the outcome of a finished node is in `outcome`.
     enum Phase {
         case idle
         case pending
         case running
-        case finished(Outcome)
+        case finished
     }
 
     var phase: Phase = .idle
+    /// Set exactly when `phase` becomes `.finished`.
+    var outcome: Outcome?
     var queue: WorkQueue?
     var body: Body?
     var cancelRequested = false
@@ -62,17 +84,14 @@ struct NodeState {
         return ownPriority
     }
 
-    var isFinished: Bool {
-        if case .finished = phase { return true }
-        return false
-    }
+    var isFinished: Bool { phase == .finished }
 
     var publicState: WorkState {
         switch phase {
         case .idle: .idle
         case .pending: .pending
         case .running: .running
-        case .finished(let outcome): outcome.state
+        case .finished: outcome?.state ?? .cancelled
         }
     }
 
@@ -87,20 +106,26 @@ struct NodeState {
         case .pending: kind = outcome.state == .cancelled ? .cancelled : .finished
         case .idle: kind = .cancelled
         }
-        phase = .finished(outcome)
+        phase = .finished
+        self.outcome = outcome
         node.finishedFlag.store(true, ordering: .releasing)
         body = nil
-        task = nil
-        cancelHandlers = []
-        let success = outcome.isSuccess
-        for edge in dependents {
-            effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
+        if task != nil { task = nil }
+        // Most items have no handlers, edges or waiters: test before touching each collection.
+        if !cancelHandlers.isEmpty { cancelHandlers = [] }
+        if !dependents.isEmpty {
+            let success = outcome.isSuccess
+            for edge in dependents {
+                effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
+            }
+            dependents = []
         }
-        dependents = []
-        for edge in dependencies.values where edge.lent != nil {
-            effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+        if !dependencies.isEmpty {
+            for edge in dependencies.values where edge.lent != nil {
+                effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+            }
+            dependencies = [:]
         }
-        dependencies = [:]
         if !waiters.isEmpty {
             effects.append(.resume(Array(waiters.values), outcome))
             waiters = [:]

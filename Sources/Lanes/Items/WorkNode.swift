@@ -6,7 +6,8 @@ public final class WorkNode: Sendable {
     private static let ids = Atomic<UInt64>(0)
 
     let id: UInt64
-    let label: String
+    /// The label the item was given; items without one are called "item-N", spelled out only when asked for.
+    let givenLabel: String?
     let isBarrier: Bool
     let isSync: Bool
     /// Mirrors `state.cancelRequested` so long loops can poll it without taking the lock.
@@ -23,15 +24,19 @@ public final class WorkNode: Sendable {
     /// Bookkeeping owned by the queue the node is in; only touched while holding that queue's lock.
     let slot = QueueSlot()
 
-    init(label: String?, priority: WorkPriority, barrier: Bool = false, body: Body) {
+    @usableFromInline
+    init(label: String?, priority: WorkPriority, barrier: Bool, body: Body) {
         let id = Self.ids.add(1, ordering: .relaxed).newValue
         self.id = id
-        self.label = label ?? "item-\(id)"
+        self.givenLabel = label
         self.isBarrier = barrier
         if case .sync = body { isSync = true } else { isSync = false }
         effectiveLevel = Atomic(priority.rawValue)
         state = Lock(NodeState(body: body, priority: priority))
     }
+
+    /// The item's label (given, or "item-N").
+    var label: String { givenLabel ?? "item-\(id)" }
 
     // MARK: Observing
 
@@ -96,12 +101,13 @@ public final class WorkNode: Sendable {
 
     // MARK: Running
 
-    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale.
+    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
+    /// to the caller (no copy): the node no longer holds it, and the caller drops it once it has run.
     func start() -> Body? {
         state.withLock { state in
             guard case .pending = state.phase, state.dependencies.isEmpty, !state.cancelRequested else { return nil }
             state.phase = .running
-            return state.body
+            return state.body.take()
         }
     }
 
@@ -181,7 +187,7 @@ public final class WorkNode: Sendable {
     /// Calls `handler` with the outcome when the node finishes, at once if it has.
     func onFinish(_ handler: @escaping @Sendable (Outcome) -> Void) {
         let done = state.withLock { state -> Outcome? in
-            if case .finished(let outcome) = state.phase { return outcome }
+            if let outcome = state.outcome { return outcome }
             state.completions.append(handler)
             return nil
         }
@@ -191,7 +197,7 @@ public final class WorkNode: Sendable {
     /// The value of a node that succeeded (a typed edge's input). Throws if it did not succeed.
     func successValue<Value: Sendable>(as _: Value.Type) throws -> Value {
         let outcome = state.withLock { state -> Outcome? in
-            if case .finished(let outcome) = state.phase { return outcome }
+            if let outcome = state.outcome { return outcome }
             return nil
         }
         guard let outcome else { throw LanesError.dependencyFailed(item: "?", dependency: label) }

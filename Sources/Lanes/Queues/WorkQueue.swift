@@ -232,8 +232,14 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
                 for node in inbox.takeAll() { state.admit(node, ready: true) }
             }
             let result = body(&state)
-            workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
-            limitMirror.store(state.limit, ordering: .relaxed)
+            // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
+            // changes keeps the producers' cache line quiet (a runner that pops an item changes neither).
+            if workersMirror.load(ordering: .relaxed) != state.workers {
+                workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
+            }
+            if limitMirror.load(ordering: .relaxed) != state.limit {
+                limitMirror.store(state.limit, ordering: .relaxed)
+            }
             return result
         }
     }
