@@ -26,6 +26,19 @@ struct TypedSyncBody<Output: Sendable>: SyncBody {
     @usableFromInline func run(_ context: WorkContext) throws -> any Sendable { try body(context) }
 }
 
+/// What a failed dependency decided for an item before it could run (a plain value, cheap to test and copy).
+enum Verdict: Sendable {
+    case cancelled
+    case skipped(dependency: String)
+
+    var outcome: Outcome {
+        switch self {
+        case .cancelled: .cancelled
+        case .skipped(let dependency): .skipped(dependency: dependency)
+        }
+    }
+}
+
 /// An edge between a dependent and one of its dependencies, kept on both ends.
 struct Edge: Sendable {
     let node: WorkNode
@@ -53,16 +66,17 @@ struct NodeState {
     var body: Body?
     var cancelRequested = false
     /// What a failed dependency decided for an item that is not yet enqueued.
-    var verdict: Outcome?
-    var cancelHandlers: [@Sendable () -> Void] = []
-    var completions: [@Sendable (Outcome) -> Void] = []
-    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
-    var abandonedWaiters: Set<UInt64> = []
+    var verdict: Verdict?
+    // Empty collections made with `init()`: an empty literal costs a call per field and node.
+    var cancelHandlers: [@Sendable () -> Void] = .init()
+    var completions: [@Sendable (Outcome) -> Void] = .init()
+    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = .init()
+    var abandonedWaiters: Set<UInt64> = .init()
     var nextWaiter: UInt64 = 0
     /// Unfinished dependencies, by identity.
-    var dependencies: [ObjectIdentifier: Edge] = [:]
+    var dependencies: [ObjectIdentifier: Edge] = .init()
     /// Items waiting on this one.
-    var dependents: [Edge] = []
+    var dependents: [Edge] = .init()
     var ownPriority: WorkPriority
     var lent: [Int]? = nil
     var task: Task<Void, Never>? = nil
@@ -96,25 +110,28 @@ struct NodeState {
     }
 
     /// Moves to `.finished` and collects everything that must be told.
-    mutating func finish(_ outcome: Outcome, node: WorkNode, into effects: inout [Effect]) {
-        var outcome = outcome
-        if timedOut, case .cancelled = outcome { outcome = .failure(LanesError.timedOut(node.label)) }
+    mutating func finish(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
+        if phase == .finished { return }
+        var finalState = outcome.state
+        if timedOut, finalState == .cancelled {
+            outcome = .failure(LanesError.timedOut(node.label))
+            finalState = .failed
+        }
         let kind: WorkEvent.Kind
         switch phase {
         case .finished: return
         case .running: kind = .finished
-        case .pending: kind = outcome.state == .cancelled ? .cancelled : .finished
+        case .pending: kind = finalState == .cancelled ? .cancelled : .finished
         case .idle: kind = .cancelled
         }
         phase = .finished
-        self.outcome = outcome
         node.finishedFlag.store(true, ordering: .releasing)
         body = nil
         if task != nil { task = nil }
         // Most items have no handlers, edges or waiters: test before touching each collection.
         if !cancelHandlers.isEmpty { cancelHandlers = [] }
         if !dependents.isEmpty {
-            let success = outcome.isSuccess
+            let success = finalState == .succeeded
             for edge in dependents {
                 effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
             }
@@ -127,14 +144,15 @@ struct NodeState {
             dependencies = [:]
         }
         if !waiters.isEmpty {
-            effects.append(.resume(Array(waiters.values), outcome))
+            effects.append(.resume(Array(waiters.values), copy outcome))
             waiters = [:]
         }
         if !completions.isEmpty {
-            effects.append(.complete(completions, outcome))
+            effects.append(.complete(completions, copy outcome))
             completions = []
         }
-        if WorkEvents.isObserved { effects.append(.event(kind, node, queue, outcome.state)) }
+        if WorkEvents.isObserved { effects.append(.event(kind, node, queue, finalState)) }
+        self.outcome = consume outcome
     }
 
     /// The effective priority changed from `old`: move the node in its queue and update what it lends.

@@ -25,12 +25,13 @@ public final class WorkNode: Sendable {
     let slot = QueueSlot()
 
     @usableFromInline
-    init(label: String?, priority: WorkPriority, barrier: Bool, body: Body) {
+    init(label: String?, priority: WorkPriority, barrier: Bool, isSync: Bool, body: Body) {
         let id = Self.ids.add(1, ordering: .relaxed).newValue
         self.id = id
         self.givenLabel = label
         self.isBarrier = barrier
-        if case .sync = body { isSync = true } else { isSync = false }
+        // Passed in rather than read from `body`: testing an existential-holding enum copies it.
+        self.isSync = isSync
         effectiveLevel = Atomic(priority.rawValue)
         state = Lock(NodeState(body: body, priority: priority))
     }
@@ -83,7 +84,7 @@ public final class WorkNode: Sendable {
             state.queue = queue
             if WorkEvents.isObserved { effects.append(.event(.added, self, queue, .pending)) }
             if let verdict = state.verdict {
-                state.finish(verdict, node: self, into: &effects)
+                state.finish(verdict.outcome, node: self, into: &effects)
                 return .success(.finished)
             }
             return .success(state.dependencies.isEmpty ? .ready : .waiting)
@@ -122,22 +123,23 @@ public final class WorkNode: Sendable {
 
     /// The body returned (or threw, or called its completion). Returns false if it had already finished.
     @discardableResult
-    func complete(_ result: Result<any Sendable, any Error>) -> Bool {
+    func complete(_ result: consuming Result<any Sendable, any Error>) -> Bool {
         var effects: [Effect] = []
+        // Optional so the critical section can move it into the state rather than copy it.
+        var outcome: Outcome?
+        switch consume result {
+        case .success(let value): outcome = .success(value)
+        case .failure(let error): outcome = .failure(error)
+        }
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
-            let outcome: Outcome
             if state.cancelRequested
                 || state.queue?.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) == true
             {
-                outcome = .cancelled
+                state.finish(.cancelled, node: self, into: &effects)
             } else {
-                switch result {
-                case .success(let value): outcome = .success(value)
-                case .failure(let error): outcome = .failure(error)
-                }
+                state.finish(outcome.take()!, node: self, into: &effects)
             }
-            state.finish(outcome, node: self, into: &effects)
             return true
         }
         Effects.run(effects)
@@ -234,14 +236,14 @@ public final class WorkNode: Sendable {
             switch state.phase {
             case .pending:
                 if let verdict = state.verdict {
-                    state.finish(verdict, node: self, into: &effects)
+                    state.finish(verdict.outcome, node: self, into: &effects)
                     if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
                 } else if state.dependencies.isEmpty, let queue = state.queue {
                     effects.append(.becameReady(self, queue))
                 }
             case .idle:
                 if let verdict = state.verdict, case .cancelled = verdict {
-                    state.finish(verdict, node: self, into: &effects)
+                    state.finish(verdict.outcome, node: self, into: &effects)
                 }
             case .running, .finished:
                 break

@@ -131,7 +131,7 @@ extension WorkQueue {
     public func addBarrier<Output>(
         label: String? = nil, priority: WorkPriority = .normal, _ body: @escaping @Sendable (WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        let node = WorkNode(label: label, priority: priority, barrier: true, body: .sync(TypedSyncBody(body: body)))
+        let node = WorkNode(label: label, priority: priority, barrier: true, isSync: true, body: .sync(TypedSyncBody(body: body)))
         try? enqueue(node: node)
         return WorkItem(node: node)
     }
