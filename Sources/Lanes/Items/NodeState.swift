@@ -39,6 +39,17 @@ enum Verdict: Sendable {
     }
 }
 
+/// The rarely used part of a node's state (see `NodeState.extras`).
+struct NodeExtras {
+    var cancelHandlers: [@Sendable () -> Void] = []
+    var completions: [@Sendable (Outcome) -> Void] = []
+    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
+    var abandonedWaiters: Set<UInt64> = []
+    var nextWaiter: UInt64 = 0
+    var lent: [Int]? = nil
+    var task: Task<Void, Never>? = nil
+}
+
 /// An edge between a dependent and one of its dependencies, kept on both ends.
 struct Edge: Sendable {
     let node: WorkNode
@@ -64,22 +75,68 @@ struct NodeState {
     var outcome: Outcome?
     var queue: WorkQueue?
     var body: Body?
+    /// Whether `body` is still here (testing a plain flag is cheaper than testing an optional existential).
+    var hasBody = true
     var cancelRequested = false
     /// What a failed dependency decided for an item that is not yet enqueued.
     var verdict: Verdict?
-    // Empty collections made with `init()`: an empty literal costs a call per field and node.
-    var cancelHandlers: [@Sendable () -> Void] = .init()
-    var completions: [@Sendable (Outcome) -> Void] = .init()
-    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = .init()
-    var abandonedWaiters: Set<UInt64> = .init()
-    var nextWaiter: UInt64 = 0
+    /// What most items never use, behind one optional: making and destroying a node then touches one tag instead of
+    /// six collections. The properties below read through it and create it on first change.
+    var extras: NodeExtras?
+    var cancelHandlers: [@Sendable () -> Void] {
+        get { extras?.cancelHandlers ?? [] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.cancelHandlers
+        }
+    }
+    var completions: [@Sendable (Outcome) -> Void] {
+        get { extras?.completions ?? [] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.completions
+        }
+    }
+    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] {
+        get { extras?.waiters ?? [:] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.waiters
+        }
+    }
+    var abandonedWaiters: Set<UInt64> {
+        get { extras?.abandonedWaiters ?? [] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.abandonedWaiters
+        }
+    }
+    var nextWaiter: UInt64 {
+        get { extras?.nextWaiter ?? 0 }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.nextWaiter
+        }
+    }
+    var lent: [Int]? {
+        get { extras?.lent }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.lent
+        }
+    }
+    var task: Task<Void, Never>? {
+        get { extras?.task }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.task
+        }
+    }
     /// Unfinished dependencies, by identity.
     var dependencies: [ObjectIdentifier: Edge] = .init()
     /// Items waiting on this one.
     var dependents: [Edge] = .init()
     var ownPriority: WorkPriority
-    var lent: [Int]? = nil
-    var task: Task<Void, Never>? = nil
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
 
@@ -126,10 +183,15 @@ struct NodeState {
         }
         phase = .finished
         node.finishedFlag.store(true, ordering: .releasing)
-        body = nil
-        if task != nil { task = nil }
+        if hasBody {
+            body = nil
+            hasBody = false
+        }
         // Most items have no handlers, edges or waiters: test before touching each collection.
-        if !cancelHandlers.isEmpty { cancelHandlers = [] }
+        if extras != nil {
+            if task != nil { task = nil }
+            if !cancelHandlers.isEmpty { cancelHandlers = [] }
+        }
         if !dependents.isEmpty {
             let success = finalState == .succeeded
             for edge in dependents {
@@ -143,13 +205,15 @@ struct NodeState {
             }
             dependencies = [:]
         }
-        if !waiters.isEmpty {
-            effects.append(.resume(Array(waiters.values), copy outcome))
-            waiters = [:]
-        }
-        if !completions.isEmpty {
-            effects.append(.complete(completions, copy outcome))
-            completions = []
+        if extras != nil {
+            if !waiters.isEmpty {
+                effects.append(.resume(Array(waiters.values), copy outcome))
+                waiters = [:]
+            }
+            if !completions.isEmpty {
+                effects.append(.complete(completions, copy outcome))
+                completions = []
+            }
         }
         if WorkEvents.isObserved { effects.append(.event(kind, node, queue, finalState)) }
         self.outcome = consume outcome

@@ -108,6 +108,7 @@ public final class WorkNode: Sendable {
         state.withLock { state in
             guard case .pending = state.phase, state.dependencies.isEmpty, !state.cancelRequested else { return nil }
             state.phase = .running
+            state.hasBody = false
             return state.body.take()
         }
     }

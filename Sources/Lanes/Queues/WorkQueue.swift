@@ -229,7 +229,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     func locked<Result: Sendable>(_ body: (inout QueueState) -> Result) -> Result {
         state.withLock { state in
             if !inbox.isEmpty {
-                for node in inbox.takeAll() { state.admit(node, ready: true) }
+                inbox.takeAll { state.admit($0, ready: true) }
             }
             let result = body(&state)
             // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
@@ -250,7 +250,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         update { state, action in state.requestRunners(into: &action) }
     }
 
+    @inline(__always)
     func perform(_ action: QueueAction) {
+        // Most critical sections decide nothing: keep that case to three tests.
+        guard action.runners > 0 || !action.idleContinuations.isEmpty || !action.idleSignals.isEmpty else { return }
         for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self)) }
         for continuation in action.idleContinuations { continuation.resume() }
         for semaphore in action.idleSignals { semaphore.signal() }
