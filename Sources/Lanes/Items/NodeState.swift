@@ -46,7 +46,6 @@ struct NodeExtras {
     var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
     var abandonedWaiters: Set<UInt64> = []
     var nextWaiter: UInt64 = 0
-    var lent: [Int]? = nil
     var task: Task<Void, Never>? = nil
 }
 
@@ -118,13 +117,6 @@ struct NodeState {
             yield &extras!.nextWaiter
         }
     }
-    var lent: [Int]? {
-        get { extras?.lent }
-        _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.lent
-        }
-    }
     var task: Task<Void, Never>? {
         get { extras?.task }
         _modify {
@@ -137,6 +129,9 @@ struct NodeState {
     /// Items waiting on this one.
     var dependents: [Edge] = .init()
     var ownPriority: WorkPriority
+    /// How many waiting dependents lend each priority level (nil until one does). Kept out of `extras`: it is read
+    /// on every priority check, and reading it through the optional copied the whole state.
+    var lent: [Int]? = nil
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
 
