@@ -44,11 +44,6 @@ struct ReadyInbox: ~Copyable, Sendable {
         return nodes
     }
 
-    /// Takes everything, oldest first.
-    func takeAll() -> [WorkNode] {
-        Self.nodes(from: detach())
-    }
-
     /// Takes everything and hands each node to `body`, oldest first, without building an array: the chain is
     /// reversed in place through the nodes' `inboxNext` links, then walked.
     func takeAll(_ body: (WorkNode) -> Void) {
