@@ -9,9 +9,13 @@ struct CoreScenarios {
     let quick: Bool
     /// For profiling: skip the other contenders (`LANES_BENCH_ONLY=lanes`).
     var lanesOnly: Bool { ProcessInfo.processInfo.environment["LANES_BENCH_ONLY"] == "lanes" }
+    /// For profiling: overrides a scenario's item count (`LANES_BENCH_N=2000`, e.g. under callgrind).
+    func size(_ standard: Int) -> Int {
+        ProcessInfo.processInfo.environment["LANES_BENCH_N"].flatMap { Int($0) } ?? standard
+    }
 
     func independent() async -> Row {
-        let n = quick ? 20_000 : 200_000
+        let n = size(quick ? 20_000 : 200_000)
         var row = Row(scenario: "independent", n: n)
         let lanes = await median(repeats) {
             let queue = WorkQueue("independent")
@@ -113,7 +117,7 @@ struct CoreScenarios {
     }
 
     func fanout() async -> Row {
-        let n = quick ? 4_000 : 16_000
+        let n = size(quick ? 4_000 : 16_000)
         let foundationN = quick ? 1_000 : 2_000
         var row = Row(scenario: "fanout", n: n)
         let lanes = await median(repeats) {

@@ -49,8 +49,9 @@ extension WorkQueue {
         defer { CurrentLane.queueID = outer }
         while true {
             var action = QueueAction()
+            let done = finished.take()
             let next: WorkNode? = locked { state in
-                if let done = finished {
+                if let done {
                     state.finished(done, ran: true, sync: true)
                     state.collectIdle(into: &action)
                 }
@@ -63,7 +64,6 @@ extension WorkQueue {
                 return node
             }
             perform(action)
-            finished = nil
             guard let node = next else {
                 recheckInbox()
                 return
@@ -78,14 +78,13 @@ extension WorkQueue {
                 continue
             }
             WorkEvents.emit(.started, node: node, queue: name, state: .running)
-            let context = WorkContext(node: node, queue: self)
-            switch body {
+            switch consume body {
             case .sync(let function):
-                let result: Result<any Sendable, any Error>
-                do { result = .success(try function(context)) } catch { result = .failure(error) }
-                node.complete(result)
-                finished = node
+                // The body is consumed by the call, so what it captured is released before the item completes.
+                node.complete(Self.run(consume function, WorkContext(node: node, queue: self)))
+                finished = consume node
             case .async(let function):
+                let context = WorkContext(node: node, queue: self)
                 let task = Task(priority: node.effectivePriority.taskPriority) {
                     let result: Result<any Sendable, any Error>
                     do { result = .success(try await function(context)) } catch { result = .failure(error) }
@@ -93,11 +92,18 @@ extension WorkQueue {
                 }
                 node.setTask(task)
             case .callback(let function):
-                function(context) { result in
+                function(WorkContext(node: node, queue: self)) { result in
                     if node.complete(result) { self.nodeFinished(node, ran: true) }
                 }
             }
         }
+    }
+}
+
+extension WorkQueue {
+    /// Runs a synchronous body. It is passed owned, so it is dropped when this returns, before the item completes.
+    static func run(_ function: consuming any SyncBody, _ context: WorkContext) -> Result<any Sendable, any Error> {
+        do { return .success(try function.run(context)) } catch { return .failure(error) }
     }
 }
 

@@ -1,10 +1,52 @@
 import Synchronization
 
-/// The body of a work item, type-erased. Released as soon as the item finishes.
+/// The body of a work item, type-erased. The runner that starts the item takes it out of the node and drops it once
+/// it has run; an item that finishes without running drops it then.
+@usableFromInline
 enum Body: Sendable {
-    case sync(@Sendable (WorkContext) throws -> any Sendable)
+    case sync(any SyncBody)
     case async(@Sendable (WorkContext) async throws -> any Sendable)
     case callback(@Sendable (WorkContext, @escaping @Sendable (Result<any Sendable, any Error>) -> Void) -> Void)
+}
+
+/// A synchronous body that keeps its item's output type. A closure is two words, so this struct fits an
+/// existential's inline buffer: erasing the type costs no allocation (a wrapper closure returning `any Sendable`
+/// would allocate a context per item).
+@usableFromInline
+protocol SyncBody: Sendable {
+    func run(_ context: WorkContext) throws -> any Sendable
+}
+
+@usableFromInline
+struct TypedSyncBody<Output: Sendable>: SyncBody {
+    let body: @Sendable (WorkContext) throws -> Output
+
+    @usableFromInline init(body: @escaping @Sendable (WorkContext) throws -> Output) { self.body = body }
+
+    @usableFromInline func run(_ context: WorkContext) throws -> any Sendable { try body(context) }
+}
+
+/// What a failed dependency decided for an item before it could run (a plain value, cheap to test and copy).
+enum Verdict: Sendable {
+    case cancelled
+    case skipped(dependency: String)
+
+    var outcome: Outcome {
+        switch self {
+        case .cancelled: .cancelled
+        case .skipped(let dependency): .skipped(dependency: dependency)
+        }
+    }
+}
+
+/// The rarely used part of a node's state (see `NodeState.extras`).
+struct NodeExtras {
+    var cancelHandlers: [@Sendable () -> Void] = []
+    var completions: [@Sendable (Outcome) -> Void] = []
+    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
+    var abandonedWaiters: Set<UInt64> = []
+    var nextWaiter: UInt64 = 0
+    var task: Task<Void, Never>? = nil
 }
 
 /// An edge between a dependent and one of its dependencies, kept on both ends.
@@ -19,31 +61,77 @@ struct Edge: Sendable {
 /// Everything about a node that changes, guarded by the node's mutex. Methods return the effects to run once the lock
 /// is released.
 struct NodeState {
+    /// A plain tag (no payload), so testing it copies nothing; the outcome of a finished node is in `outcome`.
     enum Phase {
         case idle
         case pending
         case running
-        case finished(Outcome)
+        case finished
     }
 
     var phase: Phase = .idle
+    /// Set exactly when `phase` becomes `.finished`.
+    var outcome: Outcome?
     var queue: WorkQueue?
     var body: Body?
+    /// Whether `body` is still here (testing a plain flag is cheaper than testing an optional existential).
+    var hasBody = true
     var cancelRequested = false
     /// What a failed dependency decided for an item that is not yet enqueued.
-    var verdict: Outcome?
-    var cancelHandlers: [@Sendable () -> Void] = []
-    var completions: [@Sendable (Outcome) -> Void] = []
-    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
-    var abandonedWaiters: Set<UInt64> = []
-    var nextWaiter: UInt64 = 0
+    var verdict: Verdict?
+    /// What most items never use, behind one optional: making and destroying a node then touches one tag instead of
+    /// six collections. The properties below read through it and create it on first change.
+    var extras: NodeExtras?
+    var cancelHandlers: [@Sendable () -> Void] {
+        get { extras?.cancelHandlers ?? [] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.cancelHandlers
+        }
+    }
+    var completions: [@Sendable (Outcome) -> Void] {
+        get { extras?.completions ?? [] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.completions
+        }
+    }
+    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] {
+        get { extras?.waiters ?? [:] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.waiters
+        }
+    }
+    var abandonedWaiters: Set<UInt64> {
+        get { extras?.abandonedWaiters ?? [] }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.abandonedWaiters
+        }
+    }
+    var nextWaiter: UInt64 {
+        get { extras?.nextWaiter ?? 0 }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.nextWaiter
+        }
+    }
+    var task: Task<Void, Never>? {
+        get { extras?.task }
+        _modify {
+            if extras == nil { extras = NodeExtras() }
+            yield &extras!.task
+        }
+    }
     /// Unfinished dependencies, by identity.
-    var dependencies: [ObjectIdentifier: Edge] = [:]
+    var dependencies: [ObjectIdentifier: Edge] = .init()
     /// Items waiting on this one.
-    var dependents: [Edge] = []
+    var dependents: [Edge] = .init()
     var ownPriority: WorkPriority
+    /// How many waiting dependents lend each priority level (nil until one does). Kept out of `extras`: it is read
+    /// on every priority check, and reading it through the optional copied the whole state.
     var lent: [Int]? = nil
-    var task: Task<Void, Never>? = nil
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
 
@@ -62,54 +150,68 @@ struct NodeState {
         return ownPriority
     }
 
-    var isFinished: Bool {
-        if case .finished = phase { return true }
-        return false
-    }
+    var isFinished: Bool { phase == .finished }
 
     var publicState: WorkState {
         switch phase {
         case .idle: .idle
         case .pending: .pending
         case .running: .running
-        case .finished(let outcome): outcome.state
+        case .finished: outcome?.state ?? .cancelled
         }
     }
 
     /// Moves to `.finished` and collects everything that must be told.
-    mutating func finish(_ outcome: Outcome, node: WorkNode, into effects: inout [Effect]) {
-        var outcome = outcome
-        if timedOut, case .cancelled = outcome { outcome = .failure(LanesError.timedOut(node.label)) }
+    mutating func finish(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
+        if phase == .finished { return }
+        var finalState = outcome.state
+        if timedOut, finalState == .cancelled {
+            outcome = .failure(LanesError.timedOut(node.label))
+            finalState = .failed
+        }
         let kind: WorkEvent.Kind
         switch phase {
         case .finished: return
         case .running: kind = .finished
-        case .pending: kind = outcome.state == .cancelled ? .cancelled : .finished
+        case .pending: kind = finalState == .cancelled ? .cancelled : .finished
         case .idle: kind = .cancelled
         }
-        phase = .finished(outcome)
+        phase = .finished
         node.finishedFlag.store(true, ordering: .releasing)
-        body = nil
-        task = nil
-        cancelHandlers = []
-        let success = outcome.isSuccess
-        for edge in dependents {
-            effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
+        if hasBody {
+            body = nil
+            hasBody = false
         }
-        dependents = []
-        for edge in dependencies.values where edge.lent != nil {
-            effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+        // Most items have no handlers, edges or waiters: test before touching each collection.
+        if extras != nil {
+            if task != nil { task = nil }
+            if !cancelHandlers.isEmpty { cancelHandlers = [] }
         }
-        dependencies = [:]
-        if !waiters.isEmpty {
-            effects.append(.resume(Array(waiters.values), outcome))
-            waiters = [:]
+        if !dependents.isEmpty {
+            let success = finalState == .succeeded
+            for edge in dependents {
+                effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
+            }
+            dependents = []
         }
-        if !completions.isEmpty {
-            effects.append(.complete(completions, outcome))
-            completions = []
+        if !dependencies.isEmpty {
+            for edge in dependencies.values where edge.lent != nil {
+                effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+            }
+            dependencies = [:]
         }
-        if WorkEvents.isObserved { effects.append(.event(kind, node, queue, outcome.state)) }
+        if extras != nil {
+            if !waiters.isEmpty {
+                effects.append(.resume(Array(waiters.values), copy outcome))
+                waiters = [:]
+            }
+            if !completions.isEmpty {
+                effects.append(.complete(completions, copy outcome))
+                completions = []
+            }
+        }
+        if WorkEvents.isObserved { effects.append(.event(kind, node, queue, finalState)) }
+        self.outcome = consume outcome
     }
 
     /// The effective priority changed from `old`: move the node in its queue and update what it lends.

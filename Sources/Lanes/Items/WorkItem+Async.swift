@@ -40,7 +40,7 @@ extension WorkNode {
     func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Outcome?, Never>) {
         var cancelItem = false
         let immediate = state.withLock { state -> Outcome?? in
-            if case .finished(let outcome) = state.phase { return .some(outcome) }
+            if let outcome = state.outcome { return .some(outcome) }
             if state.abandonedWaiters.remove(id) != nil {
                 // The task was cancelled before it could register: it no longer waits.
                 cancelItem = state.waiters.isEmpty

@@ -10,16 +10,19 @@ import Synchronization
 /// tilt.onCompletion(on: .main) { result in cell.show(result) }
 /// ```
 public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
-    let node: WorkNode
+    @usableFromInline let node: WorkNode
 
-    init(node: WorkNode) { self.node = node }
+    @usableFromInline init(node: WorkNode) { self.node = node }
 
     /// Creates an item with a synchronous body; enqueue it with ``WorkQueue/enqueue(_:)``.
+    // Inlinable so that the caller's module specialises it: the typed body's metadata is then looked up once per
+    // call site instead of per item.
+    @inlinable
     public init(
         label: String? = nil, priority: WorkPriority = .normal,
         _ body: @escaping @Sendable (WorkContext) throws -> Output
     ) {
-        node = WorkNode(label: label, priority: priority, body: .sync { try body($0) })
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: true, body: .sync(TypedSyncBody(body: body)))
     }
 
     /// Creates an item with an `async` body. Cancelling the item cancels the Swift task running it.
@@ -27,7 +30,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         label: String? = nil, priority: WorkPriority = .normal,
         _ body: @escaping @Sendable (WorkContext) async throws -> Output
     ) {
-        node = WorkNode(label: label, priority: priority, body: .async { try await body($0) })
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .async { try await body($0) })
     }
 
     /// Creates an item whose body starts work and finishes later by calling `finish` once (the seeds'
@@ -46,7 +49,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         label: String? = nil, priority: WorkPriority = .normal,
         callback body: @escaping @Sendable (WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
     ) {
-        node = WorkNode(label: label, priority: priority, body: .callback { context, finish in
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .callback { context, finish in
             body(context) { result in finish(result.map { $0 as any Sendable }) }
         })
     }
@@ -58,9 +61,9 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
     ) {
         let source = input.node
-        node = WorkNode(label: label, priority: priority, body: .sync { context in
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: true, body: .sync(TypedSyncBody { context in
             try body(try source.successValue(as: Input.self), context)
-        })
+        }))
         try? node.addDependency(source, policy: policy == .run ? .cancel : policy, typed: true)
     }
 
@@ -70,7 +73,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
     ) {
         let source = input.node
-        node = WorkNode(label: label, priority: priority, body: .async { context in
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .async { context in
             try await body(try source.successValue(as: Input.self), context)
         })
         try? node.addDependency(source, policy: policy == .run ? .cancel : policy, typed: true)

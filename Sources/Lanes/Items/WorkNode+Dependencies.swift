@@ -30,7 +30,7 @@ extension WorkNode {
             guard case .success(let lentLevel?) = recorded else { return recorded.map { _ in () } }
             // 2. Register on the dependency; it may have finished already.
             let finished: Outcome? = dependency.state.withLock { state in
-                if case .finished(let outcome) = state.phase { return outcome }
+                if let outcome = state.outcome { return outcome }
                 state.dependents.append(Edge(node: self, policy: policy, typed: typed, lent: nil))
                 return nil
             }

@@ -6,7 +6,8 @@ public final class WorkNode: Sendable {
     private static let ids = Atomic<UInt64>(0)
 
     let id: UInt64
-    let label: String
+    /// The label the item was given; items without one are called "item-N", spelled out only when asked for.
+    let givenLabel: String?
     let isBarrier: Bool
     let isSync: Bool
     /// Mirrors `state.cancelRequested` so long loops can poll it without taking the lock.
@@ -23,15 +24,20 @@ public final class WorkNode: Sendable {
     /// Bookkeeping owned by the queue the node is in; only touched while holding that queue's lock.
     let slot = QueueSlot()
 
-    init(label: String?, priority: WorkPriority, barrier: Bool = false, body: Body) {
+    @usableFromInline
+    init(label: String?, priority: WorkPriority, barrier: Bool, isSync: Bool, body: Body) {
         let id = Self.ids.add(1, ordering: .relaxed).newValue
         self.id = id
-        self.label = label ?? "item-\(id)"
+        self.givenLabel = label
         self.isBarrier = barrier
-        if case .sync = body { isSync = true } else { isSync = false }
+        // Passed in rather than read from `body`: testing an existential-holding enum copies it.
+        self.isSync = isSync
         effectiveLevel = Atomic(priority.rawValue)
         state = Lock(NodeState(body: body, priority: priority))
     }
+
+    /// The item's label (given, or "item-N").
+    var label: String { givenLabel ?? "item-\(id)" }
 
     // MARK: Observing
 
@@ -78,7 +84,7 @@ public final class WorkNode: Sendable {
             state.queue = queue
             if WorkEvents.isObserved { effects.append(.event(.added, self, queue, .pending)) }
             if let verdict = state.verdict {
-                state.finish(verdict, node: self, into: &effects)
+                state.finish(verdict.outcome, node: self, into: &effects)
                 return .success(.finished)
             }
             return .success(state.dependencies.isEmpty ? .ready : .waiting)
@@ -96,12 +102,14 @@ public final class WorkNode: Sendable {
 
     // MARK: Running
 
-    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale.
+    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
+    /// to the caller (no copy): the node no longer holds it, and the caller drops it once it has run.
     func start() -> Body? {
         state.withLock { state in
             guard case .pending = state.phase, state.dependencies.isEmpty, !state.cancelRequested else { return nil }
             state.phase = .running
-            return state.body
+            state.hasBody = false
+            return state.body.take()
         }
     }
 
@@ -116,22 +124,23 @@ public final class WorkNode: Sendable {
 
     /// The body returned (or threw, or called its completion). Returns false if it had already finished.
     @discardableResult
-    func complete(_ result: Result<any Sendable, any Error>) -> Bool {
+    func complete(_ result: consuming Result<any Sendable, any Error>) -> Bool {
         var effects: [Effect] = []
+        // Optional so the critical section can move it into the state rather than copy it.
+        var outcome: Outcome?
+        switch consume result {
+        case .success(let value): outcome = .success(value)
+        case .failure(let error): outcome = .failure(error)
+        }
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
-            let outcome: Outcome
             if state.cancelRequested
                 || state.queue?.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) == true
             {
-                outcome = .cancelled
+                state.finish(.cancelled, node: self, into: &effects)
             } else {
-                switch result {
-                case .success(let value): outcome = .success(value)
-                case .failure(let error): outcome = .failure(error)
-                }
+                state.finish(outcome.take()!, node: self, into: &effects)
             }
-            state.finish(outcome, node: self, into: &effects)
             return true
         }
         Effects.run(effects)
@@ -181,7 +190,7 @@ public final class WorkNode: Sendable {
     /// Calls `handler` with the outcome when the node finishes, at once if it has.
     func onFinish(_ handler: @escaping @Sendable (Outcome) -> Void) {
         let done = state.withLock { state -> Outcome? in
-            if case .finished(let outcome) = state.phase { return outcome }
+            if let outcome = state.outcome { return outcome }
             state.completions.append(handler)
             return nil
         }
@@ -191,7 +200,7 @@ public final class WorkNode: Sendable {
     /// The value of a node that succeeded (a typed edge's input). Throws if it did not succeed.
     func successValue<Value: Sendable>(as _: Value.Type) throws -> Value {
         let outcome = state.withLock { state -> Outcome? in
-            if case .finished(let outcome) = state.phase { return outcome }
+            if let outcome = state.outcome { return outcome }
             return nil
         }
         guard let outcome else { throw LanesError.dependencyFailed(item: "?", dependency: label) }
@@ -228,14 +237,14 @@ public final class WorkNode: Sendable {
             switch state.phase {
             case .pending:
                 if let verdict = state.verdict {
-                    state.finish(verdict, node: self, into: &effects)
+                    state.finish(verdict.outcome, node: self, into: &effects)
                     if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
                 } else if state.dependencies.isEmpty, let queue = state.queue {
                     effects.append(.becameReady(self, queue))
                 }
             case .idle:
                 if let verdict = state.verdict, case .cancelled = verdict {
-                    state.finish(verdict, node: self, into: &effects)
+                    state.finish(verdict.outcome, node: self, into: &effects)
                 }
             case .running, .finished:
                 break

@@ -44,8 +44,23 @@ struct ReadyInbox: ~Copyable, Sendable {
         return nodes
     }
 
-    /// Takes everything, oldest first.
-    func takeAll() -> [WorkNode] {
-        Self.nodes(from: detach())
+    /// Takes everything and hands each node to `body`, oldest first, without building an array: the chain is
+    /// reversed in place through the nodes' `inboxNext` links, then walked.
+    func takeAll(_ body: (WorkNode) -> Void) {
+        guard var cursor = detach() else { return }
+        var reversed: Unmanaged<WorkNode>? = nil
+        while true {
+            let next = cursor._withUnsafeGuaranteedRef { $0.inboxNext.load(ordering: .relaxed) }
+            cursor._withUnsafeGuaranteedRef { $0.inboxNext.store(reversed, ordering: .relaxed) }
+            reversed = cursor
+            guard let next else { break }
+            cursor = next
+        }
+        while let entry = reversed {
+            let node = entry.takeRetainedValue()
+            reversed = node.inboxNext.load(ordering: .relaxed)
+            node.inboxNext.store(nil, ordering: .relaxed)
+            body(node)
+        }
     }
 }

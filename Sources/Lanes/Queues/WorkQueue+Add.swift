@@ -38,7 +38,8 @@ extension WorkQueue {
         Effects.run(effects)
     }
 
-    private func make<Output>(_ item: WorkItem<Output>, after dependencies: [any WorkDependency], policy: DependencyPolicy)
+    @usableFromInline
+    func make<Output>(_ item: WorkItem<Output>, after dependencies: [any WorkDependency], policy: DependencyPolicy)
         -> WorkItem<Output>
     {
         for dependency in dependencies {
@@ -60,6 +61,7 @@ extension WorkQueue {
     /// let sum = queue.add(label: "sum") { _ in numbers.reduce(0, +) }
     /// ```
     @discardableResult
+    @inlinable  // specialised by the caller, like `WorkItem.init`
     public func add<Output>(
         label: String? = nil, priority: WorkPriority = .normal, after dependencies: [any WorkDependency] = [],
         policy: DependencyPolicy = .run, _ body: @escaping @Sendable (WorkContext) throws -> Output
@@ -129,7 +131,7 @@ extension WorkQueue {
     public func addBarrier<Output>(
         label: String? = nil, priority: WorkPriority = .normal, _ body: @escaping @Sendable (WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        let node = WorkNode(label: label, priority: priority, barrier: true, body: .sync { try body($0) })
+        let node = WorkNode(label: label, priority: priority, barrier: true, isSync: true, body: .sync(TypedSyncBody(body: body)))
         try? enqueue(node: node)
         return WorkItem(node: node)
     }

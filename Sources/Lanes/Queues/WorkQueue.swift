@@ -229,11 +229,17 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     func locked<Result: Sendable>(_ body: (inout QueueState) -> Result) -> Result {
         state.withLock { state in
             if !inbox.isEmpty {
-                for node in inbox.takeAll() { state.admit(node, ready: true) }
+                inbox.takeAll { state.admit($0, ready: true) }
             }
             let result = body(&state)
-            workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
-            limitMirror.store(state.limit, ordering: .relaxed)
+            // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
+            // changes keeps the producers' cache line quiet (a runner that pops an item changes neither).
+            if workersMirror.load(ordering: .relaxed) != state.workers {
+                workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
+            }
+            if limitMirror.load(ordering: .relaxed) != state.limit {
+                limitMirror.store(state.limit, ordering: .relaxed)
+            }
             return result
         }
     }
@@ -244,7 +250,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         update { state, action in state.requestRunners(into: &action) }
     }
 
+    @inline(__always)
     func perform(_ action: QueueAction) {
+        // Most critical sections decide nothing: keep that case to three tests.
+        guard action.runners > 0 || !action.idleContinuations.isEmpty || !action.idleSignals.isEmpty else { return }
         for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self)) }
         for continuation in action.idleContinuations { continuation.resume() }
         for semaphore in action.idleSignals { semaphore.signal() }

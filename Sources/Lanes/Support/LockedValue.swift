@@ -20,10 +20,10 @@ import Synchronization
 package struct Lock<Value: Sendable>: ~Copyable, Sendable {
     #if LANES_PTHREAD_LOCKS
     private let box: PthreadBox<Value>
-    package init(_ value: Value) { box = PthreadBox(value) }
+    package init(_ value: consuming Value) { box = PthreadBox(value) }
     #else
     private let mutex: Mutex<Value>
-    package init(_ value: Value) { mutex = Mutex(value) }
+    package init(_ value: consuming Value) { mutex = Mutex(value) }
     #endif
 
     /// Runs `body` with exclusive access to the value. Never call user code, resume continuations or await inside.
