@@ -63,6 +63,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image"], swiftSettings: strict),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
         .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesTesting"], swiftSettings: strict),
     ],

@@ -29,4 +29,22 @@ int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
                                       uint32_t width, uint32_t height,
                                       char *message, size_t capacity);
 
+/*
+ * A growable output buffer for the encoders. It never longjmps: clanes_buffer_reserve reports
+ * failure by returning 0 and the caller raises its codec's error (png_error, ERREXIT) itself.
+ * It lives in the encoder's context struct, so it stays valid across that longjmp; the caller
+ * frees `bytes` with free() (or hands it out for clanes_free).
+ */
+typedef struct clanes_buffer {
+    uint8_t *bytes;
+    size_t size;     /* bytes written */
+    size_t capacity; /* bytes allocated */
+} clanes_buffer;
+
+/* Makes room for `extra` more bytes after `size` (doubling, 4 KB at least); 1 on success, 0 when out of memory. */
+int clanes_buffer_reserve(clanes_buffer *buffer, size_t extra);
+
+/* Appends `length` bytes; 1 on success, 0 when out of memory (the buffer is left as it was). */
+int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length);
+
 #endif

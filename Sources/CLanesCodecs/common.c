@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void clanes_set_message(char *message, size_t capacity, const char *format, ...) {
     if (message == NULL || capacity == 0) {
@@ -35,6 +36,38 @@ int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
         return CLANES_ERR_TOO_LARGE;
     }
     return CLANES_OK;
+}
+
+int clanes_buffer_reserve(clanes_buffer *buffer, size_t extra) {
+    if (extra <= buffer->capacity - buffer->size) {
+        return 1;
+    }
+    if (extra > SIZE_MAX - buffer->size) {
+        return 0;
+    }
+    size_t wanted = buffer->size + extra;
+    size_t grown = buffer->capacity < 4096 ? 4096 : buffer->capacity;
+    while (grown < wanted) {
+        grown = grown > SIZE_MAX / 2 ? wanted : grown * 2;
+    }
+    uint8_t *bigger = (uint8_t *)realloc(buffer->bytes, grown);
+    if (bigger == NULL) {
+        return 0;
+    }
+    buffer->bytes = bigger;
+    buffer->capacity = grown;
+    return 1;
+}
+
+int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length) {
+    if (!clanes_buffer_reserve(buffer, length)) {
+        return 0;
+    }
+    if (length > 0) {
+        memcpy(buffer->bytes + buffer->size, bytes, length);
+        buffer->size += length;
+    }
+    return 1;
 }
 
 void clanes_free(void *buffer) {

@@ -216,11 +216,43 @@ int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom
 /* ---------- encoding ---------- */
 
 typedef struct jpeg_encode_context {
-    struct jpeg_compress_struct cinfo;
+    struct jpeg_compress_struct cinfo; /* first, so the j_compress_ptr libjpeg passes back casts to the context */
     jpeg_error_context error;
-    unsigned char *buffer;
-    unsigned long size;
+    struct jpeg_destination_mgr destination;
+    clanes_buffer output;
 } jpeg_encode_context;
+
+/* libjpeg writes straight into the shared growable buffer: the free space after `size` is its window. */
+#define CLANES_JPEG_OUTPUT_CHUNK 65536
+
+static void jpeg_offer_space(jpeg_encode_context *ctx) {
+    ctx->destination.next_output_byte = ctx->output.bytes + ctx->output.size;
+    ctx->destination.free_in_buffer = ctx->output.capacity - ctx->output.size;
+}
+
+static void jpeg_destination_init(j_compress_ptr cinfo) {
+    jpeg_encode_context *ctx = (jpeg_encode_context *)cinfo;
+    if (!clanes_buffer_reserve(&ctx->output, CLANES_JPEG_OUTPUT_CHUNK)) {
+        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    }
+    jpeg_offer_space(ctx);
+}
+
+/* Called when the window is full: all of it has been written. */
+static boolean jpeg_destination_empty(j_compress_ptr cinfo) {
+    jpeg_encode_context *ctx = (jpeg_encode_context *)cinfo;
+    ctx->output.size = ctx->output.capacity;
+    if (!clanes_buffer_reserve(&ctx->output, CLANES_JPEG_OUTPUT_CHUNK)) {
+        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    }
+    jpeg_offer_space(ctx);
+    return TRUE;
+}
+
+static void jpeg_destination_term(j_compress_ptr cinfo) {
+    jpeg_encode_context *ctx = (jpeg_encode_context *)cinfo;
+    ctx->output.size = (size_t)(ctx->destination.next_output_byte - ctx->output.bytes);
+}
 
 static int32_t jpeg_encode_run(jpeg_encode_context *ctx, const uint8_t *pixels, size_t bytes_per_row,
                                uint32_t width, uint32_t height, int32_t quality) {
@@ -228,7 +260,10 @@ static int32_t jpeg_encode_run(jpeg_encode_context *ctx, const uint8_t *pixels, 
         return ctx->error.status;
     }
     jpeg_create_compress(&ctx->cinfo);
-    jpeg_mem_dest(&ctx->cinfo, &ctx->buffer, &ctx->size);
+    ctx->destination.init_destination = jpeg_destination_init;
+    ctx->destination.empty_output_buffer = jpeg_destination_empty;
+    ctx->destination.term_destination = jpeg_destination_term;
+    ctx->cinfo.dest = &ctx->destination;
     ctx->cinfo.image_width = width;
     ctx->cinfo.image_height = height;
     ctx->cinfo.input_components = 4;
@@ -272,10 +307,10 @@ int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t
     status = jpeg_encode_run(&ctx, pixels, bytes_per_row, width, height, quality);
     jpeg_destroy_compress(&ctx.cinfo);
     if (status != CLANES_OK) {
-        free(ctx.buffer);
+        free(ctx.output.bytes);
         return status;
     }
-    *out = ctx.buffer;
-    *out_size = (size_t)ctx.size;
+    *out = ctx.output.bytes;
+    *out_size = ctx.output.size;
     return CLANES_OK;
 }

@@ -130,9 +130,7 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
 /* ---------- encoding ---------- */
 
 typedef struct png_encode_context {
-    uint8_t *buffer;
-    size_t size;
-    size_t capacity_bytes;
+    clanes_buffer output;
     int out_of_memory;
     char *message;
     size_t capacity;
@@ -146,31 +144,30 @@ static void png_encode_error(png_structp png, png_const_charp text) {
 
 static void png_write_memory(png_structp png, png_bytep bytes, size_t length) {
     png_encode_context *ctx = (png_encode_context *)png_get_io_ptr(png);
-    if (length > ctx->capacity_bytes - ctx->size) {
-        size_t wanted = ctx->size + length;
-        size_t grown = ctx->capacity_bytes < 4096 ? 4096 : ctx->capacity_bytes;
-        while (grown < wanted) {
-            grown = grown > SIZE_MAX / 2 ? wanted : grown * 2;
-        }
-        uint8_t *bigger = (uint8_t *)realloc(ctx->buffer, grown);
-        if (bigger == NULL) {
-            ctx->out_of_memory = 1;
-            png_error(png, "out of memory");
-        }
-        ctx->buffer = bigger;
-        ctx->capacity_bytes = grown;
+    if (!clanes_buffer_append(&ctx->output, bytes, length)) {
+        ctx->out_of_memory = 1;
+        png_error(png, "out of memory");
     }
-    memcpy(ctx->buffer + ctx->size, bytes, length);
-    ctx->size += length;
 }
 
 static void png_flush_memory(png_structp png) {
     (void)png;
 }
 
+/* The libpng filter mask for CLANES_PNG_FILTER_* flags (never 0: libpng needs at least one). */
+static int png_filter_mask(int32_t filters) {
+    int mask = 0;
+    if (filters & CLANES_PNG_FILTER_NONE) mask |= PNG_FILTER_NONE;
+    if (filters & CLANES_PNG_FILTER_SUB) mask |= PNG_FILTER_SUB;
+    if (filters & CLANES_PNG_FILTER_UP) mask |= PNG_FILTER_UP;
+    if (filters & CLANES_PNG_FILTER_AVG) mask |= PNG_FILTER_AVG;
+    if (filters & CLANES_PNG_FILTER_PAETH) mask |= PNG_FILTER_PAETH;
+    return mask;
+}
+
 static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_infop info,
                               const uint8_t *pixels, size_t bytes_per_row, uint32_t width,
-                              uint32_t height, int32_t level) {
+                              uint32_t height, int32_t level, int32_t filters) {
     if (setjmp(png_jmpbuf(png))) {
         return ctx->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
     }
@@ -186,6 +183,7 @@ static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_info
     }
     png_set_write_fn(png, ctx, png_write_memory, png_flush_memory);
     png_set_compression_level(png, level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, png_filter_mask(filters));
     png_set_IHDR(png, info, width, height, 8,
                  opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -201,7 +199,7 @@ static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_info
 }
 
 int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          int32_t compression_level, uint8_t **out, size_t *out_size,
+                          int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
                           char *message, size_t message_capacity) {
     int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
                                                    message, message_capacity);
@@ -213,13 +211,17 @@ int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t 
                            compression_level);
         return CLANES_ERR_ARGUMENT;
     }
+    if ((filters & CLANES_PNG_FILTER_ALL) == 0 || (filters & ~CLANES_PNG_FILTER_ALL) != 0) {
+        clanes_set_message(message, message_capacity, "bad PNG filter flags 0x%x", (unsigned)filters);
+        return CLANES_ERR_ARGUMENT;
+    }
     if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
         clanes_set_message(message, message_capacity, "PNG cannot hold %ux%u", width, height);
         return CLANES_ERR_TOO_LARGE;
     }
     *out = NULL;
     *out_size = 0;
-    png_encode_context ctx = {NULL, 0, 0, 0, message, message_capacity};
+    png_encode_context ctx = {{NULL, 0, 0}, 0, message, message_capacity};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, png_encode_error,
                                               png_ignore_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -228,13 +230,13 @@ int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t 
         clanes_set_message(message, message_capacity, "out of memory creating the PNG encoder");
         return CLANES_ERR_NO_MEMORY;
     }
-    status = png_encode_run(&ctx, png, info, pixels, bytes_per_row, width, height, compression_level);
+    status = png_encode_run(&ctx, png, info, pixels, bytes_per_row, width, height, compression_level, filters);
     png_destroy_write_struct(&png, &info);
     if (status != CLANES_OK) {
-        free(ctx.buffer);
+        free(ctx.output.bytes);
         return status;
     }
-    *out = ctx.buffer;
-    *out_size = ctx.size;
+    *out = ctx.output.bytes;
+    *out_size = ctx.output.size;
     return CLANES_OK;
 }

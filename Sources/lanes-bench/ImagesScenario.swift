@@ -6,9 +6,14 @@ import LanesImages
 // default run. Rows:
 //   images-blur    lanes-image blurring the 12 MP PNG with σ = 8 vs `vips gaussblur in out 8`,
 //                  VIPS_CONCURRENCY=1; lanes_s, vips_s, ratio = lanes_s / vips_s (target ≤ 1.5);
-//                  also both pinned to one core (`*_pinned_s`, ratio_pinned), their CPU time
-//                  (`*_cpu_s`, cpu_ratio), vips with a 3σ kernel like Lanes' (vips_3sigma_s) and
-//                  the output sizes
+//                  their CPU time (`*_cpu_s`, cpu_ratio), vips with a 3σ kernel like Lanes'
+//                  (vips_3sigma_s) and the output sizes. Both write PNG level 6, no row filter
+//                  (vips pngsave's defaults, lanes-image's too)
+//   images-blur-pinned  the same two commands, each under `taskset -c N` (one core, so vips'
+//                  write-behind thread cannot overlap its blur): lanes_s, vips_s, ratio
+//   images-steps   in-process, σ = 8 on the 12 MP image: the blur of the opaque image (RGB only)
+//                  vs the same with one translucent pixel (all four channels), and PNG encoding
+//                  with vips' settings vs libpng's adaptive filter
 //   images-decode  one row per file: ImageDecoder vs the bare libpng/libjpeg path (~1.0× expected)
 
 /// Runs the scenario and returns the lines to print (table blocks, or JSON objects with `--json`).
@@ -16,7 +21,8 @@ func imagesScenario(repeats: Int, quick: Bool, json: Bool) -> [String] {
     var rows: [Row] = []
     do {
         let inputs = try ImagesInputs.prepare()
-        rows.append(try ImagesBlurBench(inputs: inputs, repeats: repeats).row())
+        rows += try ImagesBlurBench(inputs: inputs, repeats: repeats).rows()
+        rows.append(try ImagesStepsBench(photo: inputs.photoPNG, repeats: repeats).row())
         let files = (quick ? inputs.fixtures.prefix(2) : inputs.fixtures[...]) + [inputs.photoPNG, inputs.photoJPEG]
         rows += try ImagesDecodeBench.rows(files: Array(files), repeats: repeats)
     } catch {
@@ -33,7 +39,8 @@ struct ImagesBlurBench {
     let repeats: Int
     let sigma = 8
 
-    func row() throws -> Row {
+    /// The plain comparison and, when `taskset` exists, the pinned one.
+    func rows() throws -> [Row] {
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("lanes-bench-images-out-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
@@ -71,24 +78,36 @@ struct ImagesBlurBench {
 
         let lanes = wall("lanes")!
         row.time("lanes", lanes)
-        if let pinned = wall("lanes_pinned") { row.time("lanes_pinned", pinned) }
+        var pinnedRow: Row?
+        if let pin, let lanesPinned = wall("lanes_pinned") {
+            var pinned = Row(scenario: "images-blur-pinned", n: row.n)
+            pinned.time("lanes", lanesPinned)
+            if let vipsPinned = wall("vips_pinned") {
+                pinned.time("vips", vipsPinned)
+                pinned.count("ratio", lanesPinned / vipsPinned)
+                pinned.count("target_ratio", 1.5)
+            }
+            if let lanesCPU = cpu("lanes_pinned"), let vipsCPU = cpu("vips_pinned") {
+                pinned.count("lanes_cpu_s", lanesCPU)
+                pinned.count("vips_cpu_s", vipsCPU)
+            }
+            pinned.notes.append("both commands of images-blur under \(pin.taskset.path) -c \(pin.core)")
+            pinnedRow = pinned
+        }
+        var result: [Row] { [row] + (pinnedRow.map { [$0] } ?? []) }
         let lanesOutput = output.appendingPathComponent(lanesImage != nil ? lanesOutputName : "lanes.png")
         if let lanesImage {
-            row.notes.append("lanes: \(lanesImage.path) process INPUT --blur \(sigma) --format png --concurrency 1 --threads 1")
+            row.notes.append("lanes: \(lanesImage.path) process INPUT --blur \(sigma) --format png --concurrency 1 --threads 1 (PNG level 6, filter none by default)")
         } else {
             row.notes.append("lanes: lanes-image was not found next to lanes-bench: timed decode + blur + encode + write in-process instead")
         }
         guard let vips, let vipsTime = wall("vips") else {
             row.notes.append("vips is not installed (Debian: apt-get install libvips-tools, or run scripts/bench-images): Lanes only")
-            return row
+            return result
         }
         row.time("vips", vipsTime)
-        if let pinned = wall("vips_pinned") { row.time("vips_pinned", pinned) }
         row.time("vips_3sigma", wall("vips_3sigma")!)
         row.count("ratio", lanes / vipsTime)
-        if let lanesPinned = wall("lanes_pinned"), let vipsPinned = wall("vips_pinned") {
-            row.count("ratio_pinned", lanesPinned / vipsPinned)
-        }
         row.count("ratio_3sigma", lanes / wall("vips_3sigma")!)
         row.count("target_ratio", 1.5)
         if let lanesCPU = cpu("lanes"), lanesCPU.isFinite, let vipsCPU = cpu("vips") {
@@ -104,9 +123,9 @@ struct ImagesBlurBench {
         }
         row.notes.append("vips: VIPS_CONCURRENCY=1 vips gaussblur INPUT OUT.png \(sigma) (\(Self.vipsVersion(vips)));"
             + " vips_3sigma adds --min-ampl 0.0111 (a 3σ kernel like Lanes')"
-            + (pin.map { "; *_pinned: both run under taskset -c \($0.core)" } ?? "; taskset not found: no pinned runs")
+            + (pin == nil ? "; taskset not found: no pinned runs" : "")
             + "; *_cpu_s: user + system CPU of the process")
-        return row
+        return result
     }
 
     /// The core pinned runs use: the last one (`LANES_BENCH_CORE` to choose).
@@ -144,7 +163,8 @@ struct ImagesBlurBench {
         let start = now()
         let bitmap = try ImageDecoder().decode(Data(contentsOf: inputs.photoPNG))
         let blurred = try GaussianBlur(sigma: Double(sigma)).process(bitmap)
-        try ImageEncoder().encode(blurred, as: .png(compressionLevel: 4)).write(to: output.appendingPathComponent("lanes.png"))
+        try ImageEncoder().encode(blurred, as: .png(compressionLevel: 6, filter: .none))
+            .write(to: output.appendingPathComponent("lanes.png"))
         return ProcessTimer.Outcome(seconds: seconds(since: start), cpuSeconds: .nan, status: 0, errorOutput: "")
     }
 

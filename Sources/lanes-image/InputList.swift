@@ -8,6 +8,9 @@ struct ImageJob: Sendable, Equatable {
     var displayName: String
     /// `<out>/<stem>.<format>`, unique within the run.
     var output: URL
+    /// The name of an existing file in the output folder that `output` was numbered to spare
+    /// (`rocket.png` when writing `rocket-1.png`); nil when the first choice was free.
+    var keptExisting: String? = nil
 }
 
 /// Turns command-line inputs into jobs: expands folders, recognises URLs, names the outputs.
@@ -52,29 +55,38 @@ enum InputList {
         let last = source.deletingPathExtension().lastPathComponent
         let cleaned = String(last.map { $0 == "/" || $0 == "\\" || $0.isNewline || $0 == "\0" ? "_" : $0 })
         let trimmed = cleaned.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty || trimmed == "." || trimmed == ".." || trimmed == "/" {
+        if last == "/" || trimmed.isEmpty || trimmed == "." || trimmed == ".." {
             return source.host.map { $0.replacingOccurrences(of: ".", with: "_") } ?? "image"
         }
         return trimmed
     }
 
-    /// Jobs for `sources` writing into `outputDirectory`: `<stem>.<ext>`, and `<stem>-2.<ext>`,
-    /// `<stem>-3.<ext>`... when the name is taken by an earlier job or is one of the inputs
-    /// (an input is never overwritten; other existing files are).
-    static func jobs(for sources: [(URL, String)], outputDirectory: URL, fileExtension: String) -> [ImageJob] {
-        let inputs = Set(sources.filter { $0.0.isFileURL }.map { $0.0.standardizedFileURL.path })
+    /// Jobs for `sources` writing into `outputDirectory`: `<stem>.<ext>`, or `<stem>-1.<ext>`,
+    /// `<stem>-2.<ext>`... when that name is taken by an earlier job, is one of the inputs (an
+    /// input is never overwritten) or, unless `overwrite`, names a file that already exists.
+    static func jobs(for sources: [(URL, String)], outputDirectory: URL, fileExtension: String,
+                     overwrite: Bool = false, fileManager: FileManager = .default) -> [ImageJob] {
+        // Both spellings of every input: as named and with symbolic links resolved.
+        let inputs = Set(sources.filter { $0.0.isFileURL }.flatMap {
+            [$0.0.standardizedFileURL.path, $0.0.resolvingSymlinksInPath().path]
+        })
         var taken: Set<String> = []
         return sources.map { source, name in
             let stem = stem(of: source)
-            var attempt = 1
+            var keptExisting: String?
+            var attempt = 0
             while true {
-                let file = attempt == 1 ? "\(stem).\(fileExtension)" : "\(stem)-\(attempt).\(fileExtension)"
+                let file = attempt == 0 ? "\(stem).\(fileExtension)" : "\(stem)-\(attempt).\(fileExtension)"
                 let candidate = outputDirectory.appendingPathComponent(file).standardizedFileURL
-                if !taken.contains(candidate.path) && !inputs.contains(candidate.path) {
-                    taken.insert(candidate.path)
-                    return ImageJob(source: source, displayName: name, output: candidate)
-                }
                 attempt += 1
+                if taken.contains(candidate.path) || inputs.contains(candidate.path)
+                    || inputs.contains(candidate.resolvingSymlinksInPath().path) { continue }
+                if !overwrite && fileManager.fileExists(atPath: candidate.path) {
+                    keptExisting = keptExisting ?? file
+                    continue
+                }
+                taken.insert(candidate.path)
+                return ImageJob(source: source, displayName: name, output: candidate, keptExisting: keptExisting)
             }
         }
     }

@@ -11,8 +11,9 @@ struct ProcessCommand: AsyncParsableCommand {
         discussion: """
             INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or an \
             http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
-            tilt-shift, greyscale, encode. Outputs that would collide get -2, -3... suffixes; an input \
-            is never overwritten. Exit status: 0 when every image was written, 1 when any failed.
+            tilt-shift, greyscale, encode. Outputs that would collide get -1, -2... suffixes; an input \
+            is never overwritten, nor is any other existing file unless --overwrite is given. \
+            Exit status: 0 when every image was written, 1 when any failed.
             """
     )
 
@@ -38,8 +39,16 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "JPEG quality, 1...100.")
     var quality: Int = 85
 
-    @Option(help: "PNG compression level, 0...9 (4: fast with small files; 9: smallest, slowest).")
-    var compression: Int = 4
+    @Option(help: "PNG compression level, 0...9 (9: smallest, slowest; 6 like libvips).")
+    var compression: Int = 6
+
+    @Option(name: .customLong("png-filter"),
+            help: ArgumentHelp("PNG row filter: none (fastest, like libvips), sub, up, average, paeth or adaptive (smallest).",
+                               valueName: "filter"))
+    var pngFilter: String = "none"
+
+    @Flag(help: "Replace existing files in the output folder (an input is never replaced).")
+    var overwrite = false
 
     @Option(help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
     var out: String = "."
@@ -86,8 +95,14 @@ struct ProcessCommand: AsyncParsableCommand {
         plan.format = format
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1...100") }
         guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0...9") }
+        guard let filter = ImageEncoder.PNGFilter(rawValue: pngFilter.lowercased()) else {
+            let names = ImageEncoder.PNGFilter.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--png-filter '\(pngFilter)' is not one of \(names)")
+        }
         plan.quality = quality
         plan.compression = compression
+        plan.pngFilter = filter
+        plan.overwrite = overwrite
         return plan
     }
 
@@ -100,7 +115,7 @@ struct ProcessCommand: AsyncParsableCommand {
             throw ValidationError("cannot create the output folder \(out): \(describe(error))")
         }
         let jobs = InputList.jobs(for: InputList.sources(for: inputs), outputDirectory: outputDirectory,
-                                  fileExtension: plan.format.fileExtension)
+                                  fileExtension: plan.format.fileExtension, overwrite: plan.overwrite)
         guard !jobs.isEmpty else {
             FileHandle.standardError.write(Data("lanes-image: no PNG or JPEG files in \(inputs.joined(separator: ", "))\n".utf8))
             throw ExitCode(1)
@@ -118,11 +133,7 @@ struct ProcessCommand: AsyncParsableCommand {
         let seconds = Date().timeIntervalSince(start)
 
         let failures = results.filter(\.failed)
-        var summary = "lanes-image: \(results.count - failures.count) of \(results.count) written to \(outputDirectory.path)"
-            + " in \(String(format: "%.2f", seconds)) s (\(plan))"
-        if !failures.isEmpty {
-            summary += "\n\(failures.count) failed:" + failures.map { "\n  \($0.job.displayName): \($0.detail)" }.joined()
-        }
+        let summary = Self.summary(results, outputDirectory: outputDirectory, seconds: seconds, plan: plan)
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if let recorder {
             do {
@@ -133,5 +144,21 @@ struct ProcessCommand: AsyncParsableCommand {
             }
         }
         if !failures.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The closing report: how many were written, outputs numbered to spare an existing file, failures.
+    static func summary(_ results: [JobResult], outputDirectory: URL, seconds: Double, plan: ProcessingPlan) -> String {
+        let failures = results.filter(\.failed)
+        var summary = "lanes-image: \(results.count - failures.count) of \(results.count) written to \(outputDirectory.path)"
+            + " in \(String(format: "%.2f", seconds)) s (\(plan))"
+        let renamed = results.filter { !$0.failed && $0.job.keptExisting != nil }
+        if !renamed.isEmpty {
+            summary += "\n\(renamed.count) renamed to keep an existing file (--overwrite replaces them):"
+                + renamed.map { "\n  \($0.job.keptExisting!) → \($0.job.output.lastPathComponent)" }.joined()
+        }
+        if !failures.isEmpty {
+            summary += "\n\(failures.count) failed:" + failures.map { "\n  \($0.job.displayName): \($0.detail)" }.joined()
+        }
+        return summary
     }
 }

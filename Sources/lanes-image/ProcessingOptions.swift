@@ -33,8 +33,8 @@ enum OutputFormat: String, CaseIterable {
 
     var fileExtension: String { rawValue }
 
-    func encoderFormat(quality: Int, compression: Int) -> ImageEncoder.Format {
-        self == .png ? .png(compressionLevel: compression) : .jpeg(quality: quality)
+    func encoderFormat(quality: Int, compression: Int, pngFilter: ImageEncoder.PNGFilter) -> ImageEncoder.Format {
+        self == .png ? .png(compressionLevel: compression, filter: pngFilter) : .jpeg(quality: quality)
     }
 }
 
@@ -47,7 +47,12 @@ struct ProcessingPlan: CustomStringConvertible {
     var greyscale = false
     var format = OutputFormat.png
     var quality = 85
-    var compression = 4
+    /// zlib level and row filter of PNG outputs: libvips' `pngsave` defaults (6, no filter), so a
+    /// comparison with `vips` encodes alike.
+    var compression = 6
+    var pngFilter = ImageEncoder.PNGFilter.none
+    /// Replace existing files in the output folder (never an input) instead of numbering the new one.
+    var overwrite = false
 
     var targetSize: TargetSize? { resize?.targetSize }
 
@@ -59,12 +64,12 @@ struct ProcessingPlan: CustomStringConvertible {
         return list
     }
 
-    var encoderFormat: ImageEncoder.Format { format.encoderFormat(quality: quality, compression: compression) }
+    var encoderFormat: ImageEncoder.Format { format.encoderFormat(quality: quality, compression: compression, pngFilter: pngFilter) }
 
     var description: String {
         var steps = ["decode" + (resize.map { " to fit \($0)" } ?? "")]
         steps += processors.map(\.identifier)
-        steps.append(format == .png ? "png(level \(compression))" : "\(format.rawValue)(quality \(quality))")
+        steps.append(format == .png ? "png(level \(compression), filter \(pngFilter.rawValue))" : "\(format.rawValue)(quality \(quality))")
         return steps.joined(separator: " → ")
     }
 }

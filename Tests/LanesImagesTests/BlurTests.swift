@@ -51,6 +51,46 @@ import Testing
         #expect(worst <= 0.51, "largest difference from the reference: \(worst)")
     }
 
+    @Test(arguments: [(37, 23, 2.5), (300, 12, 1.2), (530, 9, 3.0)])
+    func opaqueBlurMatchesReferenceAndStaysOpaque(width: Int, height: Int, sigma: Double) throws {
+        let input = noiseBitmap(width: width, height: height, opaque: true)
+        let output = try GaussianBlur(sigma: sigma).process(input)
+        let reference = Self.referenceBlur(input, sigma: sigma)
+        var worst = 0.0
+        for i in reference.indices {
+            worst = max(worst, abs(Double(output.pixels[i]) - reference[i]))
+        }
+        #expect(worst <= 0.51, "largest difference from the reference: \(worst)")
+        #expect(output.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 255 })
+    }
+
+    /// An opaque image skips its alpha channel; one translucent pixel puts the same image through
+    /// the four-channel path. Channels are independent, so red, green and blue must agree exactly.
+    @Test func opaqueShortcutGivesTheSameColoursAsTheFullPath() throws {
+        for (width, height, sigma) in [(300, 40, 3.0), (7, 5, 1.0), (513, 3, 8.0)] {
+            let opaque = noiseBitmap(width: width, height: height, seed: 0xC0FFEE, opaque: true)
+            var translucent = opaque
+            translucent[width - 1, height - 1] = RGBA(red: opaque[width - 1, height - 1].red,
+                                                      green: opaque[width - 1, height - 1].green,
+                                                      blue: opaque[width - 1, height - 1].blue, alpha: 0)
+            let fast = try GaussianBlur(sigma: sigma).process(opaque)
+            let full = try GaussianBlur(sigma: sigma).process(translucent)
+            var mismatches = 0
+            for i in fast.pixels.indices where i % 4 != 3 && fast.pixels[i] != full.pixels[i] { mismatches += 1 }
+            #expect(mismatches == 0, "\(width)x\(height) σ \(sigma)")
+            #expect(full[width - 1, height - 1].alpha < 255)   // the translucent one really was blurred as RGBA
+            #expect(full[0, 0].alpha == 255)                    // further than 3σ from it
+            #expect(fast.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 255 })
+        }
+    }
+
+    @Test func tiltShiftOfAnOpaqueImageStaysOpaque() throws {
+        let input = noiseBitmap(width: 64, height: 100, opaque: true)
+        let output = try TiltShift(focusCenter: 0.5, focusHeight: 0.2, transition: 0.2, sigma: 3).process(input)
+        #expect(output.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 255 })
+        #expect(try output[5, 3] == GaussianBlur(sigma: 3).process(input)[5, 3])
+    }
+
     @Test func constantImageStaysConstant() throws {
         let colour = RGBA(red: 13, green: 200, blue: 255, alpha: 77)
         let input = Bitmap(width: 300, height: 31, filledWith: colour)

@@ -15,7 +15,7 @@ import Testing
         #expect(throws: ImageError.tooLarge(width: 100_000, height: 100_000, limit: 100_000_000)) {
             try decoder.decode(header)
         }
-        #expect(clock.now - start < .seconds(1)) // 40 GB were neither allocated nor touched
+        #expect(clock.now - start < .seconds(5)) // 40 GB were neither allocated nor touched
         // Probing the same header works and reports the claimed size.
         #expect(try decoder.probe(header).width == 100_000)
     }

@@ -75,4 +75,45 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: ImageEncoder.PNGFilter.allCases)
+    func everyPNGFilterRoundTripsLosslessly(filter: ImageEncoder.PNGFilter) throws {
+        let photo = try decoder.decode(Fixture.data("chelsea.png"))
+        let translucent = noiseBitmap(width: 45, height: 17, opaque: false)
+        for level in [0, 1, 6, 9] {
+            #expect(try decoder.decode(encoder.encode(photo, as: .png(compressionLevel: level, filter: filter))) == photo,
+                    "level \(level)")
+            #expect(try decoder.decode(encoder.encode(translucent, as: .png(compressionLevel: level, filter: filter)))
+                    == translucent, "level \(level)")
+        }
+    }
+
+    @Test func pngFilterChangesTheBytes() throws {
+        // Smooth ramps: raw rows barely repeat, predicted ones are nearly constant.
+        var photo = Bitmap(width: 200, height: 120)
+        for y in 0..<120 {
+            for x in 0..<200 {
+                photo[x, y] = RGBA(red: UInt8(x), green: UInt8(y * 2), blue: UInt8((x + 3 * y) % 256))
+            }
+        }
+        var sizes: [ImageEncoder.PNGFilter: Int] = [:]
+        for filter in ImageEncoder.PNGFilter.allCases {
+            sizes[filter] = try encoder.encode(photo, as: .png(compressionLevel: 6, filter: filter)).count
+        }
+        // libpng's per-row choice beats no filter on smooth content.
+        #expect(sizes[.adaptive]! < sizes[.none]!)
+        #expect(Set(sizes.values).count > 1)
+        // The default is adaptive, as before the option existed.
+        #expect(try encoder.encode(photo, as: .png()) == encoder.encode(photo, as: .png(compressionLevel: 6, filter: .adaptive)))
+        #expect(ImageEncoder.PNGFilter(rawValue: "paeth") == .paeth)
+    }
+
+    @Test func largeJPEGGrowsTheOutputBuffer() throws {
+        let noise = noiseBitmap(width: 400, height: 300)
+        let jpeg = try encoder.encode(noise, as: .jpeg(quality: 100))
+        #expect(jpeg.count > 2 * 65_536) // several windows of the growable buffer
+        #expect(jpeg.prefix(2) == Data([0xFF, 0xD8]) && jpeg.suffix(2) == Data([0xFF, 0xD9]))
+        let decoded = try decoder.decode(jpeg)
+        #expect(decoded.width == 400 && decoded.height == 300)
+    }
 }

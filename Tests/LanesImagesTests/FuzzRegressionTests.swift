@@ -89,7 +89,7 @@ import Testing
             }
         }
         // Four refusals of a 40 GB image: a generous bound, far below what allocating would take.
-        #expect(clock.now - start < .seconds(1))
+        #expect(clock.now - start < .seconds(5))  // nothing allocated or touched (a loaded machine may pause us)
     }
 
     @Test func jpegFrameClaiming65000Squared() throws {

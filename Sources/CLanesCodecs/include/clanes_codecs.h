@@ -77,12 +77,21 @@ int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom
 /* The size of one dimension after DCT scaling by 1/scale_denom (rounds up, as libjpeg does). */
 uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
 
+/* PNG row filters the encoder may use (OR them; with more than one, libpng picks per row). */
+#define CLANES_PNG_FILTER_NONE 0x01
+#define CLANES_PNG_FILTER_SUB 0x02
+#define CLANES_PNG_FILTER_UP 0x04
+#define CLANES_PNG_FILTER_AVG 0x08
+#define CLANES_PNG_FILTER_PAETH 0x10
+#define CLANES_PNG_FILTER_ALL 0x1F
+
 /*
- * Encodes RGBA8 to PNG (written as RGB when every alpha is 255). compression_level is 0...9.
+ * Encodes RGBA8 to PNG (written as RGB when every alpha is 255). compression_level is zlib's
+ * 0...9; filters is a non-empty set of CLANES_PNG_FILTER_* flags.
  * On success *out receives a buffer of *out_size bytes that the caller frees with clanes_free.
  */
 int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          int32_t compression_level, uint8_t **out, size_t *out_size,
+                          int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
                           char *message, size_t message_capacity);
 
 /*

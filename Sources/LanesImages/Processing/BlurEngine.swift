@@ -1,15 +1,20 @@
 /// The separable Gaussian blur behind ``GaussianBlur`` and ``TiltShift``.
 ///
 /// The image is processed in vertical strips of at most `stripWidth` pixels so the working set
-/// stays in L2. Within a strip, each source row is converted to Float once, convolved
-/// horizontally (4 RGBA pixels = 16 floats per SIMD step, mirrored taps added before one
-/// multiply by their shared weight) into a ring of `2r + 1` rows; each output row is then the
-/// vertical convolution of the ring, rounded to bytes. Edges are clamped; there is one rounding
-/// and no full-size intermediate image.
+/// stays in L2. Within a strip, each source row is converted to Float once (`channels` floats a
+/// pixel: 4 for RGBA, 3 for RGB when the image is opaque and alpha need not be blurred), convolved
+/// horizontally into a ring of `2r + 1` rows; each output row is then the vertical convolution
+/// of the ring, rounded to bytes. Both passes treat a row as one flat run of floats: a tap `k`
+/// pixels away is `k * channels` floats away, so 4 floats of any channels go per SIMD step and
+/// mirrored taps are added before one multiply by their shared weight. Edges are clamped; there
+/// is one rounding and no full-size intermediate image. Every channel value is computed by the
+/// same sequence of operations whatever `channels` is, so RGB results do not depend on it.
 struct BlurEngine {
     let kernel: GaussianKernel
     let width: Int
     let height: Int
+    /// Floats per pixel: 4 (RGBA) or 3 (RGB; alpha is written as 255).
+    let channels: Int
 
     /// Output rows between two cancellation checks.
     static let bandHeight = 16
@@ -19,6 +24,33 @@ struct BlurEngine {
     /// 2^23: adding it to a Float in [0, 2^22) leaves the rounded integer in the low mantissa bits.
     private static let magic: Float = 8_388_608
 
+    private typealias V = SIMD4<Float>
+
+    /// An engine for a `width` x `height` RGBA8 image; `opaque` (every alpha 255) skips the alpha channel.
+    init(kernel: GaussianKernel, width: Int, height: Int, opaque: Bool) {
+        self.kernel = kernel
+        self.width = width
+        self.height = height
+        channels = opaque ? 3 : 4
+    }
+
+    /// Whether every alpha byte of `count` RGBA8 pixels is 255 (stops at the first row that is not).
+    static func isOpaque(_ pixels: UnsafePointer<UInt8>, count: Int) -> Bool {
+        let raw = UnsafeRawPointer(pixels)
+        let alpha = UInt32(0xFF).bigEndian == 0xFF ? UInt32(0xFF) : UInt32(0xFF00_0000) // byte 3 of each word
+        var start = 0
+        while start < count {
+            let end = min(start + 4096, count)
+            var all = alpha
+            for i in start..<end {
+                all &= raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+            }
+            if all & alpha != alpha { return false }
+            start = end
+        }
+        return true
+    }
+
     /// Blurs rows `rows` of `source` (a `width` x `height` RGBA8 image) into the same rows of
     /// `destination` (same layout). Other destination rows are not touched.
     func blur(source: UnsafePointer<UInt8>, destination: UnsafeMutablePointer<UInt8>,
@@ -27,10 +59,12 @@ struct BlurEngine {
         let radius = kernel.radius
         let ringSize = 2 * radius + 1
         let strip = min(width, Self.stripWidth)
-        let pixelBytes = MemoryLayout<SIMD4<Float>>.size
-        let padded = UnsafeMutableRawPointer.allocate(byteCount: (strip + 2 * radius) * pixelBytes, alignment: 64)
+        let pixelBytes = channels * MemoryLayout<Float>.size
+        let rowBytes = (strip * pixelBytes + 63) & ~63
+        // One extra SIMD4 of slack: 3-channel pixels are loaded and stored 4 floats at a time.
+        let padded = UnsafeMutableRawPointer.allocate(byteCount: (strip + 2 * radius) * pixelBytes + 16, alignment: 64)
         defer { padded.deallocate() }
-        let ring = UnsafeMutableRawPointer.allocate(byteCount: ringSize * strip * pixelBytes, alignment: 64)
+        let ring = UnsafeMutableRawPointer.allocate(byteCount: ringSize * rowBytes, alignment: 64)
         defer { ring.deallocate() }
         let taps = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: ringSize)
         defer { taps.deallocate() }
@@ -40,8 +74,9 @@ struct BlurEngine {
             var x0 = 0
             while x0 < width {
                 let stripCount = min(strip, width - x0)
+                let floats = stripCount * channels
                 func slot(_ row: Int) -> UnsafeMutableRawPointer {
-                    ring + (row % ringSize) * strip * pixelBytes
+                    ring + (row % ringSize) * rowBytes
                 }
                 // Source rows before `nextRow` are already blurred horizontally into the ring.
                 var nextRow = max(rows.lowerBound - radius, 0)
@@ -53,63 +88,72 @@ struct BlurEngine {
                     while nextRow <= needed {
                         loadPadded(row: source + nextRow * width * 4, x0: x0, count: stripCount,
                                    radius: radius, into: padded)
-                        horizontal(padded: UnsafeRawPointer(padded), count: stripCount, weights: weights,
-                                   radius: radius, into: slot(nextRow))
+                        Self.horizontal(padded: UnsafeRawPointer(padded), floats: floats, stride: channels,
+                                        weights: weights, radius: radius, into: slot(nextRow))
                         nextRow += 1
                     }
                     for k in -radius...radius {
                         taps[k + radius] = UnsafeRawPointer(slot(min(max(y + k, 0), height - 1)))
                     }
-                    vertical(taps: taps + radius, count: stripCount, weights: weights, radius: radius,
-                             scratch: padded, into: destination + (y * width + x0) * 4)
+                    Self.vertical(taps: taps + radius, floats: floats, weights: weights, radius: radius,
+                                  into: padded)
+                    let out = destination + (y * width + x0) * 4
+                    if channels == 4 {
+                        Self.packRGBA(UnsafeRawPointer(padded), count: stripCount, into: out)
+                    } else {
+                        Self.packRGB(UnsafeRawPointer(padded), count: stripCount, into: out)
+                    }
                 }
                 x0 += stripCount
             }
         }
     }
 
-    /// Converts pixels `x0 - r ..< x0 + count + r` of one row (clamped) to Float RGBA.
+    /// Converts pixels `x0 - r ..< x0 + count + r` of one row (clamped) to `channels` floats each.
     @inline(__always)
     private func loadPadded(row: UnsafePointer<UInt8>, x0: Int, count: Int, radius: Int,
                             into padded: UnsafeMutableRawPointer) {
+        let step = channels * 4
         for i in 0..<(count + 2 * radius) {
             let p = row + min(max(x0 - radius + i, 0), width - 1) * 4
-            let value = SIMD4<Float>(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
-            padded.storeBytes(of: value, toByteOffset: i * 16, as: SIMD4<Float>.self)
+            let value = V(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
+            // With 3 channels the 4th lane spills into the next pixel, which overwrites it (or the slack).
+            padded.storeBytes(of: value, toByteOffset: i * step, as: V.self)
         }
     }
 
-    /// `out[x] = Σ_k w[|k|] * padded[x + r + k]` for `count` pixels.
+    /// `out[i] = Σ_k w[|k|] * padded[i + (r + k) * stride]` for `floats` floats.
     @inline(__always)
-    private func horizontal(padded: UnsafeRawPointer, count: Int, weights: UnsafePointer<Float>,
-                            radius: Int, into out: UnsafeMutableRawPointer) {
-        typealias V = SIMD4<Float>
+    private static func horizontal(padded: UnsafeRawPointer, floats: Int, stride: Int, weights: UnsafePointer<Float>,
+                                   radius: Int, into out: UnsafeMutableRawPointer) {
         let w0 = weights[0]
-        var x = 0
-        // Eight pixels per step: eight independent accumulators keep both FP ports busy.
-        while x + 8 <= count {
-            let c = padded + (x + radius) * 16
-            var a0 = c.load(as: V.self) * w0
-            var a1 = c.load(fromByteOffset: 16, as: V.self) * w0
-            var a2 = c.load(fromByteOffset: 32, as: V.self) * w0
-            var a3 = c.load(fromByteOffset: 48, as: V.self) * w0
-            var a4 = c.load(fromByteOffset: 64, as: V.self) * w0
-            var a5 = c.load(fromByteOffset: 80, as: V.self) * w0
-            var a6 = c.load(fromByteOffset: 96, as: V.self) * w0
-            var a7 = c.load(fromByteOffset: 112, as: V.self) * w0
+        let tapBytes = stride * 4
+        let centre = padded + radius * tapBytes
+        var i = 0
+        // 32 floats per step: eight independent accumulators keep both FP ports busy.
+        while i + 32 <= floats {
+            let c = centre + i * 4
+            var a0 = c.loadUnaligned(as: V.self) * w0
+            var a1 = c.loadUnaligned(fromByteOffset: 16, as: V.self) * w0
+            var a2 = c.loadUnaligned(fromByteOffset: 32, as: V.self) * w0
+            var a3 = c.loadUnaligned(fromByteOffset: 48, as: V.self) * w0
+            var a4 = c.loadUnaligned(fromByteOffset: 64, as: V.self) * w0
+            var a5 = c.loadUnaligned(fromByteOffset: 80, as: V.self) * w0
+            var a6 = c.loadUnaligned(fromByteOffset: 96, as: V.self) * w0
+            var a7 = c.loadUnaligned(fromByteOffset: 112, as: V.self) * w0
             for k in 1...radius {
                 let wk = V(repeating: weights[k])
-                let l = c - k * 16, r = c + k * 16
-                a0 += (l.load(as: V.self) + r.load(as: V.self)) * wk
-                a1 += (l.load(fromByteOffset: 16, as: V.self) + r.load(fromByteOffset: 16, as: V.self)) * wk
-                a2 += (l.load(fromByteOffset: 32, as: V.self) + r.load(fromByteOffset: 32, as: V.self)) * wk
-                a3 += (l.load(fromByteOffset: 48, as: V.self) + r.load(fromByteOffset: 48, as: V.self)) * wk
-                a4 += (l.load(fromByteOffset: 64, as: V.self) + r.load(fromByteOffset: 64, as: V.self)) * wk
-                a5 += (l.load(fromByteOffset: 80, as: V.self) + r.load(fromByteOffset: 80, as: V.self)) * wk
-                a6 += (l.load(fromByteOffset: 96, as: V.self) + r.load(fromByteOffset: 96, as: V.self)) * wk
-                a7 += (l.load(fromByteOffset: 112, as: V.self) + r.load(fromByteOffset: 112, as: V.self)) * wk
+                let l = c - k * tapBytes, r = c + k * tapBytes
+                a0 += (l.loadUnaligned(as: V.self) + r.loadUnaligned(as: V.self)) * wk
+                a1 += (l.loadUnaligned(fromByteOffset: 16, as: V.self) + r.loadUnaligned(fromByteOffset: 16, as: V.self)) * wk
+                a2 += (l.loadUnaligned(fromByteOffset: 32, as: V.self) + r.loadUnaligned(fromByteOffset: 32, as: V.self)) * wk
+                a3 += (l.loadUnaligned(fromByteOffset: 48, as: V.self) + r.loadUnaligned(fromByteOffset: 48, as: V.self)) * wk
+                a4 += (l.loadUnaligned(fromByteOffset: 64, as: V.self) + r.loadUnaligned(fromByteOffset: 64, as: V.self)) * wk
+                a5 += (l.loadUnaligned(fromByteOffset: 80, as: V.self) + r.loadUnaligned(fromByteOffset: 80, as: V.self)) * wk
+                a6 += (l.loadUnaligned(fromByteOffset: 96, as: V.self) + r.loadUnaligned(fromByteOffset: 96, as: V.self)) * wk
+                a7 += (l.loadUnaligned(fromByteOffset: 112, as: V.self) + r.loadUnaligned(fromByteOffset: 112, as: V.self)) * wk
             }
-            let o = out + x * 16
+            let o = out + i * 4
             o.storeBytes(of: a0, as: V.self)
             o.storeBytes(of: a1, toByteOffset: 16, as: V.self)
             o.storeBytes(of: a2, toByteOffset: 32, as: V.self)
@@ -118,29 +162,38 @@ struct BlurEngine {
             o.storeBytes(of: a5, toByteOffset: 80, as: V.self)
             o.storeBytes(of: a6, toByteOffset: 96, as: V.self)
             o.storeBytes(of: a7, toByteOffset: 112, as: V.self)
-            x += 8
+            i += 32
         }
-        while x < count {
-            let c = padded + (x + radius) * 16
-            var sum = c.load(as: V.self) * w0
+        while i + 4 <= floats {
+            let c = centre + i * 4
+            var sum = c.loadUnaligned(as: V.self) * w0
             for k in 1...radius {
-                sum += (c.load(fromByteOffset: -k * 16, as: V.self) + c.load(fromByteOffset: k * 16, as: V.self))
-                    * weights[k]
+                sum += (c.loadUnaligned(fromByteOffset: -k * tapBytes, as: V.self)
+                    + c.loadUnaligned(fromByteOffset: k * tapBytes, as: V.self)) * weights[k]
             }
-            out.storeBytes(of: sum, toByteOffset: x * 16, as: V.self)
-            x += 1
+            out.storeBytes(of: sum, toByteOffset: i * 4, as: V.self)
+            i += 4
+        }
+        while i < floats {
+            let c = centre + i * 4
+            var sum = c.load(as: Float.self) * w0
+            for k in 1...radius {
+                sum += (c.load(fromByteOffset: -k * tapBytes, as: Float.self)
+                    + c.load(fromByteOffset: k * tapBytes, as: Float.self)) * weights[k]
+            }
+            out.storeBytes(of: sum, toByteOffset: i * 4, as: Float.self)
+            i += 1
         }
     }
 
-    /// `out[x] = round(Σ_k w[|k|] * taps[k][x])` as bytes, for `count` pixels.
+    /// `out[i] = Σ_k w[|k|] * taps[k][i]` for `floats` floats (not yet rounded).
     @inline(__always)
-    private func vertical(taps: UnsafeMutablePointer<UnsafeRawPointer>, count: Int, weights: UnsafePointer<Float>,
-                          radius: Int, scratch: UnsafeMutableRawPointer, into out: UnsafeMutablePointer<UInt8>) {
-        typealias V = SIMD4<Float>
+    private static func vertical(taps: UnsafeMutablePointer<UnsafeRawPointer>, floats: Int, weights: UnsafePointer<Float>,
+                                 radius: Int, into out: UnsafeMutableRawPointer) {
         let w0 = weights[0]
-        var x = 0
-        while x + 8 <= count {
-            let offset = x * 16
+        var i = 0
+        while i + 32 <= floats {
+            let offset = i * 4
             let c = taps[0] + offset
             var a0 = c.load(as: V.self) * w0
             var a1 = c.load(fromByteOffset: 16, as: V.self) * w0
@@ -162,7 +215,7 @@ struct BlurEngine {
                 a6 += (u.load(fromByteOffset: 96, as: V.self) + d.load(fromByteOffset: 96, as: V.self)) * wk
                 a7 += (u.load(fromByteOffset: 112, as: V.self) + d.load(fromByteOffset: 112, as: V.self)) * wk
             }
-            let o = scratch + offset
+            let o = out + offset
             o.storeBytes(of: a0, as: V.self)
             o.storeBytes(of: a1, toByteOffset: 16, as: V.self)
             o.storeBytes(of: a2, toByteOffset: 32, as: V.self)
@@ -171,38 +224,51 @@ struct BlurEngine {
             o.storeBytes(of: a5, toByteOffset: 80, as: V.self)
             o.storeBytes(of: a6, toByteOffset: 96, as: V.self)
             o.storeBytes(of: a7, toByteOffset: 112, as: V.self)
-            x += 8
+            i += 32
         }
-        while x < count {
-            let offset = x * 16
+        while i + 4 <= floats {
+            let offset = i * 4
             var sum = taps[0].load(fromByteOffset: offset, as: V.self) * w0
             for k in 1...radius {
                 sum += (taps[-k].load(fromByteOffset: offset, as: V.self)
                     + taps[k].load(fromByteOffset: offset, as: V.self)) * weights[k]
             }
-            scratch.storeBytes(of: sum, toByteOffset: offset, as: V.self)
-            x += 1
+            out.storeBytes(of: sum, toByteOffset: offset, as: V.self)
+            i += 4
         }
-        Self.pack(UnsafeRawPointer(scratch), count: count, into: out)
+        while i < floats {
+            let offset = i * 4
+            var sum = taps[0].load(fromByteOffset: offset, as: Float.self) * w0
+            for k in 1...radius {
+                sum += (taps[-k].load(fromByteOffset: offset, as: Float.self)
+                    + taps[k].load(fromByteOffset: offset, as: Float.self)) * weights[k]
+            }
+            out.storeBytes(of: sum, toByteOffset: offset, as: Float.self)
+            i += 1
+        }
     }
 
     /// Rounds `count` Float RGBA pixels (each channel in 0...255) to bytes. Kept out of line so
-    /// the optimiser does not interleave lane extraction with the accumulation loop above.
+    /// the optimiser does not interleave lane extraction with the accumulation loops.
     @inline(never)
-    private static func pack(_ floats: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<UInt8>) {
+    private static func packRGBA(_ floats: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<UInt8>) {
         let output = UnsafeMutableRawPointer(out)
         for x in 0..<count {
-            output.storeBytes(of: packed(floats.load(fromByteOffset: x * 16, as: SIMD4<Float>.self)),
-                              toByteOffset: x * 4, as: UInt32.self)
+            let bits = unsafeBitCast(floats.load(fromByteOffset: x * 16, as: V.self) + magic, to: SIMD4<UInt32>.self)
+            let word = (bits[0] & 0xFF) | (bits[1] & 0xFF) << 8 | (bits[2] & 0xFF) << 16 | (bits[3] & 0xFF) << 24
+            output.storeBytes(of: word.littleEndian, toByteOffset: x * 4, as: UInt32.self) // byte 0 = red on any host
         }
     }
 
-    /// Rounds one RGBA pixel (floats in 0...255) to its 4 bytes, as stored in memory. The
-    /// weights are positive and sum to 1, so sums stay within [0, 255 + ε] and round into 0...255.
-    @inline(__always)
-    private static func packed(_ value: SIMD4<Float>) -> UInt32 {
-        let bits = unsafeBitCast(value + Self.magic, to: SIMD4<UInt32>.self)
-        let word = (bits[0] & 0xFF) | (bits[1] & 0xFF) << 8 | (bits[2] & 0xFF) << 16 | (bits[3] & 0xFF) << 24
-        return word.littleEndian // byte 0 = red on any host
+    /// Rounds `count` Float RGB pixels to RGBA bytes with alpha 255 (reads one float past the last pixel).
+    @inline(never)
+    private static func packRGB(_ floats: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<UInt8>) {
+        let output = UnsafeMutableRawPointer(out)
+        for x in 0..<count {
+            let bits = unsafeBitCast(floats.loadUnaligned(fromByteOffset: x * 12, as: V.self) + magic,
+                                     to: SIMD4<UInt32>.self)
+            let word = (bits[0] & 0xFF) | (bits[1] & 0xFF) << 8 | (bits[2] & 0xFF) << 16 | 0xFF00_0000
+            output.storeBytes(of: word.littleEndian, toByteOffset: x * 4, as: UInt32.self)
+        }
     }
 }

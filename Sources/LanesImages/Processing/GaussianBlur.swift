@@ -2,7 +2,7 @@
 ///
 /// Separable and single-threaded; the kernel is truncated at 3σ and normalised, so a constant
 /// image stays constant. All four channels are blurred independently (straight alpha, like
-/// libvips' `gaussblur`); the work runs in cache-sized strips with SIMD inner loops and no
+/// libvips' `gaussblur`; a fully opaque image skips its alpha, which stays 255); the work runs in cache-sized strips with SIMD inner loops and no
 /// full-size intermediate image (about 0.6 s for σ = 8 on 12 megapixels, one core).
 ///
 /// ```swift
@@ -31,9 +31,11 @@ public struct GaussianBlur: ImageProcessor {
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
         if isCancelled() { throw ImageError.cancelled }
         guard sigma > 0 else { return bitmap }
-        let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: bitmap.width, height: bitmap.height)
         return try bitmap.withUnsafePixels { source in
-            try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
+            // An opaque image stays opaque: its alpha channel need not be blurred (a quarter of the work).
+            let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: bitmap.width, height: bitmap.height,
+                                    opaque: BlurEngine.isOpaque(source.baseAddress!, count: bitmap.pixelCount))
+            return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
                 try engine.blur(source: source.baseAddress!, destination: destination.baseAddress!,
                                 rows: 0..<bitmap.height, isCancelled: isCancelled)
             }

@@ -66,9 +66,10 @@ public struct TiltShift: ImageProcessor {
             while y < height && weights[y] > 0 { y += 1 }
             runs.append(start..<y)
         }
-        let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: width, height: height)
         return try bitmap.withUnsafePixels { source in
-            try Bitmap(width: width, height: height) { destination in
+            let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: width, height: height,
+                                    opaque: BlurEngine.isOpaque(source.baseAddress!, count: bitmap.pixelCount))
+            return try Bitmap(width: width, height: height) { destination in
                 let src = source.baseAddress!, dst = destination.baseAddress!
                 for run in runs {
                     try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled)

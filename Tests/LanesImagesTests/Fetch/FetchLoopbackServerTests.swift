@@ -38,7 +38,7 @@ struct FetchLoopbackServerTests {
         })
         let start = ContinuousClock.now
         harness.stop()
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(10))  // "did not wait for the safety timeout"
         harness.stop()  // idempotent
         for probe in [stalled, held] {
             let error = await probe.error()
