@@ -81,9 +81,13 @@ struct FetchHarness {
 }
 
 /// A policy for loopback tests: a virtual clock, no jitter, and the given attempts and delays.
+///
+/// The timeout defaults to an hour of virtual time: it only fires when a test advances the clock, and URLSession's
+/// real-time backstop (twice the policy's timeout) must never fire in a test that runs slowly — under
+/// ThreadSanitizer on a loaded machine a single test can take minutes.
 func testPolicy(
     clock: VirtualClock = VirtualClock(), attempts: Int = 3, initialDelay: Duration = .milliseconds(100),
-    timeout: Duration = .seconds(30), maxBytes: Int = FetchPolicy.defaultMaxBytes
+    timeout: Duration = .seconds(3600), maxBytes: Int = FetchPolicy.defaultMaxBytes
 ) -> FetchPolicy {
     FetchPolicy(
         timeout: timeout,

@@ -38,6 +38,7 @@ struct PipelineHTTPTests {
         server.route("/flaky.jpg", LoopbackRoute(body: try Fixture.bytes("rocket.jpg"), failFirst: 2))
         // Backoff of 1 ms on the real clock: the retries themselves are what this test is about.
         let pipeline = pipeline(FetchPolicy(
+            timeout: .seconds(3600),
             retry: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(1), multiplier: 1, jitter: 0),
             clock: SystemLaneClock()))
         let image = try await pipeline.image(for: ImageRequest(url: server.url("/flaky.jpg"),
