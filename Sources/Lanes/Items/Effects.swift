@@ -8,9 +8,10 @@ enum Effects {
         var index = 0
         // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
         // 16,000 dependents releases them all in one critical section.
-        var ready: [ObjectIdentifier: (queue: WorkQueue, nodes: [WorkNode])] = [:]
+        // A cascade touches few queues: a short list found by identity beats hashing each node's queue.
+        var ready: [(queue: WorkQueue, nodes: [WorkNode])] = []
         defer {
-            for (_, batch) in ready { batch.queue.nodesBecameReady(batch.nodes) }
+            for batch in ready { batch.queue.nodesBecameReady(batch.nodes) }
         }
         while index < list.count {
             let effect = list[index]
@@ -19,7 +20,11 @@ enum Effects {
             case .dependencyFinished(let dependent, let dependency, let success):
                 dependent.dependencyFinished(dependency, success: success, into: &list)
             case .becameReady(let node, let queue):
-                ready[ObjectIdentifier(queue), default: (queue, [])].nodes.append(node)
+                if let at = ready.firstIndex(where: { $0.queue === queue }) {
+                    ready[at].nodes.append(node)
+                } else {
+                    ready.append((queue, [node]))
+                }
             case .finishedUnrun(let node, let queue):
                 queue.nodeFinished(node, ran: false)
             case .runHandlers(let handlers):

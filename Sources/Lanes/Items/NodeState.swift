@@ -125,7 +125,7 @@ struct NodeState {
         }
     }
     /// Unfinished dependencies, by identity.
-    var dependencies: [ObjectIdentifier: Edge] = .init()
+    var dependencies = DependencyEdges()
     /// Items waiting on this one.
     var dependents: [Edge] = .init()
     var ownPriority: WorkPriority
@@ -195,10 +195,10 @@ struct NodeState {
             dependents = []
         }
         if !dependencies.isEmpty {
-            for edge in dependencies.values where edge.lent != nil {
-                effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+            dependencies.forEach { edge in
+                if edge.lent != nil { effects.append(.lend(node: edge.node, from: edge.lent, to: nil)) }
             }
-            dependencies = [:]
+            dependencies.removeAll()
         }
         if extras != nil {
             if !waiters.isEmpty {
@@ -221,10 +221,11 @@ struct NodeState {
         if case .pending = phase, let queue, dependencies.isEmpty {
             effects.append(.reprioritize(node, queue))
         }
-        for key in dependencies.keys {
-            let previous = dependencies[key]!.lent
-            dependencies[key]!.lent = new
-            effects.append(.lend(node: dependencies[key]!.node, from: previous, to: new))
+        if dependencies.isEmpty { return }
+        dependencies.modifyEach { edge in
+            let previous = edge.lent
+            edge.lent = new
+            effects.append(.lend(node: edge.node, from: previous, to: new))
         }
     }
 }

@@ -18,13 +18,12 @@ extension WorkNode {
                 case .finished where state.queue == nil: return .success(nil)  // cancelled before enqueue
                 default: return .failure(.alreadyEnqueued(label))
                 }
-                let key = ObjectIdentifier(dependency)
-                if state.dependencies[key] != nil { return .success(nil) }
+                if state.dependencies.contains(dependency) { return .success(nil) }
                 if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents) {
                     return .failure(.cycle(path))
                 }
                 let level = state.effectivePriority
-                state.dependencies[key] = Edge(node: dependency, policy: policy, typed: typed, lent: level)
+                state.dependencies.insert(Edge(node: dependency, policy: policy, typed: typed, lent: level))
                 return .success(level)
             }
             guard case .success(let lentLevel?) = recorded else { return recorded.map { _ in () } }
@@ -51,10 +50,9 @@ extension WorkNode {
         let result: Result<Void, LanesError> = dependencyGraphLock.withLock { changes in
             changes &+= 1
             let removed: Result<Edge?, LanesError> = state.withLock { state in
-                let key = ObjectIdentifier(dependency)
-                guard let edge = state.dependencies[key] else { return .success(nil) }
+                guard let edge = state.dependencies.edge(to: dependency) else { return .success(nil) }
                 if edge.typed { return .failure(.typedDependency(dependency.label)) }
-                state.dependencies[key] = nil
+                _ = state.dependencies.remove(dependency)
                 if state.dependencies.isEmpty, case .pending = state.phase, state.verdict == nil, let queue = state.queue {
                     effects.append(.becameReady(self, queue))
                 }

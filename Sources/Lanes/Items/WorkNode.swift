@@ -222,7 +222,7 @@ public final class WorkNode: Sendable {
 
     func dependencyFinished(_ dependency: WorkNode, success: Bool, into effects: inout [Effect]) {
         state.withLock { state in
-            guard let edge = state.dependencies.removeValue(forKey: ObjectIdentifier(dependency)) else { return }
+            guard let edge = state.dependencies.remove(dependency) else { return }
             if !success {
                 switch edge.policy {
                 case .run: break
@@ -299,4 +299,6 @@ struct QueueSlot: ~Copyable, Sendable {
     let member = Atomic<Bool>(false)
     /// The node's index in the queue's running list, or -1.
     let runningIndex = Atomic<Int>(-1)
+    /// The node's index in the queue's waiting list, or -1.
+    let waitingIndex = Atomic<Int>(-1)
 }

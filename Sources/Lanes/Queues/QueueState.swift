@@ -41,11 +41,11 @@ struct QueueState {
     /// Runners requested or attached.
     var workers = 0
     /// Admitted items not yet finished (waiting, ready, held or running). Ready items are found through the
-    /// buckets, waiting ones through `waiting`, running ones through `runningNodes`: no per-item hashing on the
+    /// buckets, waiting ones through `waitingNodes`, running ones through `runningNodes`: no per-item hashing on the
     /// ready path.
     var unfinished = 0
-    /// Admitted items still waiting for dependencies.
-    var waiting: [ObjectIdentifier: WorkNode] = [:]
+    /// Admitted items still waiting for dependencies; each knows its index (`slot.waitingIndex`) for O(1) removal.
+    var waitingNodes: [WorkNode] = []
     /// Items running now; each knows its index (`slot.runningIndex`) for O(1) removal.
     var runningNodes: [WorkNode] = []
     var idleContinuations: [CheckedContinuation<Void, Never>] = []
@@ -81,13 +81,14 @@ struct QueueState {
         if ready || node.isReadyToRun {
             becameReady(node)
         } else {
-            waiting[ObjectIdentifier(node)] = node
+            node.slot.waitingIndex.store(waitingNodes.count, ordering: .relaxed)
+            waitingNodes.append(node)
         }
     }
 
     mutating func becameReady(_ node: WorkNode) {
         guard node.slot.member.load(ordering: .relaxed), node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
-        if !waiting.isEmpty { waiting.removeValue(forKey: ObjectIdentifier(node)) }
+        if !waitingNodes.isEmpty { unwait(node) }
         let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
         if node.isBarrier {
             segments[index].barrierReady = true
@@ -95,6 +96,17 @@ struct QueueState {
             push(node)
         } else {
             segments[index].held.append(Entry(node: node, generation: node.slot.generation.load(ordering: .relaxed)))
+        }
+    }
+
+    /// Removes the node from the waiting list, if it is there.
+    private mutating func unwait(_ node: WorkNode) {
+        let index = node.slot.waitingIndex.exchange(-1, ordering: .relaxed)
+        guard index >= 0, index < waitingNodes.count, waitingNodes[index] === node else { return }
+        let last = waitingNodes.removeLast()
+        if index < waitingNodes.count {
+            waitingNodes[index] = last
+            last.slot.waitingIndex.store(index, ordering: .relaxed)
         }
     }
 
@@ -140,7 +152,7 @@ struct QueueState {
     mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
         if ran { unrun(node, sync: sync) }
         guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
-        if !waiting.isEmpty { waiting.removeValue(forKey: ObjectIdentifier(node)) }
+        if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: ran)
     }
 
@@ -192,7 +204,9 @@ struct QueueState {
         let detached = buckets
         buckets = [Deque<Entry>](repeating: [], count: WorkPriority.count)
         live = 0
-        var nodes = Array(waiting.values) + runningNodes
+        var nodes = waitingNodes + runningNodes
+        for node in waitingNodes { node.slot.waitingIndex.store(-1, ordering: .relaxed) }
+        waitingNodes = []
         for index in segments.indices {
             nodes += segments[index].held.map(\.node)
             segments[index].held = []

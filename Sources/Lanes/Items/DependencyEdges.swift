@@ -1,0 +1,80 @@
+/// A node's unfinished dependencies. Most items wait on one or two, so the first two edges are stored inline and
+/// found by identity (no hashing, no allocation); further edges go to a dictionary, so a node with thousands of
+/// dependencies still adds and removes each in O(1).
+struct DependencyEdges {
+    private var first: Edge?
+    private var second: Edge?
+    /// Edges beyond the first two; nil when there are none.
+    private var more: [ObjectIdentifier: Edge]?
+
+    init() {}
+
+    var isEmpty: Bool { first == nil && second == nil && more == nil }
+
+    /// Whether an edge to `node` is recorded.
+    func contains(_ node: WorkNode) -> Bool {
+        if let first, first.node === node { return true }
+        if let second, second.node === node { return true }
+        return more?[ObjectIdentifier(node)] != nil
+    }
+
+    /// The edge to `node`, if any.
+    func edge(to node: WorkNode) -> Edge? {
+        if let first, first.node === node { return first }
+        if let second, second.node === node { return second }
+        return more?[ObjectIdentifier(node)]
+    }
+
+    /// Records an edge; the caller has checked that none to the same node exists.
+    mutating func insert(_ edge: Edge) {
+        if first == nil {
+            first = edge
+        } else if second == nil {
+            second = edge
+        } else {
+            more = more ?? [:]
+            more![ObjectIdentifier(edge.node)] = edge
+        }
+    }
+
+    /// Removes and returns the edge to `node`, if any.
+    mutating func remove(_ node: WorkNode) -> Edge? {
+        if let edge = first, edge.node === node {
+            first = nil
+            return edge
+        }
+        if let edge = second, edge.node === node {
+            second = nil
+            return edge
+        }
+        guard more != nil, let edge = more!.removeValue(forKey: ObjectIdentifier(node)) else { return nil }
+        if more!.isEmpty { more = nil }
+        return edge
+    }
+
+    /// Calls `body` with every edge.
+    func forEach(_ body: (Edge) -> Void) {
+        if let first { body(first) }
+        if let second { body(second) }
+        if let more { for edge in more.values { body(edge) } }
+    }
+
+    /// Calls `body` with every edge, in place.
+    mutating func modifyEach(_ body: (inout Edge) -> Void) {
+        if first != nil { body(&first!) }
+        if second != nil { body(&second!) }
+        if more != nil {
+            var index = more!.values.startIndex
+            while index != more!.values.endIndex {
+                body(&more!.values[index])
+                more!.values.formIndex(after: &index)
+            }
+        }
+    }
+
+    mutating func removeAll() {
+        first = nil
+        second = nil
+        more = nil
+    }
+}
