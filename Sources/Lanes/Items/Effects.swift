@@ -2,9 +2,9 @@
 /// (a dependent finishing because its dependency was cancelled, and so on) are appended to the same work list, so
 /// a chain of any length is handled without recursion.
 enum Effects {
-    static func run(_ initial: [Effect]) {
+    static func run(_ initial: consuming [Effect]) {
         guard !initial.isEmpty else { return }
-        var list = initial
+        var list = consume initial
         var index = 0
         // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
         // 16,000 dependents releases them all in one critical section.
@@ -14,9 +14,13 @@ enum Effects {
             for batch in ready { batch.queue.nodesBecameReady(batch.nodes) }
         }
         while index < list.count {
-            let effect = list[index]
+            // Moved out (a payload-free placeholder takes its place): copying it would retain every reference it holds.
+            var effect = Effect.taken
+            swap(&effect, &list[index])
             index += 1
-            switch effect {
+            switch consume effect {
+            case .taken:
+                break
             case .dependencyFinished(let dependent, let dependency, let success):
                 dependent.dependencyFinished(dependency, success: success, into: &list)
             case .becameReady(let node, let queue):

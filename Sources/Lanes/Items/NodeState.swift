@@ -140,14 +140,19 @@ struct NodeState {
         self.ownPriority = priority
     }
 
-    var effectivePriority: WorkPriority {
-        guard let lent else { return ownPriority }
+    var effectivePriority: WorkPriority { Self.effective(own: ownPriority, lent: lent) }
+
+    /// The highest of `own` and the levels lent. Static over the two fields: as a computed property read through
+    /// `inout` access, the compiler copied the whole state to evaluate it.
+    @inline(__always)
+    static func effective(own: WorkPriority, lent: [Int]?) -> WorkPriority {
+        guard let lent else { return own }
         var level = WorkPriority.count - 1
-        while level > ownPriority.rawValue {
+        while level > own.rawValue {
             if lent[level] > 0 { return WorkPriority(rawValue: level)! }
             level -= 1
         }
-        return ownPriority
+        return own
     }
 
     var isFinished: Bool { phase == .finished }
@@ -215,8 +220,9 @@ struct NodeState {
     }
 
     /// The effective priority changed from `old`: move the node in its queue and update what it lends.
-    mutating func priorityChanged(from old: WorkPriority, node: WorkNode, into effects: inout [Effect]) {
-        let new = effectivePriority
+    mutating func priorityChanged(
+        from old: WorkPriority, to new: WorkPriority, node: WorkNode, into effects: inout [Effect]
+    ) {
         guard new != old else { return }
         if case .pending = phase, let queue, dependencies.isEmpty {
             effects.append(.reprioritize(node, queue))
@@ -242,4 +248,6 @@ enum Effect: Sendable {
     case lend(node: WorkNode, from: WorkPriority?, to: WorkPriority?)
     case reprioritize(WorkNode, WorkQueue)
     case event(WorkEvent.Kind, WorkNode, WorkQueue?, WorkState)
+    /// The runner moved this effect out of its list.
+    case taken
 }

@@ -22,7 +22,7 @@ extension WorkNode {
                 if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents) {
                     return .failure(.cycle(path))
                 }
-                let level = state.effectivePriority
+                let level = NodeState.effective(own: state.ownPriority, lent: state.lent)
                 state.dependencies.insert(Edge(node: dependency, policy: policy, typed: typed, lent: level))
                 return .success(level)
             }
@@ -40,7 +40,7 @@ extension WorkNode {
             }
             return .success(())
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
         try result.get()
     }
 
@@ -67,7 +67,7 @@ extension WorkNode {
             if edge.lent != nil { effects.append(.lend(node: dependency, from: edge.lent, to: nil)) }
             return .success(())
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
         try result.get()
     }
 

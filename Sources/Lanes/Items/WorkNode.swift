@@ -143,7 +143,7 @@ public final class WorkNode: Sendable {
             }
             return true
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
         return done
     }
 
@@ -152,7 +152,7 @@ public final class WorkNode: Sendable {
     func cancel() {
         var effects: [Effect] = []
         cancel(into: &effects)
-        Effects.run(effects)
+        Effects.run(consume effects)
     }
 
     /// Cancels the node, collecting effects. When `batching` is the node's queue and the node finishes without
@@ -260,12 +260,13 @@ public final class WorkNode: Sendable {
             var effects: [Effect] = []
             state.withLock { state in
                 guard !state.isFinished else { return }
-                let old = state.effectivePriority
+                let old = NodeState.effective(own: state.ownPriority, lent: state.lent)
                 state.ownPriority = newValue
-                effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
-                state.priorityChanged(from: old, node: self, into: &effects)
+                let new = NodeState.effective(own: newValue, lent: state.lent)
+                effectiveLevel.store(new.rawValue, ordering: .relaxed)
+                state.priorityChanged(from: old, to: new, node: self, into: &effects)
             }
-            Effects.run(effects)
+            Effects.run(consume effects)
         }
     }
 
@@ -274,12 +275,15 @@ public final class WorkNode: Sendable {
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, into effects: inout [Effect]) {
         state.withLock { state in
             guard !state.isFinished else { return }
-            let before = state.effectivePriority
+            let own = state.ownPriority
+            let before = NodeState.effective(own: own, lent: state.lent)
             if state.lent == nil { state.lent = Array(repeating: 0, count: WorkPriority.count) }
             if let old { state.lent![old.rawValue] -= 1 }
             if let new { state.lent![new.rawValue] += 1 }
-            effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
-            state.priorityChanged(from: before, node: self, into: &effects)
+            let after = NodeState.effective(own: own, lent: state.lent)
+            guard after != before else { return }
+            effectiveLevel.store(after.rawValue, ordering: .relaxed)
+            state.priorityChanged(from: before, to: after, node: self, into: &effects)
         }
     }
 }

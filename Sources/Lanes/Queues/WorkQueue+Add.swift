@@ -35,7 +35,7 @@ extension WorkQueue {
         case .finished, .alreadyFinished:
             break
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
     }
 
     @usableFromInline

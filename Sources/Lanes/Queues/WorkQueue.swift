@@ -156,8 +156,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
                 for node in nodes { state.finished(node, ran: false, sync: node.isSync) }
                 state.requestRunners(into: &action)
             }
-            Effects.run(effects)
-            effects.removeAll(keepingCapacity: true)
+            var taken: [Effect] = []
+            swap(&taken, &effects)
+            Effects.run(taken)
         }
         for node in members {
             if node.cancel(into: &effects, batching: self) { batch.append(node) }
