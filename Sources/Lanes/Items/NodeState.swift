@@ -135,9 +135,14 @@ struct NodeState {
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
 
-    init(body: Body, priority: WorkPriority) {
+    /// A node made directly on `queue` (added without dependencies) starts pending there.
+    init(body: Body, priority: WorkPriority, queue: WorkQueue?) {
         self.body = body
         self.ownPriority = priority
+        if let queue {
+            self.queue = queue
+            phase = .pending
+        }
     }
 
     var effectivePriority: WorkPriority { Self.effective(own: ownPriority, lent: lent) }

@@ -24,8 +24,10 @@ public final class WorkNode: Sendable {
     /// Bookkeeping owned by the queue the node is in; only touched while holding that queue's lock.
     let slot = QueueSlot()
 
+    /// With `pendingOn`, the node starts pending on that queue: the caller must then hand it to
+    /// ``WorkQueue/admitFresh(_:)`` (no one else has seen it, so it skips the idle phase and the lock that leaves it).
     @usableFromInline
-    init(label: String?, priority: WorkPriority, barrier: Bool, isSync: Bool, body: Body) {
+    init(label: String?, priority: WorkPriority, barrier: Bool, isSync: Bool, body: Body, pendingOn queue: WorkQueue? = nil) {
         let id = Self.ids.add(1, ordering: .relaxed).newValue
         self.id = id
         self.givenLabel = label
@@ -33,7 +35,7 @@ public final class WorkNode: Sendable {
         // Passed in rather than read from `body`: testing an existential-holding enum copies it.
         self.isSync = isSync
         effectiveLevel = Atomic(priority.rawValue)
-        state = Lock(NodeState(body: body, priority: priority))
+        state = Lock(NodeState(body: body, priority: priority, queue: queue))
     }
 
     /// The item's label (given, or "item-N").
