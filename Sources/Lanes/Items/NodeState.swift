@@ -199,6 +199,7 @@ struct NodeState {
         }
         if !dependents.isEmpty {
             let success = finalState == .succeeded
+            if dependents.count > 1 { effects.reserveCapacity(effects.count + dependents.count + 1) }
             for edge in dependents {
                 effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
             }
