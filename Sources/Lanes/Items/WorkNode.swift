@@ -211,6 +211,24 @@ public final class WorkNode: Sendable {
 
     /// Registers a handler that runs once when the node is cancelled, at once if it already is.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        // A running synchronous item is not in its queue's running list (a cancel-all reaches it through the epoch),
+        // so its handlers are registered under the queue's lock, which puts it there: a cancel-all then either sees
+        // it or has already happened (and the handler runs now).
+        if isSync, let queue = state.withLock({ $0.phase == .running ? $0.queue : nil }) {
+            let runNow = queue.locked { queueState -> Bool in
+                state.withLock { state -> Bool in
+                    if state.cancelRequested || queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) {
+                        return true
+                    }
+                    if state.isFinished { return false }
+                    state.cancelHandlers.append(handler)
+                    if case .running = state.phase { queueState.track(self) }
+                    return false
+                }
+            }
+            if runNow { handler() }
+            return
+        }
         let runNow = state.withLock { state -> Bool in
             if state.cancelRequested { return true }
             if state.isFinished { return false }

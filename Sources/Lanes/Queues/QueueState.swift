@@ -46,7 +46,9 @@ struct QueueState {
     var unfinished = 0
     /// Admitted items still waiting for dependencies; each knows its index (`slot.waitingIndex`) for O(1) removal.
     var waitingNodes: [WorkNode] = []
-    /// Items running now; each knows its index (`slot.runningIndex`) for O(1) removal.
+    /// Running items a cancel-all must reach (async and callback items, barriers, synchronous items with
+    /// `onCancel` handlers, and every item while events are observed); each knows its index (`slot.runningIndex`)
+    /// for O(1) removal. Other synchronous items learn of a cancel-all through the epoch alone, and finish cancelled.
     var runningNodes: [WorkNode] = []
     var idleContinuations: [CheckedContinuation<Void, Never>] = []
     var idleSignals: [DispatchSemaphore] = []
@@ -169,6 +171,12 @@ struct QueueState {
         }
     }
 
+    /// Puts a running synchronous node in the running list (it registered an `onCancel` handler).
+    mutating func track(_ node: WorkNode) {
+        guard node.slot.runningIndex.load(ordering: .relaxed) < 0 else { return }
+        markRunning(node)
+    }
+
     private mutating func markRunning(_ node: WorkNode) {
         node.slot.runningIndex.store(runningNodes.count, ordering: .relaxed)
         runningNodes.append(node)
@@ -260,8 +268,12 @@ struct QueueState {
                     node.slot.level.store(-1, ordering: .relaxed)
                     live -= 1
                     running += 1
-                    if entry.node.isSync { syncRunning += 1 }
-                    markRunning(entry.node)
+                    if entry.node.isSync {
+                        syncRunning += 1
+                        if WorkEvents.isObserved { markRunning(entry.node) }
+                    } else {
+                        markRunning(entry.node)
+                    }
                     return entry.node
                 }
             }
