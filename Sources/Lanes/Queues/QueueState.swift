@@ -80,7 +80,9 @@ struct QueueState {
         } else {
             segments[index].unfinished += 1
         }
-        if ready || node.isReadyToRun {
+        if ready, index == 0, !node.isBarrier {
+            push(node)  // the common case (no barrier pending): what `becameReady` would check was just set
+        } else if ready || node.isReadyToRun {
             becameReady(node)
         } else {
             node.slot.waitingIndex.store(waitingNodes.count, ordering: .relaxed)
