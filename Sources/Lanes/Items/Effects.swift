@@ -2,8 +2,14 @@
 /// (a dependent finishing because its dependency was cancelled, and so on) are appended to the same work list, so
 /// a chain of any length is handled without recursion.
 enum Effects {
+    /// Most transitions decide nothing: that case is tested where the list is made, without a call.
+    @inline(__always)
     static func run(_ initial: consuming [Effect]) {
-        guard !initial.isEmpty else { return }
+        if initial.isEmpty { return }
+        runAll(initial)
+    }
+
+    private static func runAll(_ initial: consuming [Effect]) {
         var list = consume initial
         var index = 0
         // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
