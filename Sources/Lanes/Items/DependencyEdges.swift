@@ -78,3 +78,40 @@ struct DependencyEdges {
         more = nil
     }
 }
+
+/// How many waiting dependents lend each priority level, stored inline (no allocation per node that is waited on).
+struct LentLevels {
+    private var counts: (Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0)
+
+    init() {}
+
+    subscript(level: WorkPriority) -> Int32 {
+        get {
+            switch level {
+            case .background: counts.0
+            case .utility: counts.1
+            case .prefetch: counts.2
+            case .normal: counts.3
+            case .visible: counts.4
+            }
+        }
+        set {
+            switch level {
+            case .background: counts.0 = newValue
+            case .utility: counts.1 = newValue
+            case .prefetch: counts.2 = newValue
+            case .normal: counts.3 = newValue
+            case .visible: counts.4 = newValue
+            }
+        }
+    }
+
+    /// The highest level lent above `own`, or `own`.
+    func effective(own: WorkPriority) -> WorkPriority {
+        if own < .visible, counts.4 > 0 { return .visible }
+        if own < .normal, counts.3 > 0 { return .normal }
+        if own < .prefetch, counts.2 > 0 { return .prefetch }
+        if own < .utility, counts.1 > 0 { return .utility }
+        return own
+    }
+}

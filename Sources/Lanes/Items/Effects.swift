@@ -15,8 +15,11 @@ enum Effects {
         // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
         // 16,000 dependents releases them all in one critical section.
         // A cascade touches few queues: a short list found by identity beats hashing each node's queue.
+        // The first one is kept apart (a chain frees one item at a time: no arrays for it).
+        var single: (queue: WorkQueue, node: WorkNode)? = nil
         var ready: [(queue: WorkQueue, nodes: [WorkNode])] = []
         defer {
+            if let single { single.queue.nodeBecameReady(single.node) }
             for batch in ready { batch.queue.nodesBecameReady(batch.nodes) }
         }
         while index < list.count {
@@ -30,10 +33,15 @@ enum Effects {
             case .dependencyFinished(let dependent, let dependency, let success):
                 dependent.dependencyFinished(dependency, success: success, into: &list)
             case .becameReady(let node, let queue):
-                if let at = ready.firstIndex(where: { $0.queue === queue }) {
-                    ready[at].nodes.append(node)
+                if single == nil, ready.isEmpty {
+                    single = (queue, node)
                 } else {
-                    ready.append((queue, [node]))
+                    if let first = single.take() { ready.append((first.queue, [first.node])) }
+                    if let at = ready.firstIndex(where: { $0.queue === queue }) {
+                        ready[at].nodes.append(node)
+                    } else {
+                        ready.append((queue, [node]))
+                    }
                 }
             case .finishedUnrun(let node, let queue):
                 queue.nodeFinished(node, ran: false)

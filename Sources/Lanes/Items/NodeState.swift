@@ -129,9 +129,8 @@ struct NodeState {
     /// Items waiting on this one.
     var dependents: [Edge] = .init()
     var ownPriority: WorkPriority
-    /// How many waiting dependents lend each priority level (nil until one does). Kept out of `extras`: it is read
-    /// on every priority check, and reading it through the optional copied the whole state.
-    var lent: [Int]? = nil
+    /// How many waiting dependents lend each priority level (inline: read on every priority check).
+    var lent = LentLevels()
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
 
@@ -150,14 +149,8 @@ struct NodeState {
     /// The highest of `own` and the levels lent. Static over the two fields: as a computed property read through
     /// `inout` access, the compiler copied the whole state to evaluate it.
     @inline(__always)
-    static func effective(own: WorkPriority, lent: [Int]?) -> WorkPriority {
-        guard let lent else { return own }
-        var level = WorkPriority.count - 1
-        while level > own.rawValue {
-            if lent[level] > 0 { return WorkPriority(rawValue: level)! }
-            level -= 1
-        }
-        return own
+    static func effective(own: WorkPriority, lent: LentLevels) -> WorkPriority {
+        lent.effective(own: own)
     }
 
     var isFinished: Bool { phase == .finished }

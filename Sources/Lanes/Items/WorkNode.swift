@@ -297,9 +297,8 @@ public final class WorkNode: Sendable {
             guard !state.isFinished else { return }
             let own = state.ownPriority
             let before = NodeState.effective(own: own, lent: state.lent)
-            if state.lent == nil { state.lent = Array(repeating: 0, count: WorkPriority.count) }
-            if let old { state.lent![old.rawValue] -= 1 }
-            if let new { state.lent![new.rawValue] += 1 }
+            if let old { state.lent[old] -= 1 }
+            if let new { state.lent[new] += 1 }
             let after = NodeState.effective(own: own, lent: state.lent)
             guard after != before else { return }
             effectiveLevel.store(after.rawValue, ordering: .relaxed)

@@ -267,6 +267,13 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    func nodeBecameReady(_ node: WorkNode) {
+        update { state, action in
+            state.becameReady(node)
+            state.requestRunners(into: &action)
+        }
+    }
+
     func nodeFinished(_ node: WorkNode, ran: Bool) {
         update { state, action in
             state.finished(node, ran: ran, sync: node.isSync)
