@@ -27,16 +27,16 @@ extension WorkNode {
                 return .success(level)
             }
             guard case .success(let lentLevel?) = recorded else { return recorded.map { _ in () } }
-            // 2. Register on the dependency; it may have finished already.
+            // 2. Register on the dependency, and lend it the dependent's priority in the same critical section; it
+            // may have finished already.
             let finished: Outcome? = dependency.state.withLock { state in
                 if let outcome = state.outcome { return outcome }
                 state.dependents.append(Edge(node: self, policy: policy, typed: typed, lent: nil))
+                dependency.adjustLent(from: nil, to: lentLevel, in: &state, into: &effects)
                 return nil
             }
             if let finished {
                 dependencyFinished(dependency, success: finished.isSuccess, into: &effects)
-            } else {
-                effects.append(.lend(node: dependency, from: nil, to: lentLevel))
             }
             return .success(())
         }

@@ -295,15 +295,20 @@ public final class WorkNode: Sendable {
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, into effects: inout [Effect]) {
         state.withLock { state in
             guard !state.isFinished else { return }
-            let own = state.ownPriority
-            let before = NodeState.effective(own: own, lent: state.lent)
-            if let old { state.lent[old] -= 1 }
-            if let new { state.lent[new] += 1 }
-            let after = NodeState.effective(own: own, lent: state.lent)
-            guard after != before else { return }
-            effectiveLevel.store(after.rawValue, ordering: .relaxed)
-            state.priorityChanged(from: before, to: after, node: self, into: &effects)
+            adjustLent(from: old, to: new, in: &state, into: &effects)
         }
+    }
+
+    /// `adjustLent(from:to:into:)` with the node's lock held and the node unfinished.
+    func adjustLent(from old: WorkPriority?, to new: WorkPriority?, in state: inout NodeState, into effects: inout [Effect]) {
+        let own = state.ownPriority
+        let before = NodeState.effective(own: own, lent: state.lent)
+        if let old { state.lent[old] -= 1 }
+        if let new { state.lent[new] += 1 }
+        let after = NodeState.effective(own: own, lent: state.lent)
+        guard after != before else { return }
+        effectiveLevel.store(after.rawValue, ordering: .relaxed)
+        state.priorityChanged(from: before, to: after, node: self, into: &effects)
     }
 }
 
