@@ -115,3 +115,53 @@ struct LentLevels {
         return own
     }
 }
+
+/// The items waiting on a node, in the order they started waiting. Most nodes have at most one (a chain), so the
+/// first is stored inline: no array is allocated for it.
+struct DependentEdges {
+    private var first: Edge?
+    private var rest: [Edge] = []
+
+    init() {}
+
+    var isEmpty: Bool { first == nil && rest.isEmpty }
+
+    var count: Int { (first == nil ? 0 : 1) + rest.count }
+
+    /// Appends an edge, keeping the order (once `rest` holds edges, new ones follow them).
+    mutating func append(_ edge: Edge) {
+        if first == nil, rest.isEmpty {
+            first = edge
+        } else {
+            rest.append(edge)
+        }
+    }
+
+    /// Removes the edge from `node`, if any (O(n): only `removeDependency` does this).
+    mutating func remove(_ node: WorkNode) {
+        if let edge = first, edge.node === node {
+            first = nil
+        } else if let index = rest.firstIndex(where: { $0.node === node }) {
+            rest.remove(at: index)
+        }
+    }
+
+    /// Calls `body` with every edge, in order.
+    func forEach(_ body: (Edge) -> Void) {
+        if let first { body(first) }
+        for edge in rest { body(edge) }
+    }
+
+    /// The waiting nodes, in order.
+    var nodes: [WorkNode] {
+        var nodes: [WorkNode] = []
+        nodes.reserveCapacity(count)
+        forEach { nodes.append($0.node) }
+        return nodes
+    }
+
+    mutating func removeAll() {
+        first = nil
+        rest = []
+    }
+}

@@ -127,7 +127,7 @@ struct NodeState {
     /// Unfinished dependencies, by identity.
     var dependencies = DependencyEdges()
     /// Items waiting on this one.
-    var dependents: [Edge] = .init()
+    var dependents = DependentEdges()
     var ownPriority: WorkPriority
     /// How many waiting dependents lend each priority level (inline: read on every priority check).
     var lent = LentLevels()
@@ -193,10 +193,10 @@ struct NodeState {
         if !dependents.isEmpty {
             let success = finalState == .succeeded
             if dependents.count > 1 { effects.reserveCapacity(effects.count + dependents.count + 1) }
-            for edge in dependents {
+            dependents.forEach { edge in
                 effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
             }
-            dependents = []
+            dependents.removeAll()
         }
         if !dependencies.isEmpty {
             dependencies.forEach { edge in

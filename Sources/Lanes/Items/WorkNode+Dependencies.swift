@@ -19,7 +19,7 @@ extension WorkNode {
                 default: return .failure(.alreadyEnqueued(label))
                 }
                 if state.dependencies.contains(dependency) { return .success(nil) }
-                if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents) {
+                if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents.nodes) {
                     return .failure(.cycle(path))
                 }
                 let level = NodeState.effective(own: state.ownPriority, lent: state.lent)
@@ -60,9 +60,7 @@ extension WorkNode {
             }
             guard case .success(let edge?) = removed else { return removed.map { _ in () } }
             dependency.state.withLock { state in
-                if let index = state.dependents.firstIndex(where: { $0.node === self }) {
-                    state.dependents.remove(at: index)
-                }
+                state.dependents.remove(self)
             }
             if edge.lent != nil { effects.append(.lend(node: dependency, from: edge.lent, to: nil)) }
             return .success(())
@@ -74,12 +72,12 @@ extension WorkNode {
     /// Searches from `self` through the items that wait on it for `target`. A hit means `target` already waits on
     /// `self`, so `self` waiting on `target` would close a cycle. Returns the cycle as labels in "waits on" order.
     /// Called with the graph lock and `self`'s lock held; takes other nodes' locks one at a time.
-    private func cyclePath(to target: WorkNode, dependents: [Edge]) -> [String]? {
+    private func cyclePath(to target: WorkNode, dependents: [WorkNode]) -> [String]? {
         var parent: [ObjectIdentifier: WorkNode] = [:]
         var stack: [WorkNode] = []
-        for edge in dependents where parent[ObjectIdentifier(edge.node)] == nil {
-            parent[ObjectIdentifier(edge.node)] = self
-            stack.append(edge.node)
+        for dependent in dependents where parent[ObjectIdentifier(dependent)] == nil {
+            parent[ObjectIdentifier(dependent)] = self
+            stack.append(dependent)
         }
         while let node = stack.popLast() {
             if node === target {
@@ -93,7 +91,7 @@ extension WorkNode {
                 path.append(label)
                 return path
             }
-            let next = node === self ? [] : node.state.withLock { $0.dependents.map(\.node) }
+            let next = node === self ? [] : node.state.withLock { $0.dependents.nodes }
             for child in next where parent[ObjectIdentifier(child)] == nil {
                 parent[ObjectIdentifier(child)] = node
                 stack.append(child)
