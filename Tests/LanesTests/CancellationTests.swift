@@ -132,4 +132,53 @@ struct CancellationTests {
         await queue.idle()
         #expect(log.elements == ["a", "barrier", "b"])
     }
+
+    @Test("cancelAll reaches running items that registered no handler: flagged at once, finish cancelled, late handlers run")
+    func cancelAllRunningWithoutHandlers() async throws {
+        let queue = WorkQueue("cancel-all-plain", maxConcurrency: 2)
+        let started = Gate()
+        let release = Gate()
+        let lateHandler = Atomic<Int>(0)
+        let seenCancelled = Atomic<Bool>(false)
+        let plain = queue.add(label: "plain") { ctx in
+            started.open()
+            release.wait()
+            seenCancelled.store(ctx.isCancelled, ordering: .relaxed)
+            ctx.onCancel { lateHandler.add(1, ordering: .relaxed) }  // after the cancel-all: runs at once
+            let ranAtOnce = lateHandler.load(ordering: .relaxed)
+            #expect(ranAtOnce == 1)
+        }
+        await started.wait()
+        #expect(plain.state == .running)
+        queue.cancelAll()
+        #expect(plain.isCancelled)
+        #expect(plain.state == .cancelled)
+        release.open()
+        await queue.idle()
+        let sawCancel = seenCancelled.load(ordering: .relaxed)
+        #expect(sawCancel)
+        let late = lateHandler.load(ordering: .relaxed)
+        #expect(late == 1)
+        #expect(plain.state == .cancelled)
+        await #expect(throws: LanesError.cancelled("plain")) { try await plain.value }
+        // A handler registered while running, then a cancel-all: fired once; items added afterwards run normally.
+        let fired = Gate()
+        let count = Atomic<Int>(0)
+        let again = Gate()
+        let release2 = Gate()
+        let second = queue.add(label: "second") { ctx in
+            ctx.onCancel { count.add(1, ordering: .relaxed); fired.open() }
+            again.open()
+            release2.wait()
+        }
+        await again.wait()
+        queue.cancelAll()
+        await fired.wait()
+        release2.open()
+        await queue.idle()
+        let fires = count.load(ordering: .relaxed)
+        #expect(fires == 1)
+        #expect(second.state == .cancelled)
+        #expect(try await queue.add(label: "after") { _ in 3 }.value == 3)
+    }
 }

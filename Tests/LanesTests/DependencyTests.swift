@@ -108,4 +108,47 @@ struct DependencyTests {
         await queue.idle()
         #expect(items.allSatisfy { $0.state == .cancelled })
     }
+
+    @Test("an item with many dependencies waits for each, lends to each, and removes any of them")
+    func manyDependencies() throws {
+        let manual = ManualExecutor()
+        let queue = WorkQueue("many", maxConcurrency: 1, executor: manual)
+        queue.suspend()
+        let dependencies = (0..<6).map { index in queue.add(label: "d\(index)", priority: .background) { _ in } }
+        let log = Recorder<String>()
+        let item = WorkItem(label: "item", priority: .background) { _ in log.append("item") }
+        for dependency in dependencies { try item.addDependency(dependency) }
+        try item.addDependency(dependencies[4])  // a duplicate edge is ignored
+        item.priority = .visible
+        #expect(dependencies.allSatisfy { $0.effectivePriority == .visible })
+        try item.removeDependency(dependencies[0])  // inline
+        try item.removeDependency(dependencies[5])  // overflow
+        #expect(dependencies[0].effectivePriority == .background)
+        #expect(dependencies[5].effectivePriority == .background)
+        #expect(dependencies[3].effectivePriority == .visible)
+        let other = WorkQueue("other", executor: manual)
+        try other.enqueue(item)
+        dependencies[0].cancel()
+        dependencies[5].cancel()
+        queue.resume()
+        manual.runNext()
+        #expect(item.state == .pending)
+        manual.runAll()
+        #expect(item.state == .succeeded)
+        #expect(log.elements == ["item"])
+    }
+
+    @Test("cancel-all finishes items waiting on dependencies, and the queue goes idle")
+    func cancelAllWaiting() async throws {
+        let queue = WorkQueue("waiting")
+        let gate = Gate()
+        let head = WorkQueue("head").add(label: "head") { _ in gate.wait() }
+        let waiting = (0..<100).map { index in queue.add(label: "w\(index)", after: [head]) { _ in } }
+        queue.cancelAll()
+        await queue.idle()
+        #expect(waiting.allSatisfy { $0.state == .cancelled })
+        let after = queue.add(label: "after", after: [head]) { _ in 7 }
+        gate.open()
+        #expect(try await after.value == 7)
+    }
 }

@@ -2,24 +2,47 @@
 /// (a dependent finishing because its dependency was cancelled, and so on) are appended to the same work list, so
 /// a chain of any length is handled without recursion.
 enum Effects {
-    static func run(_ initial: [Effect]) {
-        guard !initial.isEmpty else { return }
-        var list = initial
+    /// Most transitions decide nothing: that case is tested where the list is made, without a call.
+    @inline(__always)
+    static func run(_ initial: consuming [Effect]) {
+        if initial.isEmpty { return }
+        runAll(initial)
+    }
+
+    private static func runAll(_ initial: consuming [Effect]) {
+        var list = consume initial
         var index = 0
         // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
         // 16,000 dependents releases them all in one critical section.
-        var ready: [ObjectIdentifier: (queue: WorkQueue, nodes: [WorkNode])] = [:]
+        // A cascade touches few queues: a short list found by identity beats hashing each node's queue.
+        // The first one is kept apart (a chain frees one item at a time: no arrays for it).
+        var single: (queue: WorkQueue, node: WorkNode)? = nil
+        var ready: [(queue: WorkQueue, nodes: [WorkNode])] = []
         defer {
-            for (_, batch) in ready { batch.queue.nodesBecameReady(batch.nodes) }
+            if let single { single.queue.nodeBecameReady(single.node) }
+            for batch in ready { batch.queue.nodesBecameReady(batch.nodes) }
         }
         while index < list.count {
-            let effect = list[index]
+            // Moved out (a payload-free placeholder takes its place): copying it would retain every reference it holds.
+            var effect = Effect.taken
+            swap(&effect, &list[index])
             index += 1
-            switch effect {
+            switch consume effect {
+            case .taken:
+                break
             case .dependencyFinished(let dependent, let dependency, let success):
                 dependent.dependencyFinished(dependency, success: success, into: &list)
             case .becameReady(let node, let queue):
-                ready[ObjectIdentifier(queue), default: (queue, [])].nodes.append(node)
+                if single == nil, ready.isEmpty {
+                    single = (queue, node)
+                } else {
+                    if let first = single.take() { ready.append((first.queue, [first.node])) }
+                    if let at = ready.firstIndex(where: { $0.queue === queue }) {
+                        ready[at].nodes.append(node)
+                    } else {
+                        ready.append((queue, [node]))
+                    }
+                }
             case .finishedUnrun(let node, let queue):
                 queue.nodeFinished(node, ran: false)
             case .runHandlers(let handlers):

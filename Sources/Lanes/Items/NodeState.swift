@@ -125,29 +125,32 @@ struct NodeState {
         }
     }
     /// Unfinished dependencies, by identity.
-    var dependencies: [ObjectIdentifier: Edge] = .init()
+    var dependencies = DependencyEdges()
     /// Items waiting on this one.
-    var dependents: [Edge] = .init()
+    var dependents = DependentEdges()
     var ownPriority: WorkPriority
-    /// How many waiting dependents lend each priority level (nil until one does). Kept out of `extras`: it is read
-    /// on every priority check, and reading it through the optional copied the whole state.
-    var lent: [Int]? = nil
+    /// How many waiting dependents lend each priority level (inline: read on every priority check).
+    var lent = LentLevels()
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
 
-    init(body: Body, priority: WorkPriority) {
+    /// A node made directly on `queue` (added without dependencies) starts pending there.
+    init(body: Body, priority: WorkPriority, queue: WorkQueue?) {
         self.body = body
         self.ownPriority = priority
+        if let queue {
+            self.queue = queue
+            phase = .pending
+        }
     }
 
-    var effectivePriority: WorkPriority {
-        guard let lent else { return ownPriority }
-        var level = WorkPriority.count - 1
-        while level > ownPriority.rawValue {
-            if lent[level] > 0 { return WorkPriority(rawValue: level)! }
-            level -= 1
-        }
-        return ownPriority
+    var effectivePriority: WorkPriority { Self.effective(own: ownPriority, lent: lent) }
+
+    /// The highest of `own` and the levels lent. Static over the two fields: as a computed property read through
+    /// `inout` access, the compiler copied the whole state to evaluate it.
+    @inline(__always)
+    static func effective(own: WorkPriority, lent: LentLevels) -> WorkPriority {
+        lent.effective(own: own)
     }
 
     var isFinished: Bool { phase == .finished }
@@ -189,16 +192,17 @@ struct NodeState {
         }
         if !dependents.isEmpty {
             let success = finalState == .succeeded
-            for edge in dependents {
+            if dependents.count > 1 { effects.reserveCapacity(effects.count + dependents.count + 1) }
+            dependents.forEach { edge in
                 effects.append(.dependencyFinished(dependent: edge.node, dependency: node, success: success))
             }
-            dependents = []
+            dependents.removeAll()
         }
         if !dependencies.isEmpty {
-            for edge in dependencies.values where edge.lent != nil {
-                effects.append(.lend(node: edge.node, from: edge.lent, to: nil))
+            dependencies.forEach { edge in
+                if edge.lent != nil { effects.append(.lend(node: edge.node, from: edge.lent, to: nil)) }
             }
-            dependencies = [:]
+            dependencies.removeAll()
         }
         if extras != nil {
             if !waiters.isEmpty {
@@ -215,16 +219,18 @@ struct NodeState {
     }
 
     /// The effective priority changed from `old`: move the node in its queue and update what it lends.
-    mutating func priorityChanged(from old: WorkPriority, node: WorkNode, into effects: inout [Effect]) {
-        let new = effectivePriority
+    mutating func priorityChanged(
+        from old: WorkPriority, to new: WorkPriority, node: WorkNode, into effects: inout [Effect]
+    ) {
         guard new != old else { return }
         if case .pending = phase, let queue, dependencies.isEmpty {
             effects.append(.reprioritize(node, queue))
         }
-        for key in dependencies.keys {
-            let previous = dependencies[key]!.lent
-            dependencies[key]!.lent = new
-            effects.append(.lend(node: dependencies[key]!.node, from: previous, to: new))
+        if dependencies.isEmpty { return }
+        dependencies.modifyEach { edge in
+            let previous = edge.lent
+            edge.lent = new
+            effects.append(.lend(node: edge.node, from: previous, to: new))
         }
     }
 }
@@ -241,4 +247,6 @@ enum Effect: Sendable {
     case lend(node: WorkNode, from: WorkPriority?, to: WorkPriority?)
     case reprioritize(WorkNode, WorkQueue)
     case event(WorkEvent.Kind, WorkNode, WorkQueue?, WorkState)
+    /// The runner moved this effect out of its list.
+    case taken
 }

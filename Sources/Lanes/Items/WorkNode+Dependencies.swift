@@ -18,30 +18,29 @@ extension WorkNode {
                 case .finished where state.queue == nil: return .success(nil)  // cancelled before enqueue
                 default: return .failure(.alreadyEnqueued(label))
                 }
-                let key = ObjectIdentifier(dependency)
-                if state.dependencies[key] != nil { return .success(nil) }
-                if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents) {
+                if state.dependencies.contains(dependency) { return .success(nil) }
+                if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents.nodes) {
                     return .failure(.cycle(path))
                 }
-                let level = state.effectivePriority
-                state.dependencies[key] = Edge(node: dependency, policy: policy, typed: typed, lent: level)
+                let level = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                state.dependencies.insert(Edge(node: dependency, policy: policy, typed: typed, lent: level))
                 return .success(level)
             }
             guard case .success(let lentLevel?) = recorded else { return recorded.map { _ in () } }
-            // 2. Register on the dependency; it may have finished already.
+            // 2. Register on the dependency, and lend it the dependent's priority in the same critical section; it
+            // may have finished already.
             let finished: Outcome? = dependency.state.withLock { state in
                 if let outcome = state.outcome { return outcome }
                 state.dependents.append(Edge(node: self, policy: policy, typed: typed, lent: nil))
+                dependency.adjustLent(from: nil, to: lentLevel, in: &state, into: &effects)
                 return nil
             }
             if let finished {
                 dependencyFinished(dependency, success: finished.isSuccess, into: &effects)
-            } else {
-                effects.append(.lend(node: dependency, from: nil, to: lentLevel))
             }
             return .success(())
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
         try result.get()
     }
 
@@ -51,10 +50,9 @@ extension WorkNode {
         let result: Result<Void, LanesError> = dependencyGraphLock.withLock { changes in
             changes &+= 1
             let removed: Result<Edge?, LanesError> = state.withLock { state in
-                let key = ObjectIdentifier(dependency)
-                guard let edge = state.dependencies[key] else { return .success(nil) }
+                guard let edge = state.dependencies.edge(to: dependency) else { return .success(nil) }
                 if edge.typed { return .failure(.typedDependency(dependency.label)) }
-                state.dependencies[key] = nil
+                _ = state.dependencies.remove(dependency)
                 if state.dependencies.isEmpty, case .pending = state.phase, state.verdict == nil, let queue = state.queue {
                     effects.append(.becameReady(self, queue))
                 }
@@ -62,26 +60,24 @@ extension WorkNode {
             }
             guard case .success(let edge?) = removed else { return removed.map { _ in () } }
             dependency.state.withLock { state in
-                if let index = state.dependents.firstIndex(where: { $0.node === self }) {
-                    state.dependents.remove(at: index)
-                }
+                state.dependents.remove(self)
             }
             if edge.lent != nil { effects.append(.lend(node: dependency, from: edge.lent, to: nil)) }
             return .success(())
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
         try result.get()
     }
 
     /// Searches from `self` through the items that wait on it for `target`. A hit means `target` already waits on
     /// `self`, so `self` waiting on `target` would close a cycle. Returns the cycle as labels in "waits on" order.
     /// Called with the graph lock and `self`'s lock held; takes other nodes' locks one at a time.
-    private func cyclePath(to target: WorkNode, dependents: [Edge]) -> [String]? {
+    private func cyclePath(to target: WorkNode, dependents: [WorkNode]) -> [String]? {
         var parent: [ObjectIdentifier: WorkNode] = [:]
         var stack: [WorkNode] = []
-        for edge in dependents where parent[ObjectIdentifier(edge.node)] == nil {
-            parent[ObjectIdentifier(edge.node)] = self
-            stack.append(edge.node)
+        for dependent in dependents where parent[ObjectIdentifier(dependent)] == nil {
+            parent[ObjectIdentifier(dependent)] = self
+            stack.append(dependent)
         }
         while let node = stack.popLast() {
             if node === target {
@@ -95,7 +91,7 @@ extension WorkNode {
                 path.append(label)
                 return path
             }
-            let next = node === self ? [] : node.state.withLock { $0.dependents.map(\.node) }
+            let next = node === self ? [] : node.state.withLock { $0.dependents.nodes }
             for child in next where parent[ObjectIdentifier(child)] == nil {
                 parent[ObjectIdentifier(child)] = node
                 stack.append(child)

@@ -24,8 +24,10 @@ public final class WorkNode: Sendable {
     /// Bookkeeping owned by the queue the node is in; only touched while holding that queue's lock.
     let slot = QueueSlot()
 
+    /// With `pendingOn`, the node starts pending on that queue: the caller must then hand it to
+    /// ``WorkQueue/admitFresh(_:)`` (no one else has seen it, so it skips the idle phase and the lock that leaves it).
     @usableFromInline
-    init(label: String?, priority: WorkPriority, barrier: Bool, isSync: Bool, body: Body) {
+    init(label: String?, priority: WorkPriority, barrier: Bool, isSync: Bool, body: Body, pendingOn queue: WorkQueue? = nil) {
         let id = Self.ids.add(1, ordering: .relaxed).newValue
         self.id = id
         self.givenLabel = label
@@ -33,7 +35,7 @@ public final class WorkNode: Sendable {
         // Passed in rather than read from `body`: testing an existential-holding enum copies it.
         self.isSync = isSync
         effectiveLevel = Atomic(priority.rawValue)
-        state = Lock(NodeState(body: body, priority: priority))
+        state = Lock(NodeState(body: body, priority: priority, queue: queue))
     }
 
     /// The item's label (given, or "item-N").
@@ -143,7 +145,7 @@ public final class WorkNode: Sendable {
             }
             return true
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
         return done
     }
 
@@ -152,7 +154,7 @@ public final class WorkNode: Sendable {
     func cancel() {
         var effects: [Effect] = []
         cancel(into: &effects)
-        Effects.run(effects)
+        Effects.run(consume effects)
     }
 
     /// Cancels the node, collecting effects. When `batching` is the node's queue and the node finishes without
@@ -209,6 +211,24 @@ public final class WorkNode: Sendable {
 
     /// Registers a handler that runs once when the node is cancelled, at once if it already is.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        // A running synchronous item is not in its queue's running list (a cancel-all reaches it through the epoch),
+        // so its handlers are registered under the queue's lock, which puts it there: a cancel-all then either sees
+        // it or has already happened (and the handler runs now).
+        if isSync, let queue = state.withLock({ $0.phase == .running ? $0.queue : nil }) {
+            let runNow = queue.locked { queueState -> Bool in
+                state.withLock { state -> Bool in
+                    if state.cancelRequested || queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) {
+                        return true
+                    }
+                    if state.isFinished { return false }
+                    state.cancelHandlers.append(handler)
+                    if case .running = state.phase { queueState.track(self) }
+                    return false
+                }
+            }
+            if runNow { handler() }
+            return
+        }
         let runNow = state.withLock { state -> Bool in
             if state.cancelRequested { return true }
             if state.isFinished { return false }
@@ -222,7 +242,7 @@ public final class WorkNode: Sendable {
 
     func dependencyFinished(_ dependency: WorkNode, success: Bool, into effects: inout [Effect]) {
         state.withLock { state in
-            guard let edge = state.dependencies.removeValue(forKey: ObjectIdentifier(dependency)) else { return }
+            guard let edge = state.dependencies.remove(dependency) else { return }
             if !success {
                 switch edge.policy {
                 case .run: break
@@ -260,12 +280,13 @@ public final class WorkNode: Sendable {
             var effects: [Effect] = []
             state.withLock { state in
                 guard !state.isFinished else { return }
-                let old = state.effectivePriority
+                let old = NodeState.effective(own: state.ownPriority, lent: state.lent)
                 state.ownPriority = newValue
-                effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
-                state.priorityChanged(from: old, node: self, into: &effects)
+                let new = NodeState.effective(own: newValue, lent: state.lent)
+                effectiveLevel.store(new.rawValue, ordering: .relaxed)
+                state.priorityChanged(from: old, to: new, node: self, into: &effects)
             }
-            Effects.run(effects)
+            Effects.run(consume effects)
         }
     }
 
@@ -274,13 +295,20 @@ public final class WorkNode: Sendable {
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, into effects: inout [Effect]) {
         state.withLock { state in
             guard !state.isFinished else { return }
-            let before = state.effectivePriority
-            if state.lent == nil { state.lent = Array(repeating: 0, count: WorkPriority.count) }
-            if let old { state.lent![old.rawValue] -= 1 }
-            if let new { state.lent![new.rawValue] += 1 }
-            effectiveLevel.store(state.effectivePriority.rawValue, ordering: .relaxed)
-            state.priorityChanged(from: before, node: self, into: &effects)
+            adjustLent(from: old, to: new, in: &state, into: &effects)
         }
+    }
+
+    /// `adjustLent(from:to:into:)` with the node's lock held and the node unfinished.
+    func adjustLent(from old: WorkPriority?, to new: WorkPriority?, in state: inout NodeState, into effects: inout [Effect]) {
+        let own = state.ownPriority
+        let before = NodeState.effective(own: own, lent: state.lent)
+        if let old { state.lent[old] -= 1 }
+        if let new { state.lent[new] += 1 }
+        let after = NodeState.effective(own: own, lent: state.lent)
+        guard after != before else { return }
+        effectiveLevel.store(after.rawValue, ordering: .relaxed)
+        state.priorityChanged(from: before, to: after, node: self, into: &effects)
     }
 }
 
@@ -299,4 +327,6 @@ struct QueueSlot: ~Copyable, Sendable {
     let member = Atomic<Bool>(false)
     /// The node's index in the queue's running list, or -1.
     let runningIndex = Atomic<Int>(-1)
+    /// The node's index in the queue's waiting list, or -1.
+    let waitingIndex = Atomic<Int>(-1)
 }

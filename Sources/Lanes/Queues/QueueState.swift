@@ -41,12 +41,14 @@ struct QueueState {
     /// Runners requested or attached.
     var workers = 0
     /// Admitted items not yet finished (waiting, ready, held or running). Ready items are found through the
-    /// buckets, waiting ones through `waiting`, running ones through `runningNodes`: no per-item hashing on the
+    /// buckets, waiting ones through `waitingNodes`, running ones through `runningNodes`: no per-item hashing on the
     /// ready path.
     var unfinished = 0
-    /// Admitted items still waiting for dependencies.
-    var waiting: [ObjectIdentifier: WorkNode] = [:]
-    /// Items running now; each knows its index (`slot.runningIndex`) for O(1) removal.
+    /// Admitted items still waiting for dependencies; each knows its index (`slot.waitingIndex`) for O(1) removal.
+    var waitingNodes: [WorkNode] = []
+    /// Running items a cancel-all must reach (async and callback items, barriers, synchronous items with
+    /// `onCancel` handlers, and every item while events are observed); each knows its index (`slot.runningIndex`)
+    /// for O(1) removal. Other synchronous items learn of a cancel-all through the epoch alone, and finish cancelled.
     var runningNodes: [WorkNode] = []
     var idleContinuations: [CheckedContinuation<Void, Never>] = []
     var idleSignals: [DispatchSemaphore] = []
@@ -78,16 +80,19 @@ struct QueueState {
         } else {
             segments[index].unfinished += 1
         }
-        if ready || node.isReadyToRun {
+        if ready, index == 0, !node.isBarrier {
+            push(node)  // the common case (no barrier pending): what `becameReady` would check was just set
+        } else if ready || node.isReadyToRun {
             becameReady(node)
         } else {
-            waiting[ObjectIdentifier(node)] = node
+            node.slot.waitingIndex.store(waitingNodes.count, ordering: .relaxed)
+            waitingNodes.append(node)
         }
     }
 
     mutating func becameReady(_ node: WorkNode) {
         guard node.slot.member.load(ordering: .relaxed), node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
-        if !waiting.isEmpty { waiting.removeValue(forKey: ObjectIdentifier(node)) }
+        if !waitingNodes.isEmpty { unwait(node) }
         let index = node.slot.segment.load(ordering: .relaxed) - segmentBase
         if node.isBarrier {
             segments[index].barrierReady = true
@@ -95,6 +100,17 @@ struct QueueState {
             push(node)
         } else {
             segments[index].held.append(Entry(node: node, generation: node.slot.generation.load(ordering: .relaxed)))
+        }
+    }
+
+    /// Removes the node from the waiting list, if it is there.
+    private mutating func unwait(_ node: WorkNode) {
+        let index = node.slot.waitingIndex.exchange(-1, ordering: .relaxed)
+        guard index >= 0, index < waitingNodes.count, waitingNodes[index] === node else { return }
+        let last = waitingNodes.removeLast()
+        if index < waitingNodes.count {
+            waitingNodes[index] = last
+            last.slot.waitingIndex.store(index, ordering: .relaxed)
         }
     }
 
@@ -140,7 +156,7 @@ struct QueueState {
     mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
         if ran { unrun(node, sync: sync) }
         guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
-        if !waiting.isEmpty { waiting.removeValue(forKey: ObjectIdentifier(node)) }
+        if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: ran)
     }
 
@@ -155,6 +171,12 @@ struct QueueState {
             runningNodes[index] = last
             last.slot.runningIndex.store(index, ordering: .relaxed)
         }
+    }
+
+    /// Puts a running synchronous node in the running list (it registered an `onCancel` handler).
+    mutating func track(_ node: WorkNode) {
+        guard node.slot.runningIndex.load(ordering: .relaxed) < 0 else { return }
+        markRunning(node)
     }
 
     private mutating func markRunning(_ node: WorkNode) {
@@ -192,7 +214,9 @@ struct QueueState {
         let detached = buckets
         buckets = [Deque<Entry>](repeating: [], count: WorkPriority.count)
         live = 0
-        var nodes = Array(waiting.values) + runningNodes
+        var nodes = waitingNodes + runningNodes
+        for node in waitingNodes { node.slot.waitingIndex.store(-1, ordering: .relaxed) }
+        waitingNodes = []
         for index in segments.indices {
             nodes += segments[index].held.map(\.node)
             segments[index].held = []
@@ -246,8 +270,12 @@ struct QueueState {
                     node.slot.level.store(-1, ordering: .relaxed)
                     live -= 1
                     running += 1
-                    if entry.node.isSync { syncRunning += 1 }
-                    markRunning(entry.node)
+                    if entry.node.isSync {
+                        syncRunning += 1
+                        if WorkEvents.isObserved { markRunning(entry.node) }
+                    } else {
+                        markRunning(entry.node)
+                    }
                     return entry.node
                 }
             }

@@ -19,14 +19,7 @@ extension WorkQueue {
         let admission = try node.enqueue(on: self, into: &effects)
         switch admission {
         case .ready:
-            // Tag it with the current cancel-all epoch; admission re-tags it. (A cancel-all racing with this push may
-            // briefly make it look cancelled before it is admitted and runs: it was added concurrently.)
-            node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
-            inbox.push(node)
-            // Every runner the limit allows is attached: one of them will take it from the inbox.
-            if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
-                update { state, action in state.requestRunners(into: &action) }
-            }
+            pushReady(node)
         case .waiting:
             update { state, action in
                 state.admit(node, ready: false)
@@ -35,7 +28,26 @@ extension WorkQueue {
         case .finished, .alreadyFinished:
             break
         }
-        Effects.run(effects)
+        Effects.run(consume effects)
+    }
+
+    /// Admits a node made pending on this queue (``WorkNode/init(label:priority:barrier:isSync:body:pendingOn:)``),
+    /// ready at once: it has no dependencies and no one else has seen it.
+    @usableFromInline
+    func admitFresh(_ node: WorkNode) {
+        if WorkEvents.isObserved { WorkEvents.emit(.added, node: node, queue: name, state: .pending) }
+        pushReady(node)
+    }
+
+    private func pushReady(_ node: WorkNode) {
+        // Tag it with the current cancel-all epoch; admission re-tags it. (A cancel-all racing with this push may
+        // briefly make it look cancelled before it is admitted and runs: it was added concurrently.)
+        node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
+        inbox.push(node)
+        // Every runner the limit allows is attached: one of them will take it from the inbox.
+        if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
+            update { state, action in state.requestRunners(into: &action) }
+        }
     }
 
     @usableFromInline
@@ -66,7 +78,14 @@ extension WorkQueue {
         label: String? = nil, priority: WorkPriority = .normal, after dependencies: [any WorkDependency] = [],
         policy: DependencyPolicy = .run, _ body: @escaping @Sendable (WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        make(WorkItem(label: label, priority: priority, body), after: dependencies, policy: policy)
+        if dependencies.isEmpty {
+            let node = WorkNode(
+                label: label, priority: priority, barrier: false, isSync: true, body: .sync(TypedSyncBody(body: body)),
+                pendingOn: self)
+            admitFresh(node)
+            return WorkItem(node: node)
+        }
+        return make(WorkItem(label: label, priority: priority, body), after: dependencies, policy: policy)
     }
 
     /// Adds an `async` body and returns its handle.

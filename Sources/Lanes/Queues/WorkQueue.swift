@@ -156,8 +156,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
                 for node in nodes { state.finished(node, ran: false, sync: node.isSync) }
                 state.requestRunners(into: &action)
             }
-            Effects.run(effects)
-            effects.removeAll(keepingCapacity: true)
+            var taken: [Effect] = []
+            swap(&taken, &effects)
+            Effects.run(taken)
         }
         for node in members {
             if node.cancel(into: &effects, batching: self) { batch.append(node) }
@@ -262,6 +263,13 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     func nodesBecameReady(_ nodes: [WorkNode]) {
         update { state, action in
             for node in nodes { state.becameReady(node) }
+            state.requestRunners(into: &action)
+        }
+    }
+
+    func nodeBecameReady(_ node: WorkNode) {
+        update { state, action in
+            state.becameReady(node)
             state.requestRunners(into: &action)
         }
     }
