@@ -8,12 +8,17 @@ import Testing
 struct FetchPriorityTests {
     @Test("setPriority reaches the running URLSessionTask, live")
     func httpTaskPriority() async throws {
-        let harness = try FetchHarness(policy: testPolicy())
+        // Real-clock retries with a tiny backoff: in a full, loaded (TSan) run an attempt has been seen to end early;
+        // the next attempt must carry the priority too, so the test follows whichever attempt is running.
+        let policy = FetchPolicy(
+            timeout: .seconds(3600), retry: RetryPolicy(maxAttempts: 5, initialDelay: .milliseconds(1), jitter: 0))
+        let harness = try FetchHarness(policy: policy)
         defer { harness.stop() }
         harness.server.route("/held", LoopbackRoute(body: [7, 7, 7], latch: "go"))
         let probe = FetchProbe()
         let handle = harness.fetch("/held", priority: .prefetch, into: probe)
         #expect(await harness.server.waitUntil { !$0.connections(requesting: "/held").isEmpty })
+        #expect(await harness.events.waitUntil { _ in DataFetcher.appliedPriority(of: handle) != nil })
         #expect(DataFetcher.appliedPriority(of: handle) == WorkPriority.prefetch.sessionTaskPriority)
         handle.setPriority(.visible)
         #expect(DataFetcher.appliedPriority(of: handle) == WorkPriority.visible.sessionTaskPriority)
