@@ -23,13 +23,13 @@ final class FetchProbe: Sendable {
     var count: Int { log.elements.count }
 
     /// The first completion, waiting up to `timeout` seconds for it (nil if none came).
-    func result(timeout: Double = 30) async -> Result<Data, FetchError>? {
+    func result(timeout: Double = 180) async -> Result<Data, FetchError>? {
         _ = await log.waitUntil(timeout: timeout) { !$0.isEmpty }
         return log.elements.first
     }
 
     /// The error of the first completion, or nil if it succeeded or never came.
-    func error(timeout: Double = 30) async -> FetchError? {
+    func error(timeout: Double = 180) async -> FetchError? {
         guard case .failure(let error)? = await result(timeout: timeout) else { return nil }
         return error
     }

@@ -24,7 +24,7 @@ import Darwin
 final class LoopbackServer: Sendable {
     private let core: LoopbackServerCore
 
-    init(maxRequests: Int = 32, safetyTimeout: Double = 60) throws {
+    init(maxRequests: Int = 32, safetyTimeout: Double = 300) throws {
         core = try LoopbackServerCore(maxRequests: maxRequests, safetyTimeout: safetyTimeout)
     }
 
@@ -51,7 +51,7 @@ final class LoopbackServer: Sendable {
     func requestCount(_ path: String) -> Int { core.state.locked { $0.hits[path] ?? 0 } }
 
     /// Suspends until `predicate` holds for the recorded events (true), or `timeout` seconds pass (false).
-    func waitUntil(timeout: Double = 30, _ predicate: @escaping @Sendable ([LoopbackEvent]) -> Bool) async -> Bool {
+    func waitUntil(timeout: Double = 180, _ predicate: @escaping @Sendable ([LoopbackEvent]) -> Bool) async -> Bool {
         await core.state.events.waitUntil(timeout: timeout, predicate)
     }
 
@@ -71,7 +71,7 @@ final class LoopbackServerCore: Sendable {
     let state: ServerState
     private let acceptThread: LockedThread
 
-    init(maxRequests: Int = 32, safetyTimeout: Double = 60) throws {
+    init(maxRequests: Int = 32, safetyTimeout: Double = 300) throws {
         (listener, port) = try LoopbackSocket.makeListener()
         (wakeReader, wakeWriter) = try LoopbackSocket.makePipe()
         self.maxRequests = maxRequests

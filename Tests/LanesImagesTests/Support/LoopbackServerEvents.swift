@@ -39,7 +39,7 @@ final class WaitableLog<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Suspends until `predicate` holds for the elements (true), or `timeout` seconds pass (false).
-    func waitUntil(timeout: Double = 30, _ predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
+    func waitUntil(timeout: Double = 180, _ predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             lock.lock()
             if predicate(storage) {
