@@ -2,6 +2,11 @@ import Foundation
 
 extension ImageEncoder {
     /// What ``processAndEncodePNG(_:with:compressionLevel:filter:fileDescriptor:isCancelled:)`` made.
+    ///
+    /// ```swift
+    /// let result = try ImageEncoder().processAndEncodePNG(photo, with: TiltShift())
+    /// print(result.bitmap.width, result.byteCount)
+    /// ```
     public struct StreamedPNG: Sendable {
         /// The processed image.
         public let bitmap: Bitmap

@@ -9,6 +9,8 @@
 /// mirrored taps are added before one multiply by their shared weight. Edges are clamped; there
 /// is one rounding and no full-size intermediate image. Every channel value is computed by the
 /// same sequence of operations whatever `channels` is, so RGB results do not depend on it.
+/// With a `rowsCompleted` callback the strips advance together, band by band, each with its own
+/// ring, so output rows become final top to bottom (a PNG encoder can follow right behind).
 struct BlurEngine {
     let kernel: GaussianKernel
     let width: Int
