@@ -85,8 +85,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func streamedBlurEqualsBlurThenEncode(opaque: Bool) throws {
-        // 600 px wide: three strips, interleaved by band when streaming.
-        let source = noiseBitmap(width: 600, height: 90, seed: 77, opaque: opaque)
+        // 600 x 260: three strips, advanced together in three bands while streaming.
+        let source = noiseBitmap(width: 600, height: 260, seed: 77, opaque: opaque)
         let processors: [any RowStreamingProcessor] = [GaussianBlur(sigma: 2.5), TiltShift(sigma: 3), GaussianBlur(sigma: 0)]
         for processor in processors {
             let expected = try processor.process(source)
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func rowsBecomeFinalTopToBottom() throws {
-        let source = noiseBitmap(width: 530, height: 100, seed: 5)
+        let source = noiseBitmap(width: 530, height: 300, seed: 5)
         for processor in [GaussianBlur(sigma: 2) as any RowStreamingProcessor, TiltShift(sigma: 2)] {
             let expected = try processor.process(source)
             var reports: [Int] = []

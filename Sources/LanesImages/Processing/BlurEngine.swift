@@ -53,8 +53,9 @@ struct BlurEngine {
         return true
     }
 
-    /// Output rows per progress report when `rowsCompleted` is given.
-    static let progressBand = 32
+    /// Output rows per progress report when `rowsCompleted` is given: each band reloads every strip's
+    /// ring from beyond L2, so bands of 32 rows cost ~4% more CPU than strip-by-strip; 128 costs nothing measurable.
+    static let progressBand = 128
     /// The most ring memory kept for all strips at once so rows finish top to bottom (else strip by strip).
     static let interleavedRingBudget = 48 << 20
 
