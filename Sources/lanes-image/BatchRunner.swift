@@ -41,10 +41,18 @@ struct BatchRunner: Sendable {
         let start = Date()
         let result: JobResult
         do {
-            let bitmap = try await loader.bitmap(for: job, plan: plan)
-            let bytes = try await encodeAndWrite(bitmap, to: job.output, label: job.displayName)
+            let (width, height, bytes): (Int, Int, Int)
+            if let processor = plan.streamingProcessor {
+                let decoded = try await loader.bitmap(for: job, plan: plan.decodeOnly)
+                (width, height, bytes) = try await processAndWrite(decoded, with: processor, to: job.output,
+                                                                   label: job.displayName)
+            } else {
+                let bitmap = try await loader.bitmap(for: job, plan: plan)
+                bytes = try await encodeAndWrite(bitmap, to: job.output, label: job.displayName)
+                (width, height) = (bitmap.width, bitmap.height)
+            }
             let seconds = Date().timeIntervalSince(start)
-            result = JobResult(job: job, detail: "\(job.output.path) (\(bitmap.width)x\(bitmap.height), "
+            result = JobResult(job: job, detail: "\(job.output.path) (\(width)x\(height), "
                 + "\(Self.size(bytes)), \(String(format: "%.2f", seconds)) s)", failed: false)
         } catch {
             result = JobResult(job: job, detail: Self.reason(describe(error), for: job), failed: true)
@@ -64,6 +72,18 @@ struct BatchRunner: Sendable {
                 throw WriteError(path: url.path, reason: describe(error))
             }
             return data.count
+        }.value
+    }
+
+    /// Blurs (or tilt-shifts) on the encoder queue while a second thread encodes the finished rows
+    /// to a temporary file, renamed into place at the end: the PNG encoding overlaps the processing.
+    private func processAndWrite(_ bitmap: Bitmap, with processor: any RowStreamingProcessor, to url: URL,
+                                 label: String) async throws -> (Int, Int, Int) {
+        let plan = plan
+        return try await encoders.add(label: "process+encode \(label)") { context in
+            let written = try processAndWritePNG(bitmap, with: processor, plan: plan, to: url,
+                                                 isCancelled: { context.isCancelled })
+            return (written.width, written.height, written.bytes)
         }.value
     }
 

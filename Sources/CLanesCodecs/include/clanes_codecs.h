@@ -28,6 +28,7 @@ extern "C" {
 #define CLANES_ERR_NO_MEMORY 5     /* an allocation failed */
 #define CLANES_ERR_ARGUMENT 6      /* caller error: bad buffer, stride, size or scale */
 #define CLANES_ERR_ENCODE 7        /* the encoder failed */
+#define CLANES_ERR_IO 8            /* writing the encoded bytes to the file descriptor failed */
 
 /* Formats reported by clanes_probe. */
 #define CLANES_FORMAT_UNKNOWN 0
@@ -101,6 +102,38 @@ int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t 
 int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                            int32_t quality, uint8_t **out, size_t *out_size,
                            char *message, size_t message_capacity);
+
+/*
+ * A PNG encoder fed a row at a time, top to bottom (not interlaced). Bytes go to the file
+ * descriptor `fd` as libpng produces them (write(2), retried on EINTR and short writes), or,
+ * when fd < 0, to a growable buffer handed out by clanes_png_stream_finish.
+ * `has_alpha` 0 writes RGB (the alpha byte of every RGBA8 row is dropped), 1 writes RGBA.
+ * Every call returns a status; after any error the stream only accepts clanes_png_stream_destroy.
+ */
+typedef struct clanes_png_stream clanes_png_stream;
+
+/* Starts a stream and writes the PNG header; on success *stream receives it (destroy it in all cases). */
+int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alpha,
+                                int32_t compression_level, int32_t filters, int fd,
+                                clanes_png_stream **stream, char *message, size_t message_capacity);
+
+/* Encodes the next `count` RGBA8 rows (`bytes_per_row` >= width * 4 apart). More rows than the height is an error. */
+int32_t clanes_png_stream_write_rows(clanes_png_stream *stream, const uint8_t *pixels, size_t bytes_per_row,
+                                     uint32_t count, char *message, size_t message_capacity);
+
+/* Rows written so far. */
+uint32_t clanes_png_stream_rows_written(const clanes_png_stream *stream);
+
+/*
+ * Writes the end of the PNG once every row is in. With fd < 0, *out receives the encoded
+ * buffer of *out_size bytes (the caller frees it with clanes_free); with a descriptor *out is
+ * NULL and *out_size the number of bytes written. out/out_size may be NULL.
+ */
+int32_t clanes_png_stream_finish(clanes_png_stream *stream, uint8_t **out, size_t *out_size,
+                                 char *message, size_t message_capacity);
+
+/* Frees the stream (NULL is allowed). Never closes the descriptor. */
+void clanes_png_stream_destroy(clanes_png_stream *stream);
 
 /* Frees a buffer returned by an encoder. NULL is allowed. */
 void clanes_free(void *buffer);

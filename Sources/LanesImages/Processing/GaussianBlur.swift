@@ -31,14 +31,40 @@ public struct GaussianBlur: ImageProcessor {
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
         if isCancelled() { throw ImageError.cancelled }
         guard sigma > 0 else { return bitmap }
-        return try bitmap.withUnsafePixels { source in
+        return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
+            try render(bitmap, into: destination, isCancelled: isCancelled, rowsCompleted: nil)
+        }
+    }
+
+    public func process(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
+                        isCancelled: @Sendable () -> Bool, rowsCompleted: (Int) -> Void) throws {
+        precondition(destination.count >= bitmap.byteCount, "the destination holds \(destination.count) bytes, not \(bitmap.byteCount)")
+        if isCancelled() { throw ImageError.cancelled }
+        guard sigma > 0 else {
+            _ = destination.initialize(from: bitmap.pixels)
+            rowsCompleted(bitmap.height)
+            return
+        }
+        try withoutActuallyEscaping(rowsCompleted) { report in
+            try render(bitmap, into: destination, isCancelled: isCancelled, rowsCompleted: { report($0) })
+        }
+    }
+
+    private func render(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
+                        isCancelled: @Sendable () -> Bool, rowsCompleted: ((Int) throws -> Void)?) throws {
+        try bitmap.withUnsafePixels { source in
             // An opaque image stays opaque: its alpha channel need not be blurred (a quarter of the work).
             let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: bitmap.width, height: bitmap.height,
                                     opaque: BlurEngine.isOpaque(source.baseAddress!, count: bitmap.pixelCount))
-            return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
+            if let rowsCompleted {
+                try engine.blur(source: source.baseAddress!, destination: destination.baseAddress!,
+                                rows: 0..<bitmap.height, isCancelled: isCancelled, rowsCompleted: rowsCompleted)
+            } else {
                 try engine.blur(source: source.baseAddress!, destination: destination.baseAddress!,
                                 rows: 0..<bitmap.height, isCancelled: isCancelled)
             }
         }
     }
 }
+
+extension GaussianBlur: RowStreamingProcessor {}

@@ -53,10 +53,39 @@ public struct TiltShift: ImageProcessor {
 
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
         if isCancelled() { throw ImageError.cancelled }
-        let width = bitmap.width, height = bitmap.height, rowBytes = bitmap.bytesPerRow
-        // Blend weights in 1/256 units, per row.
-        let weights = (0..<height).map { y in Int((blurAmount(row: y, height: height) * 256).rounded()) }
+        let weights = blendWeights(height: bitmap.height)
         guard sigma > 0, weights.contains(where: { $0 > 0 }) else { return bitmap }
+        return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
+            try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled, rowsCompleted: nil)
+        }
+    }
+
+    public func process(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
+                        isCancelled: @Sendable () -> Bool, rowsCompleted: (Int) -> Void) throws {
+        precondition(destination.count >= bitmap.byteCount, "the destination holds \(destination.count) bytes, not \(bitmap.byteCount)")
+        if isCancelled() { throw ImageError.cancelled }
+        let weights = blendWeights(height: bitmap.height)
+        guard sigma > 0, weights.contains(where: { $0 > 0 }) else {
+            _ = destination.initialize(from: bitmap.pixels)
+            rowsCompleted(bitmap.height)
+            return
+        }
+        try withoutActuallyEscaping(rowsCompleted) { report in
+            try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled,
+                       rowsCompleted: { report($0) })
+        }
+    }
+
+    /// Blend weights in 1/256 units, per row.
+    private func blendWeights(height: Int) -> [Int] {
+        (0..<height).map { y in Int((blurAmount(row: y, height: height) * 256).rounded()) }
+    }
+
+    /// Blurs the rows that need it and blends; rows become final top to bottom (reported when
+    /// `rowsCompleted` is given) because each row is blended as soon as its blur is final.
+    private func render(_ bitmap: Bitmap, weights: [Int], into destination: UnsafeMutableBufferPointer<UInt8>,
+                        isCancelled: @Sendable () -> Bool, rowsCompleted: ((Int) throws -> Void)?) throws {
+        let width = bitmap.width, height = bitmap.height, rowBytes = bitmap.bytesPerRow
         // The blurred rows form at most two runs: above and below the band.
         var runs: [Range<Int>] = []
         var y = 0
@@ -66,15 +95,15 @@ public struct TiltShift: ImageProcessor {
             while y < height && weights[y] > 0 { y += 1 }
             runs.append(start..<y)
         }
-        return try bitmap.withUnsafePixels { source in
+        try bitmap.withUnsafePixels { source in
             let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: width, height: height,
                                     opaque: BlurEngine.isOpaque(source.baseAddress!, count: bitmap.pixelCount))
-            return try Bitmap(width: width, height: height) { destination in
-                let src = source.baseAddress!, dst = destination.baseAddress!
-                for run in runs {
-                    try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled)
-                }
-                for y in 0..<height {
+            let src = source.baseAddress!, dst = destination.baseAddress!
+            // Rows before `finished` are blended (or copied) and final.
+            var finished = 0
+            func finish(upTo limit: Int) throws {
+                while finished < limit {
+                    let y = finished
                     if y % BlurEngine.bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
                     let row = y * rowBytes
                     let blurredWeight = weights[y]
@@ -87,8 +116,22 @@ public struct TiltShift: ImageProcessor {
                             dst[i] = UInt8(truncatingIfNeeded: mixed >> 8)
                         }
                     }
+                    finished += 1
+                }
+                try rowsCompleted?(finished)
+            }
+            for run in runs {
+                if rowsCompleted == nil {
+                    try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled)
+                } else {
+                    try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled) { blurred in
+                        try finish(upTo: blurred)
+                    }
                 }
             }
+            try finish(upTo: height)
         }
     }
 }
+
+extension TiltShift: RowStreamingProcessor {}

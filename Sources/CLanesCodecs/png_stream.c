@@ -1,0 +1,250 @@
+/*
+ * A row-at-a-time PNG encoder over libpng. Each entry point sets its own setjmp before calling
+ * libpng, so a longjmp never leaves this file; every value read after one lives in the
+ * heap-allocated stream, never in an indeterminate local.
+ */
+#include "clanes_codecs.h"
+#include "codecs_internal.h"
+
+#include <errno.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { STREAM_OPEN = 0, STREAM_FINISHED = 1, STREAM_FAILED = 2 };
+
+struct clanes_png_stream {
+    png_structp png;
+    png_infop info;
+    uint32_t width;
+    uint32_t height;
+    uint32_t rows;
+    int state;
+    int fd;
+    clanes_buffer output;  /* when fd < 0 */
+    size_t written;        /* bytes written to fd */
+    int out_of_memory;
+    int io_errno;
+    char *message;         /* the current call's message buffer */
+    size_t capacity;
+};
+
+static void stream_error(png_structp png, png_const_charp text) {
+    clanes_png_stream *s = (clanes_png_stream *)png_get_error_ptr(png);
+    clanes_set_message(s->message, s->capacity, "PNG encoder: %s", text);
+    png_longjmp(png, 1);
+}
+
+static void stream_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+static void stream_write(png_structp png, png_bytep bytes, size_t length) {
+    clanes_png_stream *s = (clanes_png_stream *)png_get_io_ptr(png);
+    if (s->fd < 0) {
+        if (!clanes_buffer_append(&s->output, bytes, length)) {
+            s->out_of_memory = 1;
+            png_error(png, "out of memory");
+        }
+        return;
+    }
+    while (length > 0) {
+        ssize_t n = write(s->fd, bytes, length);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            s->io_errno = errno;
+            png_error(png, "write failed");
+        }
+        bytes += n;
+        length -= (size_t)n;
+        s->written += (size_t)n;
+    }
+}
+
+static void stream_flush(png_structp png) {
+    (void)png;
+}
+
+/* The status for a longjmp out of libpng; rewrites the message for an I/O failure. */
+static int32_t stream_failed(clanes_png_stream *s) {
+    s->state = STREAM_FAILED;
+    if (s->io_errno != 0) {
+        clanes_set_message(s->message, s->capacity, "cannot write the PNG: %s", strerror(s->io_errno));
+        return CLANES_ERR_IO;
+    }
+    return s->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
+}
+
+static int png_stream_filter_mask(int32_t filters) {
+    int mask = 0;
+    if (filters & CLANES_PNG_FILTER_NONE) mask |= PNG_FILTER_NONE;
+    if (filters & CLANES_PNG_FILTER_SUB) mask |= PNG_FILTER_SUB;
+    if (filters & CLANES_PNG_FILTER_UP) mask |= PNG_FILTER_UP;
+    if (filters & CLANES_PNG_FILTER_AVG) mask |= PNG_FILTER_AVG;
+    if (filters & CLANES_PNG_FILTER_PAETH) mask |= PNG_FILTER_PAETH;
+    return mask;
+}
+
+static int32_t stream_start(clanes_png_stream *s, int32_t has_alpha, int32_t level, int32_t filters) {
+    if (setjmp(png_jmpbuf(s->png))) {
+        return stream_failed(s);
+    }
+    png_set_write_fn(s->png, s, stream_write, stream_flush);
+    png_set_compression_level(s->png, level);
+    png_set_filter(s->png, PNG_FILTER_TYPE_BASE, png_stream_filter_mask(filters));
+    png_set_IHDR(s->png, s->info, s->width, s->height, 8,
+                 has_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(s->png, s->info);
+    if (!has_alpha) {
+        png_set_filler(s->png, 0, PNG_FILLER_AFTER); /* drop the alpha byte of each RGBA pixel */
+    }
+    return CLANES_OK;
+}
+
+int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alpha,
+                                int32_t compression_level, int32_t filters, int fd,
+                                clanes_png_stream **stream, char *message, size_t message_capacity) {
+    if (stream == NULL) {
+        clanes_set_message(message, message_capacity, "no stream pointer");
+        return CLANES_ERR_ARGUMENT;
+    }
+    *stream = NULL;
+    if (width == 0 || height == 0) {
+        clanes_set_message(message, message_capacity, "empty image (%ux%u)", width, height);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
+        clanes_set_message(message, message_capacity, "PNG cannot hold %ux%u", width, height);
+        return CLANES_ERR_TOO_LARGE;
+    }
+    if (compression_level < 0 || compression_level > 9) {
+        clanes_set_message(message, message_capacity, "bad compression level %d", compression_level);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if ((filters & CLANES_PNG_FILTER_ALL) == 0 || (filters & ~CLANES_PNG_FILTER_ALL) != 0) {
+        clanes_set_message(message, message_capacity, "bad PNG filter flags 0x%x", (unsigned)filters);
+        return CLANES_ERR_ARGUMENT;
+    }
+    clanes_png_stream *s = (clanes_png_stream *)calloc(1, sizeof(clanes_png_stream));
+    if (s == NULL) {
+        clanes_set_message(message, message_capacity, "out of memory creating the PNG encoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    s->width = width;
+    s->height = height;
+    s->fd = fd;
+    s->message = message;
+    s->capacity = message_capacity;
+    s->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, s, stream_error, stream_warning);
+    s->info = s->png ? png_create_info_struct(s->png) : NULL;
+    if (s->png == NULL || s->info == NULL) {
+        clanes_png_stream_destroy(s);
+        clanes_set_message(message, message_capacity, "out of memory creating the PNG encoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    *stream = s;
+    return stream_start(s, has_alpha, compression_level, filters);
+}
+
+/* Refuses a call on a stream that failed or finished. */
+static int32_t stream_check_open(clanes_png_stream *s, char *message, size_t capacity) {
+    if (s == NULL) {
+        clanes_set_message(message, capacity, "no stream");
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (s->state != STREAM_OPEN) {
+        clanes_set_message(message, capacity, s->state == STREAM_FINISHED ? "the PNG stream is already finished"
+                                                                          : "the PNG stream failed earlier");
+        return CLANES_ERR_ARGUMENT;
+    }
+    s->message = message;
+    s->capacity = capacity;
+    return CLANES_OK;
+}
+
+static int32_t stream_rows(clanes_png_stream *s, const uint8_t *pixels, size_t bytes_per_row, uint32_t count) {
+    if (setjmp(png_jmpbuf(s->png))) {
+        return stream_failed(s);
+    }
+    for (uint32_t y = 0; y < count; y++) {
+        png_write_row(s->png, pixels + (size_t)y * bytes_per_row);
+        s->rows++;
+    }
+    return CLANES_OK;
+}
+
+int32_t clanes_png_stream_write_rows(clanes_png_stream *stream, const uint8_t *pixels, size_t bytes_per_row,
+                                     uint32_t count, char *message, size_t message_capacity) {
+    int32_t status = stream_check_open(stream, message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (count == 0) {
+        return CLANES_OK;
+    }
+    if (pixels == NULL || bytes_per_row < (size_t)stream->width * 4) {
+        clanes_set_message(message, message_capacity, "no pixels or bytes_per_row %zu < 4 * width (%u)",
+                           bytes_per_row, stream->width);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (count > stream->height - stream->rows) {
+        clanes_set_message(message, message_capacity, "%u more rows would exceed the height %u (%u written)",
+                           count, stream->height, stream->rows);
+        return CLANES_ERR_ARGUMENT;
+    }
+    return stream_rows(stream, pixels, bytes_per_row, count);
+}
+
+uint32_t clanes_png_stream_rows_written(const clanes_png_stream *stream) {
+    return stream ? stream->rows : 0;
+}
+
+static int32_t stream_end(clanes_png_stream *s) {
+    if (setjmp(png_jmpbuf(s->png))) {
+        return stream_failed(s);
+    }
+    png_write_end(s->png, s->info);
+    s->state = STREAM_FINISHED;
+    return CLANES_OK;
+}
+
+int32_t clanes_png_stream_finish(clanes_png_stream *stream, uint8_t **out, size_t *out_size,
+                                 char *message, size_t message_capacity) {
+    if (out != NULL) *out = NULL;
+    if (out_size != NULL) *out_size = 0;
+    int32_t status = stream_check_open(stream, message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (stream->rows != stream->height) {
+        clanes_set_message(message, message_capacity, "only %u of %u rows were written",
+                           stream->rows, stream->height);
+        return CLANES_ERR_ARGUMENT;
+    }
+    status = stream_end(stream);
+    if (status != CLANES_OK) {
+        return status;
+    }
+    if (out_size != NULL) {
+        *out_size = stream->fd < 0 ? stream->output.size : stream->written;
+    }
+    if (stream->fd < 0 && out != NULL) {
+        *out = stream->output.bytes; /* the caller frees it */
+        stream->output = (clanes_buffer){NULL, 0, 0};
+    }
+    return CLANES_OK;
+}
+
+void clanes_png_stream_destroy(clanes_png_stream *stream) {
+    if (stream == NULL) {
+        return;
+    }
+    if (stream->png != NULL) {
+        png_destroy_write_struct(&stream->png, stream->info ? &stream->info : NULL);
+    }
+    free(stream->output.bytes);
+    free(stream);
+}

@@ -1,0 +1,106 @@
+import CLanesCodecs
+import Foundation
+
+extension ImageEncoder {
+    /// A PNG encoder fed rows top to bottom, so encoding can start before the whole image
+    /// exists (for example while a blur is still producing the rows below). The bytes go to a
+    /// file descriptor as they are produced, or into memory (``finish()`` returns them).
+    ///
+    /// One thread at a time may use a stream. After any error, or after ``finish()``, every
+    /// call throws. `hasAlpha: false` writes RGB and ignores the alpha byte of the rows.
+    ///
+    /// ```swift
+    /// let stream = try ImageEncoder.PNGStream(width: 640, height: 480, hasAlpha: false,
+    ///                                         compressionLevel: 6, filter: .none)
+    /// try bitmap.withUnsafePixels { try stream.write(rows: $0.baseAddress!, count: 480) }
+    /// let png = try stream.finish()   // the whole file
+    /// ```
+    public final class PNGStream {
+        /// Width and height in pixels.
+        public let width: Int, height: Int
+        private var stream: OpaquePointer?
+        private let toDescriptor: Bool
+
+        /// Starts a PNG of `width` x `height` and writes its header. With `fileDescriptor`, bytes
+        /// are written there as they are produced (the descriptor is never closed); without it
+        /// they are kept in memory. Throws ``ImageError/invalidArgument(_:)`` for an empty size
+        /// or a level outside 0...9.
+        public init(width: Int, height: Int, hasAlpha: Bool, compressionLevel: Int = 6,
+                    filter: PNGFilter = .adaptive, fileDescriptor: Int32? = nil) throws {
+            guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
+                throw ImageError.invalidArgument("a PNG stream needs a size of 1...\(Int32.max) per side, got \(width)x\(height)")
+            }
+            guard (0...9).contains(compressionLevel) else {
+                throw ImageError.invalidArgument("PNG compression level \(compressionLevel) is not 0...9")
+            }
+            self.width = width
+            self.height = height
+            toDescriptor = fileDescriptor != nil
+            var message = CodecBridge.messageBuffer()
+            var created: OpaquePointer?
+            let status = clanes_png_stream_begin(UInt32(width), UInt32(height), hasAlpha ? 1 : 0, Int32(compressionLevel),
+                                                 filter.flags, fileDescriptor ?? -1, &created, &message, message.count)
+            stream = created
+            if let error = CodecBridge.encodeError(status, message) {
+                throw error
+            }
+        }
+
+        deinit {
+            clanes_png_stream_destroy(stream)
+        }
+
+        /// Bytes of the finished PNG (0 until ``finish()`` succeeds).
+        public private(set) var byteCount = 0
+
+        /// Rows encoded so far.
+        public var rowsWritten: Int { Int(clanes_png_stream_rows_written(stream)) }
+
+        /// Encodes the next `count` rows, read from `rows` (`width * 4` RGBA bytes each, unless
+        /// `bytesPerRow` says otherwise). Writing past `height` throws.
+        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int? = nil) throws {
+            guard count >= 0, count <= height else {
+                throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row PNG")
+            }
+            var message = CodecBridge.messageBuffer()
+            let status = clanes_png_stream_write_rows(stream, rows, bytesPerRow ?? width * 4, UInt32(count),
+                                                      &message, message.count)
+            if let error = CodecBridge.encodeError(status, message) {
+                throw error
+            }
+        }
+
+        /// Encodes rows `rows` of `bitmap` (same width); they must be the next rows of the image.
+        ///
+        /// ```swift
+        /// try stream.write(rows: 0..<bitmap.height, of: bitmap)
+        /// ```
+        public func write(rows: Range<Int>, of bitmap: Bitmap) throws {
+            guard bitmap.width == width, rows.lowerBound >= 0, rows.upperBound <= bitmap.height else {
+                throw ImageError.invalidArgument("rows \(rows) of a \(bitmap.width)x\(bitmap.height) bitmap"
+                    + " do not fit a \(width)-pixel-wide PNG stream")
+            }
+            if rows.isEmpty { return }
+            try bitmap.withUnsafePixels { pixels in
+                try write(rows: pixels.baseAddress! + rows.lowerBound * bitmap.bytesPerRow, count: rows.count)
+            }
+        }
+
+        /// Ends the PNG once all `height` rows are written. Returns the encoded file when writing
+        /// to memory; with a file descriptor the bytes are already written and the result is empty.
+        @discardableResult
+        public func finish() throws -> Data {
+            var output: UnsafeMutablePointer<UInt8>?
+            var size = 0
+            var message = CodecBridge.messageBuffer()
+            let status = clanes_png_stream_finish(stream, &output, &size, &message, message.count)
+            defer { clanes_free(output) }
+            if let error = CodecBridge.encodeError(status, message) {
+                throw error
+            }
+            byteCount = size
+            guard !toDescriptor, let output else { return Data() }
+            return Data(bytes: output, count: size)
+        }
+    }
+}

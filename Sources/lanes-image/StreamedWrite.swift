@@ -1,0 +1,55 @@
+import Foundation
+import LanesImages
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ProcessingPlan {
+    /// The processor to overlap with PNG encoding: a PNG output whose only step is a blur or a
+    /// tilt-shift (their rows become final top to bottom). Nil for every other plan.
+    var streamingProcessor: (any RowStreamingProcessor)? {
+        guard format == .png, processors.count == 1 else { return nil }
+        return processors[0] as? any RowStreamingProcessor
+    }
+
+    /// This plan without its processors: what to decode before a streamed process-and-encode.
+    var decodeOnly: ProcessingPlan {
+        var plan = self
+        plan.blurSigma = nil
+        plan.tiltShift = false
+        plan.greyscale = false
+        return plan
+    }
+}
+
+/// Runs `processor` on `bitmap` while a second thread PNG-encodes the finished rows straight
+/// into a temporary file beside `url`, then renames it to `url` (a reader never sees half an
+/// image). Returns the processed size and the file's byte count; the temporary file is removed
+/// on any failure.
+func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProcessor, plan: ProcessingPlan,
+                        to url: URL, isCancelled: @Sendable () -> Bool) throws -> (width: Int, height: Int, bytes: Int) {
+    let directory = url.deletingLastPathComponent()
+    let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else {
+        throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
+    }
+    var keep = false
+    defer {
+        if !keep { unlink(temporary.path) }
+    }
+    let result: ImageEncoder.StreamedPNG
+    do {
+        defer { close(descriptor) }
+        result = try ImageEncoder().processAndEncodePNG(bitmap, with: processor, compressionLevel: plan.compression,
+                                                        filter: plan.pngFilter, fileDescriptor: descriptor,
+                                                        isCancelled: isCancelled)
+    }
+    guard rename(temporary.path, url.path) == 0 else {
+        throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
+    }
+    keep = true
+    return (result.bitmap.width, result.bitmap.height, result.byteCount)
+}
