@@ -66,11 +66,7 @@ struct BatchRunner: Sendable {
         let format = plan.encoderFormat
         return try await encoders.add(label: "encode \(label)") { _ in
             let data = try ImageEncoder().encode(bitmap, as: format)
-            do {
-                try data.write(to: url, options: .atomic)
-            } catch {
-                throw WriteError(path: url.path, reason: describe(error))
-            }
+            try writeAtomically(data, to: url)
             return data.count
         }.value
     }

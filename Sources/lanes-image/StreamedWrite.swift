@@ -53,3 +53,22 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
     keep = true
     return (result.bitmap.width, result.bitmap.height, result.byteCount)
 }
+
+/// Writes `data` to a temporary file beside `url` and renames it into place, so a reader never sees half an image.
+/// (Foundation's `.atomic` option on Linux leaves an empty `TemporaryDirectory.*` in /tmp per write; a batch of
+/// thousands of files must not.)
+func writeAtomically(_ data: Data, to url: URL) throws {
+    let temporary = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    do {
+        try data.write(to: temporary)
+    } catch {
+        unlink(temporary.path)
+        throw WriteError(path: url.path, reason: describe(error))
+    }
+    guard rename(temporary.path, url.path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary.path)
+        throw WriteError(path: url.path, reason: reason)
+    }
+}
