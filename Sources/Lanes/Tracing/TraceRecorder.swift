@@ -1,5 +1,12 @@
 import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Records the core's event stream and writes it as a Chrome trace-event JSON file that Perfetto
 /// (ui.perfetto.dev) and `chrome://tracing` open: one track per queue (a concurrent queue gets one track per
@@ -120,7 +127,19 @@ public final class TraceRecorder: Sendable {
     /// try trace.write(to: URL(fileURLWithPath: "trace.json"))
     /// ```
     public func write(to url: URL) throws {
-        try jsonData().write(to: url, options: .atomic)
+        // Through a temporary file beside `url` and a rename: Foundation's `.atomic` option on Linux leaves an empty
+        // `TemporaryDirectory.*` behind in /tmp for every write.
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try jsonData().write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
     }
 
     // MARK: Recording
