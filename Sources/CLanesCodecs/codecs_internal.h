@@ -47,4 +47,7 @@ int clanes_buffer_reserve(clanes_buffer *buffer, size_t extra);
 /* Appends `length` bytes; 1 on success, 0 when out of memory (the buffer is left as it was). */
 int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length);
 
+/* The libpng filter mask for CLANES_PNG_FILTER_* flags (0 when none is set; callers reject that first). */
+int clanes_png_filter_mask(int32_t filters);
+
 #endif

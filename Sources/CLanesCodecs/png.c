@@ -154,8 +154,8 @@ static void png_flush_memory(png_structp png) {
     (void)png;
 }
 
-/* The libpng filter mask for CLANES_PNG_FILTER_* flags (never 0: libpng needs at least one). */
-static int png_filter_mask(int32_t filters) {
+/* The libpng filter mask for CLANES_PNG_FILTER_* flags (shared with png_stream.c). */
+int clanes_png_filter_mask(int32_t filters) {
     int mask = 0;
     if (filters & CLANES_PNG_FILTER_NONE) mask |= PNG_FILTER_NONE;
     if (filters & CLANES_PNG_FILTER_SUB) mask |= PNG_FILTER_SUB;
@@ -183,7 +183,7 @@ static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_info
     }
     png_set_write_fn(png, ctx, png_write_memory, png_flush_memory);
     png_set_compression_level(png, level);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, png_filter_mask(filters));
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, clanes_png_filter_mask(filters));
     png_set_IHDR(png, info, width, height, 8,
                  opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

@@ -77,23 +77,13 @@ static int32_t stream_failed(clanes_png_stream *s) {
     return s->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
 }
 
-static int png_stream_filter_mask(int32_t filters) {
-    int mask = 0;
-    if (filters & CLANES_PNG_FILTER_NONE) mask |= PNG_FILTER_NONE;
-    if (filters & CLANES_PNG_FILTER_SUB) mask |= PNG_FILTER_SUB;
-    if (filters & CLANES_PNG_FILTER_UP) mask |= PNG_FILTER_UP;
-    if (filters & CLANES_PNG_FILTER_AVG) mask |= PNG_FILTER_AVG;
-    if (filters & CLANES_PNG_FILTER_PAETH) mask |= PNG_FILTER_PAETH;
-    return mask;
-}
-
 static int32_t stream_start(clanes_png_stream *s, int32_t has_alpha, int32_t level, int32_t filters) {
     if (setjmp(png_jmpbuf(s->png))) {
         return stream_failed(s);
     }
     png_set_write_fn(s->png, s, stream_write, stream_flush);
     png_set_compression_level(s->png, level);
-    png_set_filter(s->png, PNG_FILTER_TYPE_BASE, png_stream_filter_mask(filters));
+    png_set_filter(s->png, PNG_FILTER_TYPE_BASE, clanes_png_filter_mask(filters));
     png_set_IHDR(s->png, s->info, s->width, s->height, 8,
                  has_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

@@ -83,8 +83,6 @@ struct StageState<Value: Sendable>: Sendable {
         return consumers.keys.sorted().compactMap { consumers[$0]?.deliver }
     }
 
-    var consumerCount: Int { consumers.count }
-
     private mutating func recomputePriority() -> WorkPriority? {
         guard let highest = consumers.values.map(\.priority).max(), highest != priority else { return nil }
         priority = highest
