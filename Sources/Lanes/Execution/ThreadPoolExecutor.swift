@@ -21,7 +21,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
 
         func run() {
             switch self {
-            case .runner(let runner): runner.run()
+            case .runner(let runner): runner.runLingering()
             case .closure(let body): body()
             }
         }

@@ -19,6 +19,11 @@ public struct WorkRunner: Sendable {
     public func run(maxItems: Int = .max) {
         queue.drain(maxItems: maxItems)
     }
+
+    /// Runs like ``run(maxItems:)``, then lingers briefly for new work before returning (Lanes' own pool).
+    func runLingering() {
+        queue.drain(maxItems: .max, lingering: true)
+    }
 }
 
 /// Where a queue's items run. Lanes' thread pool is the default; `DispatchExecutor` runs on a dispatch queue (the
@@ -41,33 +46,49 @@ enum CurrentLane {
 }
 
 extension WorkQueue {
-    func drain(maxItems: Int) {
+    /// Runs ready items until none is left (or `maxItems` ran). A `lingering` runner (the thread pool's) that finds
+    /// the queue empty stays attached for a few microseconds, watching for new work without the lock, before it
+    /// detaches: a producer adding items one by one then hands them to a running thread instead of waking a parked
+    /// one for each (a wake is a system call and a context switch, ten times the cost of an item).
+    func drain(maxItems: Int, lingering: Bool = false) {
         var finished: WorkNode?
         var count = 0
+        var mayLinger = lingering
+        var lingerDeadline: UInt64? = nil
         let outer = CurrentLane.queueID
         CurrentLane.queueID = id
         defer { CurrentLane.queueID = outer }
         while true {
             var action = QueueAction()
             let done = finished.take()
+            // Nothing to run now, but the queue may get work at any moment: stay attached and watch for it.
+            var linger = false
             let next: WorkNode? = locked { state in
                 if let done {
                     state.finished(done, ran: true, sync: true)
                     state.collectIdle(into: &action)
                 }
-                var node: WorkNode?
-                if count < maxItems { node = state.pop() }
-                if node == nil {
-                    state.workers -= 1
-                    state.requestRunners(into: &action)
+                if count < maxItems, let node = state.pop() { return node }
+                if mayLinger, count < maxItems, !state.suspended, state.workers <= state.limit {
+                    linger = true
+                    return nil
                 }
-                return node
+                state.workers -= 1
+                state.requestRunners(into: &action)
+                return nil
             }
             perform(action)
             guard let node = next else {
-                recheckInbox()
-                return
+                if !linger {
+                    recheckInbox()
+                    return
+                }
+                // Work seen: back to the lock for it. Time up: one last look under the lock, then detach.
+                if !awaitWork(until: &lingerDeadline) { mayLinger = false }
+                continue
             }
+            mayLinger = lingering
+            lingerDeadline = nil
             count += 1
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.
@@ -81,10 +102,18 @@ extension WorkQueue {
             switch consume body {
             case .sync(let function):
                 // The body is consumed by the call, so what it captured is released before the item completes.
-                node.complete(Self.run(consume function, WorkContext(node: node, queue: self)))
+                let value: any Sendable
+                do {
+                    value = try Self.run(consume function, WorkContext(node: node))
+                } catch {
+                    node.complete(.failure(error))
+                    finished = consume node
+                    continue
+                }
+                node.complete(success: value)
                 finished = consume node
             case .async(let function):
-                let context = WorkContext(node: node, queue: self)
+                let context = WorkContext(node: node)
                 let task = Task(priority: node.effectivePriority.taskPriority) {
                     let result: Result<any Sendable, any Error>
                     do { result = .success(try await function(context)) } catch { result = .failure(error) }
@@ -92,7 +121,7 @@ extension WorkQueue {
                 }
                 node.setTask(task)
             case .callback(let function):
-                function(WorkContext(node: node, queue: self)) { result in
+                function(WorkContext(node: node)) { result in
                     if node.complete(result) { self.nodeFinished(node, ran: true) }
                 }
             }
@@ -102,8 +131,8 @@ extension WorkQueue {
 
 extension WorkQueue {
     /// Runs a synchronous body. It is passed owned, so it is dropped when this returns, before the item completes.
-    static func run(_ function: consuming any SyncBody, _ context: WorkContext) -> Result<any Sendable, any Error> {
-        do { return .success(try function.run(context)) } catch { return .failure(error) }
+    static func run(_ function: consuming any SyncBody, _ context: WorkContext) throws -> any Sendable {
+        try function.run(context)
     }
 }
 

@@ -39,14 +39,19 @@ enum Verdict: Sendable {
     }
 }
 
-/// The rarely used part of a node's state (see `NodeState.extras`).
-struct NodeExtras {
+/// The rarely used part of a node's state (see `NodeState.rare`), boxed so that a plain item's state stays small:
+/// making, moving and destroying it then touches one reference instead of a dozen fields.
+final class NodeRare: @unchecked Sendable {
+    // @unchecked Sendable: a box is owned by one node's `NodeState` and only read or written while that node's lock
+    // is held (it is never handed out).
     var cancelHandlers: [@Sendable () -> Void] = []
     var completions: [@Sendable (Outcome) -> Void] = []
     var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] = [:]
     var abandonedWaiters: Set<UInt64> = []
     var nextWaiter: UInt64 = 0
     var task: Task<Void, Never>? = nil
+    var verdict: Verdict? = nil
+    var timedOut = false
 }
 
 /// An edge between a dependent and one of its dependencies, kept on both ends.
@@ -77,51 +82,65 @@ struct NodeState {
     /// Whether `body` is still here (testing a plain flag is cheaper than testing an optional existential).
     var hasBody = true
     var cancelRequested = false
-    /// What a failed dependency decided for an item that is not yet enqueued.
-    var verdict: Verdict?
-    /// What most items never use, behind one optional: making and destroying a node then touches one tag instead of
-    /// six collections. The properties below read through it and create it on first change.
-    var extras: NodeExtras?
+    /// What most items never use, behind one optional reference, created on first change. The properties below
+    /// read through it.
+    var rare: NodeRare?
     var cancelHandlers: [@Sendable () -> Void] {
-        get { extras?.cancelHandlers ?? [] }
+        get { rare?.cancelHandlers ?? [] }
         _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.cancelHandlers
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.cancelHandlers
         }
     }
     var completions: [@Sendable (Outcome) -> Void] {
-        get { extras?.completions ?? [] }
+        get { rare?.completions ?? [] }
         _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.completions
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.completions
         }
     }
     var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] {
-        get { extras?.waiters ?? [:] }
+        get { rare?.waiters ?? [:] }
         _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.waiters
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.waiters
         }
     }
     var abandonedWaiters: Set<UInt64> {
-        get { extras?.abandonedWaiters ?? [] }
+        get { rare?.abandonedWaiters ?? [] }
         _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.abandonedWaiters
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.abandonedWaiters
         }
     }
     var nextWaiter: UInt64 {
-        get { extras?.nextWaiter ?? 0 }
+        get { rare?.nextWaiter ?? 0 }
         _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.nextWaiter
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.nextWaiter
         }
     }
     var task: Task<Void, Never>? {
-        get { extras?.task }
+        get { rare?.task ?? nil }
         _modify {
-            if extras == nil { extras = NodeExtras() }
-            yield &extras!.task
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.task
+        }
+    }
+    /// What a failed dependency decided for an item that is not yet enqueued.
+    var verdict: Verdict? {
+        get { rare?.verdict ?? nil }
+        _modify {
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.verdict
+        }
+    }
+    /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
+    var timedOut: Bool {
+        get { rare?.timedOut ?? false }
+        _modify {
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.timedOut
         }
     }
     /// Unfinished dependencies, by identity.
@@ -129,10 +148,8 @@ struct NodeState {
     /// Items waiting on this one.
     var dependents = DependentEdges()
     var ownPriority: WorkPriority
-    /// How many waiting dependents lend each priority level (inline: read on every priority check).
+    /// How many waiting dependents lend each priority level (inline: every dependency edge lends).
     var lent = LentLevels()
-    /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
-    var timedOut = false
 
     /// A node made directly on `queue` (added without dependencies) starts pending there.
     init(body: Body, priority: WorkPriority, queue: WorkQueue?) {
@@ -167,6 +184,21 @@ struct NodeState {
     /// Moves to `.finished` and collects everything that must be told.
     mutating func finish(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
         if phase == .finished { return }
+        // Most items have no handlers, edges, waiters or observers: nothing to tell, nothing to test further.
+        if rare == nil, dependents.isEmpty, dependencies.isEmpty, !WorkEvents.isObserved {
+            phase = .finished
+            node.finishedFlag.store(true, ordering: .releasing)
+            if hasBody {
+                body = nil
+                hasBody = false
+            }
+            self.outcome = consume outcome
+            return
+        }
+        finishTelling(outcome, node: node, into: &effects)
+    }
+
+    private mutating func finishTelling(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
         var finalState = outcome.state
         if timedOut, finalState == .cancelled {
             outcome = .failure(LanesError.timedOut(node.label))
@@ -185,10 +217,9 @@ struct NodeState {
             body = nil
             hasBody = false
         }
-        // Most items have no handlers, edges or waiters: test before touching each collection.
-        if extras != nil {
-            if task != nil { task = nil }
-            if !cancelHandlers.isEmpty { cancelHandlers = [] }
+        if let rare {
+            if rare.task != nil { rare.task = nil }
+            if !rare.cancelHandlers.isEmpty { rare.cancelHandlers = [] }
         }
         if !dependents.isEmpty {
             let success = finalState == .succeeded
@@ -204,14 +235,14 @@ struct NodeState {
             }
             dependencies.removeAll()
         }
-        if extras != nil {
-            if !waiters.isEmpty {
-                effects.append(.resume(Array(waiters.values), copy outcome))
-                waiters = [:]
+        if let rare {
+            if !rare.waiters.isEmpty {
+                effects.append(.resume(Array(rare.waiters.values), copy outcome))
+                rare.waiters = [:]
             }
-            if !completions.isEmpty {
-                effects.append(.complete(completions, copy outcome))
-                completions = []
+            if !rare.completions.isEmpty {
+                effects.append(.complete(rare.completions, copy outcome))
+                rare.completions = []
             }
         }
         if WorkEvents.isObserved { effects.append(.event(kind, node, queue, finalState)) }

@@ -13,17 +13,19 @@ import Synchronization
 /// }
 /// ```
 public struct WorkContext: Sendable {
+    // Only the node: its queue is reached through it (one reference fewer to count per item).
     let node: WorkNode
-    let queue: WorkQueue
 
-    init(node: WorkNode, queue: WorkQueue) {
+    init(node: WorkNode) {
         self.node = node
-        self.queue = queue
     }
 
-    /// Whether the item was cancelled. Cheap: one atomic load.
+    /// The queue the item runs on.
+    var queue: WorkQueue { node.runningQueue }
+
+    /// Whether the item was cancelled. Cheap: two atomic loads.
     public var isCancelled: Bool {
-        node.cancelFlag.load(ordering: .acquiring) || queue.cancelledAll(since: node.slot.epoch.load(ordering: .relaxed))
+        node.cancelFlag.load(ordering: .acquiring) || node.queueCancelledAll
     }
 
     /// Throws ``LanesError/cancelled(_:)`` if the item was cancelled.

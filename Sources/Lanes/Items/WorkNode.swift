@@ -16,6 +16,9 @@ public final class WorkNode: Sendable {
     let finishedFlag = Atomic<Bool>(false)
     /// The next node in a queue's ready inbox (see `ReadyInbox`).
     let inboxNext = Atomic<Unmanaged<WorkNode>?>(nil)
+    /// The queue the node was enqueued on, unretained: `state.queue` holds it strongly from the same moment and never
+    /// lets go, so it lives as long as the node. Running bodies reach their queue through it without the lock.
+    let queueRef = Atomic<Unmanaged<WorkQueue>?>(nil)
     /// Mirrors the effective priority (raw value) for the queue, which never takes a node lock.
     let effectiveLevel: Atomic<Int>
     /// Progress as the bit pattern of a Double in 0...1.
@@ -36,6 +39,16 @@ public final class WorkNode: Sendable {
         self.isSync = isSync
         effectiveLevel = Atomic(priority.rawValue)
         state = Lock(NodeState(body: body, priority: priority, queue: queue))
+        if let queue { queueRef.store(Unmanaged.passUnretained(queue), ordering: .relaxed) }
+    }
+
+    /// The queue of a node that was enqueued (a running node always was).
+    var runningQueue: WorkQueue { queueRef.load(ordering: .acquiring)!.takeUnretainedValue() }
+
+    /// Whether the node's queue cancelled all its items since the node was admitted (false if not enqueued).
+    var queueCancelledAll: Bool {
+        guard let queue = queueRef.load(ordering: .acquiring) else { return false }
+        return queue._withUnsafeGuaranteedRef { $0.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) }
     }
 
     /// The item's label (given, or "item-N").
@@ -84,6 +97,7 @@ public final class WorkNode: Sendable {
             }
             state.phase = .pending
             state.queue = queue
+            queueRef.store(Unmanaged.passUnretained(queue), ordering: .releasing)
             if WorkEvents.isObserved { effects.append(.event(.added, self, queue, .pending)) }
             if let verdict = state.verdict {
                 state.finish(verdict.outcome, node: self, into: &effects)
@@ -136,12 +150,30 @@ public final class WorkNode: Sendable {
         }
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
-            if state.cancelRequested
-                || state.queue?.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) == true
-            {
+            if state.cancelRequested || queueCancelledAll {
                 state.finish(.cancelled, node: self, into: &effects)
             } else {
                 state.finish(outcome.take()!, node: self, into: &effects)
+            }
+            return true
+        }
+        Effects.run(consume effects)
+        return done
+    }
+
+    /// ``complete(_:)`` for a value, on the runner's path: the value moves into the state without an outcome enum
+    /// being built and copied around it.
+    @discardableResult
+    func complete(success value: consuming any Sendable) -> Bool {
+        var effects: [Effect] = []
+        // Optional so the critical section can move it into the state rather than copy it.
+        var pending: (any Sendable)? = consume value
+        let done = state.withLock { state -> Bool in
+            guard case .running = state.phase else { return false }
+            if state.cancelRequested || queueCancelledAll {
+                state.finish(.cancelled, node: self, into: &effects)
+            } else {
+                state.finish(.success(pending.take()!), node: self, into: &effects)
             }
             return true
         }

@@ -6,6 +6,10 @@ import DequeModule
 struct Entry {
     let node: WorkNode
     let generation: UInt32
+
+    var parts: (WorkNode, UInt32) {
+        consuming get { (node, generation) }
+    }
 }
 
 /// Items admitted between two barriers. Segment 0 is the one allowed to run.
@@ -263,25 +267,32 @@ struct QueueState {
         var level = WorkPriority.count - 1
         while level >= 0 {
             while let entry = buckets[level].popFirst() {
-                let node = entry.node
-                if entry.generation == node.slot.generation.load(ordering: .relaxed),
+                // Taken apart so the node moves out of the entry (no retain and release of it).
+                let (node, generation) = entry.parts
+                if generation == node.slot.generation.load(ordering: .relaxed),
                     node.slot.level.load(ordering: .relaxed) == level
                 {
                     node.slot.level.store(-1, ordering: .relaxed)
                     live -= 1
                     running += 1
-                    if entry.node.isSync {
+                    if node.isSync {
                         syncRunning += 1
-                        if WorkEvents.isObserved { markRunning(entry.node) }
+                        if WorkEvents.isObserved { markRunning(node) }
                     } else {
-                        markRunning(entry.node)
+                        markRunning(node)
                     }
-                    return entry.node
+                    return node
                 }
             }
             level -= 1
         }
         return nil
+    }
+
+    /// Whether ``pop()`` would return an item now.
+    var canPop: Bool {
+        guard !suspended, !barrierRunning, running < limit else { return false }
+        return live > 0 || barrierRunnable
     }
 
     var barrierRunnable: Bool {

@@ -37,6 +37,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// missing.
     let workersMirror = Atomic<Int>(0)
     let limitMirror: Atomic<Int>
+    /// Mirrors whether a runner could pop an item now, for runners lingering outside the lock (see `drain`).
+    let poppableMirror = Atomic<Bool>(false)
 
     /// Creates a queue.
     /// - Parameters:
@@ -240,6 +242,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             }
             if limitMirror.load(ordering: .relaxed) != state.limit {
                 limitMirror.store(state.limit, ordering: .relaxed)
+            }
+            let poppable = state.canPop
+            if poppableMirror.load(ordering: .relaxed) != poppable {
+                poppableMirror.store(poppable, ordering: .releasing)
             }
             return result
         }
