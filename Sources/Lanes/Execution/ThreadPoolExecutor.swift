@@ -5,7 +5,8 @@ import Synchronization
 
 /// Lanes' own elastic thread pool, the default executor. A queue asks for one runner per item it may start, so a
 /// queue limited to 8 whose items block gets 8 threads at once (the Dispatch pool on Linux grows far more slowly).
-/// Idle threads park and exit after a few seconds without work.
+/// A runner that runs out of work lingers a few microseconds for more before its thread parks, so a producer adding
+/// items one at a time does not pay a thread wake-up per item; idle threads exit after a few seconds without work.
 ///
 /// ```swift
 /// let io = WorkQueue("io", maxConcurrency: 8, executor: ThreadPoolExecutor.shared)
@@ -14,16 +15,26 @@ public final class ThreadPoolExecutor: WorkExecutor {
     /// The pool every queue uses unless told otherwise.
     public static let shared = ThreadPoolExecutor(maxThreads: 512, idleTimeout: 5)
 
+    /// Counters since the pool was made.
+    public struct Statistics: Sendable, Equatable {
+        /// Threads started (a thread that exited after its idle timeout and a new one count twice).
+        public var threadsStarted = 0
+        /// Jobs handed to the pool: a runner a queue asked for, or a one-off closure.
+        public var jobs = 0
+        /// Jobs that woke a parked thread (each one a system call and a context switch).
+        public var wakeUps = 0
+    }
+
     /// What a pool thread runs: a queue's runner, or a one-off job (cancel-all's sweep).
     private enum Job: Sendable {
         case runner(WorkRunner)
         case closure(@Sendable () -> Void)
+    }
 
-        func run() {
-            switch self {
-            case .runner(let runner): runner.runLingering()
-            case .closure(let body): body()
-            }
+    private func perform(_ job: Job) {
+        switch job {
+        case .runner(let runner): runner.run(lingering: lingerNanoseconds)
+        case .closure(let body): body()
         }
     }
 
@@ -36,24 +47,44 @@ public final class ThreadPoolExecutor: WorkExecutor {
         var idle: [Worker] = []
         var backlog: Deque<Job> = []
         var threads = 0
-        var spawned = 0
+        var statistics = Statistics()
     }
 
     private let state = LockedValue(PoolState())
     private let maxThreads: Int
     private let idleTimeout: Double
+    private let lingerNanoseconds: UInt64
 
     /// Creates a pool.
     /// - Parameters:
     ///   - maxThreads: the most threads it will run at once; runners beyond that wait their turn.
     ///   - idleTimeout: seconds an idle thread waits for work before it exits.
-    public init(maxThreads: Int, idleTimeout: Double) {
+    ///   - linger: how long a runner whose queue ran dry keeps watching it for new items (yielding the processor
+    ///     as it does) before it lets its thread park. Zero parks at once.
+    ///
+    /// ```swift
+    /// let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 10, linger: .microseconds(100))
+    /// let parsing = WorkQueue("parsing", maxConcurrency: 4, executor: pool)
+    /// ```
+    public init(maxThreads: Int, idleTimeout: Double, linger: Duration = .microseconds(50)) {
         self.maxThreads = max(1, maxThreads)
         self.idleTimeout = idleTimeout
+        let (seconds, attoseconds) = linger.components
+        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        self.lingerNanoseconds = nanoseconds <= 0 ? 0 : UInt64(min(nanoseconds, 3.6e12))
     }
 
     /// Threads alive now (running or parked).
     public var threadCount: Int { state.withLock { $0.threads } }
+
+    /// The pool's counters so far.
+    ///
+    /// ```swift
+    /// let before = pool.statistics.wakeUps
+    /// // ... a burst of work ...
+    /// print("woke \(pool.statistics.wakeUps - before) parked threads")
+    /// ```
+    public var statistics: Statistics { state.withLock { $0.statistics } }
 
     public func schedule(_ runner: WorkRunner) {
         submit(.runner(runner))
@@ -67,14 +98,16 @@ public final class ThreadPoolExecutor: WorkExecutor {
     private func submit(_ job: Job) {
         enum Decision { case wake(Worker), spawn(Int), queued }
         let decision = state.withLock { state -> Decision in
+            state.statistics.jobs += 1
             if let worker = state.idle.popLast() {
                 worker.assignment.withLock { $0 = job }
+                state.statistics.wakeUps += 1
                 return .wake(worker)
             }
             if state.threads < maxThreads {
                 state.threads += 1
-                state.spawned += 1
-                return .spawn(state.spawned)
+                state.statistics.threadsStarted += 1
+                return .spawn(state.statistics.threadsStarted)
             }
             state.backlog.append(job)
             return .queued
@@ -97,7 +130,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
         let worker = Worker()
         var job: Job? = first
         while true {
-            job?.run()
+            if let job { perform(job) }
             job = state.withLock { state -> Job? in
                 if let next = state.backlog.popFirst() { return next }
                 state.idle.append(worker)

@@ -20,9 +20,10 @@ public struct WorkRunner: Sendable {
         queue.drain(maxItems: maxItems)
     }
 
-    /// Runs like ``run(maxItems:)``, then lingers briefly for new work before returning (Lanes' own pool).
-    func runLingering() {
-        queue.drain(maxItems: .max, lingering: true)
+    /// Runs like ``run(maxItems:)``, then lingers up to `nanoseconds` for new work before returning (Lanes' own
+    /// pool).
+    func run(lingering nanoseconds: UInt64) {
+        queue.drain(maxItems: .max, linger: nanoseconds)
     }
 }
 
@@ -46,15 +47,16 @@ enum CurrentLane {
 }
 
 extension WorkQueue {
-    /// Runs ready items until none is left (or `maxItems` ran). A `lingering` runner (the thread pool's) that finds
-    /// the queue empty stays attached for a few microseconds, watching for new work without the lock, before it
+    /// Runs ready items until none is left (or `maxItems` ran). A runner given a `linger` (the thread pool's) that
+    /// finds the queue empty stays attached that many nanoseconds, watching for new work without the lock, before it
     /// detaches: a producer adding items one by one then hands them to a running thread instead of waking a parked
     /// one for each (a wake is a system call and a context switch, ten times the cost of an item).
-    func drain(maxItems: Int, lingering: Bool = false) {
+    func drain(maxItems: Int, linger: UInt64 = 0) {
         var finished: WorkNode?
         var count = 0
-        var mayLinger = lingering
+        var mayLinger = linger > 0
         var lingerDeadline: UInt64? = nil
+        var breaks: UInt32 = 0
         let outer = CurrentLane.queueID
         CurrentLane.queueID = id
         defer { CurrentLane.queueID = outer }
@@ -62,7 +64,7 @@ extension WorkQueue {
             var action = QueueAction()
             let done = finished.take()
             // Nothing to run now, but the queue may get work at any moment: stay attached and watch for it.
-            var linger = false
+            var lingerNow = false
             let next: WorkNode? = locked { state in
                 if let done {
                     state.finished(done, ran: true, sync: true)
@@ -70,7 +72,8 @@ extension WorkQueue {
                 }
                 if count < maxItems, let node = state.pop() { return node }
                 if mayLinger, count < maxItems, !state.suspended, state.workers <= state.limit {
-                    linger = true
+                    lingerNow = true
+                    breaks = lingerBreaks.load(ordering: .relaxed)
                     return nil
                 }
                 state.workers -= 1
@@ -79,15 +82,15 @@ extension WorkQueue {
             }
             perform(action)
             guard let node = next else {
-                if !linger {
+                if !lingerNow {
                     recheckInbox()
                     return
                 }
                 // Work seen: back to the lock for it. Time up: one last look under the lock, then detach.
-                if !awaitWork(until: &lingerDeadline) { mayLinger = false }
+                if !awaitWork(for: linger, until: &lingerDeadline, breaks: breaks) { mayLinger = false }
                 continue
             }
-            mayLinger = lingering
+            mayLinger = linger > 0
             lingerDeadline = nil
             count += 1
             guard let body = node.start() else {

@@ -39,6 +39,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let limitMirror: Atomic<Int>
     /// Mirrors whether a runner could pop an item now, for runners lingering outside the lock (see `drain`).
     let poppableMirror = Atomic<Bool>(false)
+    /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
+    let lingerBreaks = Atomic<UInt32>(0)
 
     /// Creates a queue.
     /// - Parameters:
@@ -79,6 +81,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public func setMaxConcurrency(_ limit: Int) throws(LanesError) {
         guard limit >= 1 else { throw .invalidLimit(limit) }
         update { state, action in
+            if limit < state.limit { lingerBreaks.wrappingAdd(1, ordering: .releasing) }
             state.limit = limit
             state.requestRunners(into: &action)
         }
@@ -88,7 +91,12 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public var isSuspended: Bool { locked { $0.suspended } }
 
     /// Stops starting items until ``resume()``. Running items are not interrupted.
-    public func suspend() { locked { $0.suspended = true } }
+    public func suspend() {
+        locked { state in
+            state.suspended = true
+            lingerBreaks.wrappingAdd(1, ordering: .releasing)
+        }
+    }
 
     /// Starts items again after ``suspend()``.
     public func resume() {
@@ -108,11 +116,22 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         public var running: Int
         /// Items finished since the queue was made.
         public var completed: UInt64
+        /// Runners attached to the queue: running its items, asked for, or lingering for more work.
+        public var runners: Int = 0
     }
 
     /// The queue's counters now.
+    ///
+    /// ```swift
+    /// let counts = queue.counts
+    /// print("\(counts.running) running, \(counts.ready) ready, \(counts.completed) done")
+    /// ```
     public var counts: Counts {
-        locked { Counts(unfinished: $0.unfinished, ready: $0.live, running: $0.running, completed: $0.completedCount) }
+        locked {
+            Counts(
+                unfinished: $0.unfinished, ready: $0.live, running: $0.running, completed: $0.completedCount,
+                runners: $0.workers)
+        }
     }
 
     // MARK: Cancellation

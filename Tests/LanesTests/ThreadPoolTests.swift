@@ -1,0 +1,57 @@
+import Lanes
+import LanesTesting
+import Testing
+
+@Suite("Thread pool")
+struct ThreadPoolTests {
+    @Test("a runner whose queue ran dry takes the next item without a new runner or a thread wake-up",
+          .timeLimit(.minutes(1)))
+    func lingeringRunnerTakesTheNextItem() async throws {
+        // A linger far longer than the test: the second item finds the first item's runner still watching.
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60, linger: .seconds(600))
+        let queue = WorkQueue("linger", maxConcurrency: 1, executor: pool)
+        #expect(try await queue.add { _ in 1 }.value == 1)
+        #expect(queue.counts.runners == 1)
+        #expect(try await queue.add { _ in 2 }.value == 2)
+        let statistics = pool.statistics
+        #expect(statistics.jobs == 1)
+        #expect(statistics.wakeUps == 0)
+        #expect(statistics.threadsStarted == 1)
+        // Suspending sends the lingering runner away at once (without that, this would wait out the linger).
+        queue.suspend()
+        while queue.counts.runners > 0 { await Task.yield() }
+        queue.resume()
+        #expect(try await queue.add { _ in 3 }.value == 3)
+        #expect(pool.statistics.jobs == 2)
+        queue.suspend()
+    }
+
+    @Test("lowering the limit sends a lingering runner beyond it away", .timeLimit(.minutes(1)))
+    func loweredLimitEndsLinger() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60, linger: .seconds(600))
+        let queue = WorkQueue("linger-limit", maxConcurrency: 2, executor: pool)
+        let gate = Gate()
+        let blocked = queue.add { _ in gate.wait() }
+        #expect(try await queue.add { _ in 2 }.value == 2)
+        // One runner holds the blocked item, the other lingers.
+        #expect(queue.counts.runners == 2)
+        try queue.setMaxConcurrency(1)
+        while queue.counts.runners > 1 { await Task.yield() }
+        #expect(queue.counts.runners == 1)
+        gate.open()
+        try await blocked.value
+        queue.suspend()
+        while queue.counts.runners > 0 { await Task.yield() }
+    }
+
+    @Test("with no linger, a runner detaches as soon as its queue runs dry", .timeLimit(.minutes(1)))
+    func noLinger() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 60, linger: .zero)
+        let queue = WorkQueue("no-linger", maxConcurrency: 1, executor: pool)
+        #expect(try await queue.add { _ in 1 }.value == 1)
+        // The runner may still be on its way out right after the item finished; it never stays.
+        while queue.counts.runners > 0 { await Task.yield() }
+        #expect(queue.counts.runners == 0)
+        #expect(pool.statistics.jobs == 1)
+    }
+}
