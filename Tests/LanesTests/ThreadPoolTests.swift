@@ -14,7 +14,7 @@ struct ThreadPoolTests {
         #expect(queue.counts.runners == 1)
         #expect(try await queue.add { _ in 2 }.value == 2)
         let statistics = pool.statistics
-        #expect(statistics.jobs == 1)
+        #expect(statistics.runners == 1)
         #expect(statistics.wakeUps == 0)
         #expect(statistics.threadsStarted == 1)
         // Suspending sends the lingering runner away at once (without that, this would wait out the linger).
@@ -22,7 +22,7 @@ struct ThreadPoolTests {
         while queue.counts.runners > 0 { await Task.yield() }
         queue.resume()
         #expect(try await queue.add { _ in 3 }.value == 3)
-        #expect(pool.statistics.jobs == 2)
+        #expect(pool.statistics.runners == 2)
         queue.suspend()
     }
 
@@ -52,6 +52,6 @@ struct ThreadPoolTests {
         // The runner may still be on its way out right after the item finished; it never stays.
         while queue.counts.runners > 0 { await Task.yield() }
         #expect(queue.counts.runners == 0)
-        #expect(pool.statistics.jobs == 1)
+        #expect(pool.statistics.runners == 1)
     }
 }

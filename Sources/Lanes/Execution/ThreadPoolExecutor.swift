@@ -19,33 +19,21 @@ public final class ThreadPoolExecutor: WorkExecutor {
     public struct Statistics: Sendable, Equatable {
         /// Threads started (a thread that exited after its idle timeout and a new one count twice).
         public var threadsStarted = 0
-        /// Jobs handed to the pool: a runner a queue asked for, or a one-off closure.
-        public var jobs = 0
-        /// Jobs that woke a parked thread (each one a system call and a context switch).
+        /// Runners queues asked the pool for.
+        public var runners = 0
+        /// Runners that woke a parked thread (each one a system call and a context switch).
         public var wakeUps = 0
     }
 
-    /// What a pool thread runs: a queue's runner, or a one-off job (cancel-all's sweep).
-    private enum Job: Sendable {
-        case runner(WorkRunner)
-        case closure(@Sendable () -> Void)
-    }
-
-    private func perform(_ job: Job) {
-        switch job {
-        case .runner(let runner): runner.run(lingering: lingerNanoseconds)
-        case .closure(let body): body()
-        }
-    }
 
     private final class Worker: Sendable {
         let wakeUp = DispatchSemaphore(value: 0)
-        let assignment = LockedValue<Job?>(nil)
+        let assignment = LockedValue<WorkRunner?>(nil)
     }
 
     private struct PoolState {
         var idle: [Worker] = []
-        var backlog: Deque<Job> = []
+        var backlog: Deque<WorkRunner> = []
         var threads = 0
         var statistics = Statistics()
     }
@@ -87,20 +75,15 @@ public final class ThreadPoolExecutor: WorkExecutor {
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     public func schedule(_ runner: WorkRunner) {
-        submit(.runner(runner))
+        submit(runner)
     }
 
-    /// Runs a one-off closure on a pool thread.
-    func run(_ body: @escaping @Sendable () -> Void) {
-        submit(.closure(body))
-    }
-
-    private func submit(_ job: Job) {
+    private func submit(_ runner: WorkRunner) {
         enum Decision { case wake(Worker), spawn(Int), queued }
         let decision = state.withLock { state -> Decision in
-            state.statistics.jobs += 1
+            state.statistics.runners += 1
             if let worker = state.idle.popLast() {
-                worker.assignment.withLock { $0 = job }
+                worker.assignment.withLock { $0 = runner }
                 state.statistics.wakeUps += 1
                 return .wake(worker)
             }
@@ -109,34 +92,34 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 state.statistics.threadsStarted += 1
                 return .spawn(state.statistics.threadsStarted)
             }
-            state.backlog.append(job)
+            state.backlog.append(runner)
             return .queued
         }
         switch decision {
         case .wake(let worker): worker.wakeUp.signal()
-        case .spawn(let number): spawn(number: number, first: job)
+        case .spawn(let number): spawn(number: number, first: runner)
         case .queued: break
         }
     }
 
-    private func spawn(number: Int, first: Job) {
+    private func spawn(number: Int, first: WorkRunner) {
         let thread = Thread { [self] in self.workerLoop(first: first) }
         thread.name = "lanes-worker-\(number)"
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    private func workerLoop(first: Job) {
+    private func workerLoop(first: WorkRunner) {
         let worker = Worker()
-        var job: Job? = first
+        var next: WorkRunner? = first
         while true {
-            if let job { perform(job) }
-            job = state.withLock { state -> Job? in
-                if let next = state.backlog.popFirst() { return next }
+            if let next { next.run(lingering: lingerNanoseconds) }
+            next = state.withLock { state -> WorkRunner? in
+                if let queued = state.backlog.popFirst() { return queued }
                 state.idle.append(worker)
                 return nil
             }
-            if job != nil { continue }
+            if next != nil { continue }
             if worker.wakeUp.wait(timeout: .now() + idleTimeout) == .timedOut {
                 let leave = state.withLock { state -> Bool in
                     guard let index = state.idle.firstIndex(where: { $0 === worker }) else { return false }
@@ -148,7 +131,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 // Someone assigned work just as the wait timed out; its signal is on the way.
                 worker.wakeUp.wait()
             }
-            job = worker.assignment.withLock { assignment in
+            next = worker.assignment.withLock { assignment in
                 defer { assignment = nil }
                 return assignment
             }

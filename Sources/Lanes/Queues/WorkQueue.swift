@@ -156,8 +156,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             return (result.nodes, result.buckets, UncheckedChain(head: chain))
         }
         // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
-        // background thread, promptly, while the caller goes on. The buckets' entries are the ready items.
-        ThreadPoolExecutor.shared.run { [self] in
+        // background thread, promptly, while the caller goes on. The buckets' entries are the ready items. A Dispatch
+        // global queue, not Lanes' pool: handing it a closure never starts a thread on the caller's.
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
             self.sweep(ReadyInbox.nodes(from: inboxChain.head))
             for bucket in detached where !bucket.isEmpty { self.sweep(bucket.map(\.node)) }
             self.sweep(nodes)
