@@ -19,17 +19,20 @@ struct QueueTests {
                 running.subtract(1, ordering: .relaxed)
             }
         }
-        // Wait (without sleeping) until three are running.
-        while queue.counts.running < 3 { await Task.yield() }
+        // Wait (without sleeping) until three bodies are inside (the queue counts an item running from the moment
+        // a runner takes it, a little before its body starts).
+        while running.load(ordering: .relaxed) < 3 { await Task.yield() }
         #expect(queue.counts.running == 3)
         #expect(queue.counts.ready == 9)
         try queue.setMaxConcurrency(5)
-        while queue.counts.running < 5 { await Task.yield() }
+        while running.load(ordering: .relaxed) < 5 { await Task.yield() }
         #expect(queue.counts.running == 5)
         #expect(queue.counts.ready == 7)
         release.open()
         for item in items { try await item.value }
         #expect(peak.load(ordering: .relaxed) == 5)
+        // A handle resolves as its item finishes; the queue's books close a moment later, which idle() waits for.
+        await queue.idle()
         #expect(queue.counts.unfinished == 0)
     }
 
