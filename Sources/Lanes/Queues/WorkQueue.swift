@@ -120,7 +120,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         public var runners: Int = 0
     }
 
-    /// The queue's counters now.
+    /// The queue's counters now. An item's handle resolves a moment before the queue counts the item finished; to
+    /// read settled counts after awaiting items, `await idle()` first.
     ///
     /// ```swift
     /// let counts = queue.counts
