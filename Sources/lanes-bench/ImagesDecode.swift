@@ -29,7 +29,7 @@ enum ImagesDecodeBench {
             lanesSamples.append(timed(batch) { _ = try? decoder.decode(data) } / Double(batch))
             directSamples.append(timed(batch) { _ = direct(bytes) } / Double(batch))
         }
-        let lanes = middle(lanesSamples), bare = middle(directSamples)
+        let lanes = median(of: lanesSamples), bare = median(of: directSamples)
         let pixels = Double(info.width * info.height)
         var row = Row(scenario: "images-decode", n: info.width * info.height)
         row.time("lanes", lanes)
@@ -68,10 +68,6 @@ enum ImagesDecodeBench {
         let start = now()
         for _ in 0..<count { body() }
         return seconds(since: start)
-    }
-
-    private static func middle(_ samples: [Double]) -> Double {
-        samples.sorted()[samples.count / 2]
     }
 }
 

@@ -30,7 +30,7 @@ func imagesScenario(repeats: Int, quick: Bool, json: Bool) -> [String] {
         row.notes.append("failed: \(error)")
         rows.append(row)
     }
-    return rows.map { json ? $0.jsonWithNotes() : $0.tableWithNotes() }
+    return rows.map { json ? $0.json() : Table.render($0) }
 }
 
 /// The blur comparison: the same file, the same σ, each tool in its own process on one thread.
@@ -207,23 +207,4 @@ struct ImagesBlurBench {
         return Double(total) / Double(first.pixelCount * 3)
     }
 
-    private func median(of samples: [Double]) -> Double {
-        samples.sorted()[samples.count / 2]
-    }
-}
-
-extension Row {
-    /// The JSON object with the notes joined into a `note` field.
-    func jsonWithNotes() -> String {
-        let base = json()
-        guard !notes.isEmpty else { return base }
-        let escaped = notes.joined(separator: "; ")
-            .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return String(base.dropLast()) + ", \"note\": \"\(escaped)\"}"
-    }
-
-    /// The table block followed by the notes.
-    func tableWithNotes() -> String {
-        ([Table.render(self)] + notes.map { "  note: \($0)" }).joined(separator: "\n")
-    }
 }

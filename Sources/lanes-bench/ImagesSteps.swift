@@ -34,7 +34,7 @@ struct ImagesStepsBench {
                 })
             }
         }
-        func middle(_ name: String) -> Double { samples[name]!.sorted()[samples[name]!.count / 2] }
+        func middle(_ name: String) -> Double { median(of: samples[name]!) }
         var row = Row(scenario: "images-steps", n: opaque.pixelCount)
         row.time("blur_rgb", middle("blur_rgb"))
         row.time("blur_rgba", middle("blur_rgba"))

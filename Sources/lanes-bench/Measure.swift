@@ -19,8 +19,31 @@ struct Row {
             fields.append(value == value.rounded() && abs(value) < 1e15
                 ? "\"\(name)\": \(Int(value))" : "\"\(name)\": \(format(value, digits: 4))")
         }
+        if !notes.isEmpty { fields.append("\"note\": \(jsonString(notes.joined(separator: "; ")))") }
         return "{" + fields.joined(separator: ", ") + "}"
     }
+}
+
+/// `text` as a JSON string literal (quotes, backslashes and control characters such as a tool's newlines escaped).
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// The median of `samples` (the upper one of an even count), or 0 for none.
+func median(of samples: [Double]) -> Double {
+    samples.isEmpty ? 0 : samples.sorted()[samples.count / 2]
 }
 
 func format(_ value: Double, digits: Int) -> String { String(format: "%.\(digits)f", value) }
@@ -33,15 +56,13 @@ func seconds(since start: UInt64) -> Double { Double(now() - start) / 1e9 }
 func median(_ repeats: Int, _ body: () async throws -> Double) async rethrows -> Double {
     var samples: [Double] = []
     for _ in 0..<repeats { samples.append(try await body()) }
-    samples.sort()
-    return samples[samples.count / 2]
+    return median(of: samples)
 }
 
 func medianSync(_ repeats: Int, _ body: () throws -> Double) rethrows -> Double {
     var samples: [Double] = []
     for _ in 0..<repeats { samples.append(try body()) }
-    samples.sort()
-    return samples[samples.count / 2]
+    return median(of: samples)
 }
 
 /// Blocks the calling thread; kept out of async contexts on purpose (Foundation marks it noasync).

@@ -9,15 +9,15 @@ struct ProcessCommand: AsyncParsableCommand {
         commandName: "process",
         abstract: "Process images and write them as <stem>.<format> into the output folder.",
         discussion: """
-            INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or an \
-            http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
+            INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or a \
+            file:// or http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
             tilt-shift, greyscale, encode. Outputs that would collide get -1, -2... suffixes; an input \
             is never overwritten, nor is any other existing file unless --overwrite is given. \
             Exit status: 0 when every image was written, 1 when any failed.
             """
     )
 
-    @Argument(help: "Files, folders or http(s) URLs.")
+    @Argument(help: "Files, folders, or file:// or http(s):// URLs.")
     var inputs: [String]
 
     @Flag(name: .customLong("tilt-shift"), help: "The tilt-shift (miniature) effect: a sharp band, blurred above and below.")
@@ -56,7 +56,7 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "Images in flight at once.")
     var concurrency: Int = 8
 
-    @Option(help: "Threads decoding, processing and encoding at once (1: single-threaded work).")
+    @Option(help: "Threads per stage (decode, process, encode) at once; 1 makes each stage serial.")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Write a Chrome trace of every Lanes work item to FILE (open in ui.perfetto.dev).",

@@ -24,20 +24,20 @@ final class ProgressReporter: Sendable {
     }
 
     func begin(total: Int) {
-        let frame = state.withLock { state -> String in
+        let frame = state.withLock { state -> String? in
             state.total = total
             state.start = Date()
-            return bar(state)
+            return interactive ? bar(state) : nil  // the bar is only drawn on a terminal
         }
-        if interactive { write(frame) }
+        if let frame { write(frame) }
     }
 
     func started(_ job: ImageJob) {
-        let frame = state.withLock { state -> String in
+        let frame = state.withLock { state -> String? in
             state.running.append(job.displayName)
-            return bar(state)
+            return interactive ? bar(state) : nil
         }
-        if interactive { write(frame) }
+        if let frame { write(frame) }
     }
 
     /// Reports a finished job: `detail` is a success summary or, for a failure, the reason.

@@ -10,12 +10,9 @@ import Testing
         // Signature + IHDR only. Had the decoder allocated and decoded, libpng would have hit
         // the missing IDAT and reported .truncated: .tooLarge proves it stopped at the header.
         let header = TinyPNG.headerOnly(width: 100_000, height: 100_000)
-        let clock = ContinuousClock()
-        let start = clock.now
         #expect(throws: ImageError.tooLarge(width: 100_000, height: 100_000, limit: 100_000_000)) {
             try decoder.decode(header)
         }
-        #expect(clock.now - start < .seconds(5)) // 40 GB were neither allocated nor touched
         // Probing the same header works and reports the claimed size.
         #expect(try decoder.probe(header).width == 100_000)
     }

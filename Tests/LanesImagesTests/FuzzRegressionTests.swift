@@ -78,8 +78,7 @@ import Testing
         let header = TinyPNG.headerOnly(width: 100_000, height: 100_000)
         // Followed by a real (tiny) IDAT and IEND, so nothing but the size is wrong.
         let file = header + TinyPNG.chunk("IDAT", TinyPNG.zlibStored([0, 0, 0, 0, 0])) + TinyPNG.chunk("IEND", [])
-        let clock = ContinuousClock()
-        let start = clock.now
+        // .tooLarge rather than .truncated (the IDAT is far too short) shows each refusal came before allocating.
         for limit in [Self.maxPixels, ImageDecoder.defaultMaxPixels] {
             #expect(throws: ImageError.tooLarge(width: 100_000, height: 100_000, limit: limit)) {
                 try ImageDecoder().decode(file, maxPixels: limit)
@@ -88,8 +87,6 @@ import Testing
                 try ImageDecoder().decode(file, targetSize: Self.thumbnail, maxPixels: limit)
             }
         }
-        // Four refusals of a 40 GB image: a generous bound, far below what allocating would take.
-        #expect(clock.now - start < .seconds(5))  // nothing allocated or touched (a loaded machine may pause us)
     }
 
     @Test func jpegFrameClaiming65000Squared() throws {

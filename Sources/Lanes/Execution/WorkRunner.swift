@@ -105,15 +105,11 @@ extension WorkQueue {
             switch consume body {
             case .sync(let function):
                 // The body is consumed by the call, so what it captured is released before the item completes.
-                let value: any Sendable
                 do {
-                    value = try Self.run(consume function, WorkContext(node: node))
+                    node.complete(success: try Self.run(consume function, WorkContext(node: node)))
                 } catch {
                     node.complete(.failure(error))
-                    finished = consume node
-                    continue
                 }
-                node.complete(success: value)
                 finished = consume node
             case .async(let function):
                 let context = WorkContext(node: node)

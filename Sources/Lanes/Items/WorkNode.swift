@@ -141,40 +141,30 @@ public final class WorkNode: Sendable {
     /// The body returned (or threw, or called its completion). Returns false if it had already finished.
     @discardableResult
     func complete(_ result: consuming Result<any Sendable, any Error>) -> Bool {
-        var effects: [Effect] = []
-        // Optional so the critical section can move it into the state rather than copy it.
-        var outcome: Outcome?
         switch consume result {
-        case .success(let value): outcome = .success(value)
-        case .failure(let error): outcome = .failure(error)
+        case .success(let value): return complete(success: value)
+        case .failure(let error): return completeRunning { .failure(error) }
         }
-        let done = state.withLock { state -> Bool in
-            guard case .running = state.phase else { return false }
-            if state.cancelRequested || queueCancelledAll {
-                state.finish(.cancelled, node: self, into: &effects)
-            } else {
-                state.finish(outcome.take()!, node: self, into: &effects)
-            }
-            return true
-        }
-        Effects.run(consume effects)
-        return done
     }
 
     /// ``complete(_:)`` for a value, on the runner's path: the value moves into the state without an outcome enum
     /// being built and copied around it.
     @discardableResult
     func complete(success value: consuming any Sendable) -> Bool {
-        var effects: [Effect] = []
         // Optional so the critical section can move it into the state rather than copy it.
         var pending: (any Sendable)? = consume value
+        return completeRunning { .success(pending.take()!) }
+    }
+
+    /// Finishes a running node with the outcome `make` builds (under the lock; it only wraps a value), or as
+    /// cancelled if it was cancelled meanwhile.
+    @inline(__always)
+    private func completeRunning(_ make: () -> Outcome) -> Bool {
+        var effects: [Effect] = []
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
-            if state.cancelRequested || queueCancelledAll {
-                state.finish(.cancelled, node: self, into: &effects)
-            } else {
-                state.finish(.success(pending.take()!), node: self, into: &effects)
-            }
+            let cancelled = state.cancelRequested || queueCancelledAll
+            state.finish(cancelled ? .cancelled : make(), node: self, into: &effects)
             return true
         }
         Effects.run(consume effects)

@@ -18,8 +18,9 @@ extension ImageEncoder {
 
     /// Runs `processor` on `bitmap` on the calling thread while a second thread PNG-encodes the
     /// output rows as they become final, so most of the encoding overlaps the processing. The
-    /// PNG is the one ``encode(_:as:)`` makes of the processed bitmap (RGB when `bitmap` is
-    /// opaque, RGBA otherwise). With `fileDescriptor` the bytes are written there as they are
+    /// PNG holds the processed pixels: RGB when the *input* is opaque, RGBA otherwise (so an
+    /// input with alpha whose output came out opaque is still written as RGBA, where
+    /// ``encode(_:as:)`` of the output would write RGB). With `fileDescriptor` the bytes are written there as they are
     /// produced (the descriptor is not closed). Once `isCancelled()` is true both stop and it
     /// throws ``ImageError/cancelled``; an encoding or write error stops the processing too
     /// and is the one thrown. The second thread has always ended when this returns or throws.

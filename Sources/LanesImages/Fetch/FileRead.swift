@@ -82,13 +82,7 @@ final class FileRead: FetchHandle {
 
     /// Sets the read's priority to the one asked for, again if it changed meanwhile (last writer wins).
     private func applyPriority(to item: WorkItem<Void>) {
-        var applied: WorkPriority?
-        while true {
-            let wanted = state.withLock { $0.priority }
-            if wanted == applied { return }
-            item.priority = wanted
-            applied = wanted
-        }
+        applyLatestPriority(wanted: { state.withLock { $0.priority } }, apply: { item.priority = $0 })
     }
 
     /// The queue priority of the pending read (nil once it completed): for tests.

@@ -67,13 +67,7 @@ final class HTTPTransfer: FetchHandle {
 
     /// Sets the task's priority to the one asked for, again if it changed meanwhile (last writer wins).
     private func applyPriority(to task: URLSessionDataTask) {
-        var applied: WorkPriority?
-        while true {
-            let wanted = state.withLock { $0.priority }
-            if wanted == applied { return }
-            task.priority = wanted.sessionTaskPriority
-            applied = wanted
-        }
+        applyLatestPriority(wanted: { state.withLock { $0.priority } }, apply: { task.priority = $0.sessionTaskPriority })
     }
 
     private func armTimer(taskID: Int, at deadline: UInt64) {

@@ -27,7 +27,7 @@ extension ImagePipeline {
         let key = url.absoluteString
         let counters = self.counters
         let diskWrites = self.diskWrites
-        let transfer = LockedValue(TransferSlot())
+        let transfer = LockedValue(TransferSlot(priority: priority))
         let item = fetchQueue.add(label: stage.key.label, priority: priority, callback: { context, finish in
             if let disk, let data = disk.data(forKey: key) {
                 counters.diskHits.add(1, ordering: .relaxed)
@@ -35,19 +35,29 @@ extension ImagePipeline {
             }
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
             counters.fetches.add(1, ordering: .relaxed)
-            let handle = fetcher.fetch(url, priority: context.priority) { result in
+            let startedAt = context.priority
+            let handle = fetcher.fetch(url, priority: startedAt) { result in
                 if case .success(let data) = result, let disk {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }
                 finish(result.mapError { $0 })
             }
             transfer.withLock { $0.handle = handle }
+            // A change of priority while the fetch was being started reached no handle: apply it now.
+            applyLatestPriority(
+                alreadyApplied: startedAt, wanted: { transfer.withLock { $0.priority } }, apply: handle.setPriority)
             context.onCancel { handle.cancel() }
         })
         item.onFinishInline { result in stage.finish(result) }
         let step = StageStep(cancel: { item.cancel() }, setPriority: { newPriority in
             item.priority = newPriority
-            transfer.withLock { $0.handle }?.setPriority(newPriority)
+            let handle = transfer.withLock { slot in
+                slot.priority = newPriority
+                return slot.handle
+            }
+            if let handle {
+                applyLatestPriority(wanted: { transfer.withLock { $0.priority } }, apply: handle.setPriority)
+            }
         })
         control.install(step, ordinal: 0, startedAt: priority)
     }
@@ -172,7 +182,8 @@ extension ImagePipeline {
     }
 }
 
-/// The transfer of a running fetch, once the fetcher has returned its handle.
+/// The transfer of a running fetch (once the fetcher has returned its handle) and the priority it should have.
 struct TransferSlot: Sendable {
     var handle: (any FetchHandle)?
+    var priority: WorkPriority
 }

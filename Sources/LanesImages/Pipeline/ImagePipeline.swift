@@ -2,7 +2,6 @@ import Foundation
 import Lanes
 import LanesLists
 import Synchronization
-import LanesLists
 
 /// Loads images the way a scrolling list needs them: fetched, decoded to the size shown, processed, cached — with
 /// every stage coalesced, prioritised by the screen and cancelled when nobody needs it any more.
@@ -87,13 +86,14 @@ public final class ImagePipeline: Sendable {
             }
             Self.deliver(result, on: queue, to: completion)
         }
-        if let cached = memoryCache[request.finalKey] {
+        let key = request.finalKey  // built from every processor's identifier: once per load
+        if let cached = memoryCache[key] {
             counters.memoryHits.add(1, ordering: .relaxed)
             task.complete(.success(cached))
             return task
         }
         let (step, created) = bitmaps.subscribe(
-            request.finalKey, priority: priority, isRequest: true, start: { self.start($0, for: request) },
+            key, priority: priority, isRequest: true, start: { self.start($0, for: request) },
             deliver: { result in task.complete(result) })
         if !created { counters.coalesced.add(1, ordering: .relaxed) }
         task.attach(step, madeAt: priority)

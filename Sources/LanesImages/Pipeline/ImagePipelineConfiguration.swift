@@ -29,7 +29,8 @@ public struct ImagePipelineConfiguration: Sendable {
     public var decodeConcurrency: Int
     /// Processor chains at once.
     public var processConcurrency: Int
-    /// Where decodes and processors run (Lanes' thread pool by default; tests pass a `ManualExecutor`).
+    /// Where fetches, disk-cache writes, decodes and processors run (Lanes' thread pool by default; tests pass a
+    /// `ManualExecutor`).
     public var executor: (any WorkExecutor)?
 
     /// The defaults: URLSession fetching, no disk cache, 128 MiB of memory cache, 256 MiB of decoded bytes in

@@ -11,7 +11,7 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var requests = 0
     /// Requests answered from the memory cache.
     public var memoryHits = 0
-    /// Requests (and stages) that joined work already in flight instead of starting their own.
+    /// Requests that joined work already in flight instead of starting their own.
     public var coalesced = 0
     /// Fetches that went to the fetcher (network or file system).
     public var fetches = 0

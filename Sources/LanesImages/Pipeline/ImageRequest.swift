@@ -54,10 +54,9 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The key of the stage whose result answers this request.
     var finalKey: StageKey {
         processors.isEmpty
-            ? .decode(url: url.absoluteString, size: targetSize)
+            ? decodeKey
             : .process(url: url.absoluteString, size: targetSize, processors: processorIdentifier)
     }
 
     var decodeKey: StageKey { .decode(url: url.absoluteString, size: targetSize) }
-    var fetchKey: StageKey { .fetch(url: url.absoluteString) }
 }

@@ -20,7 +20,6 @@ public final class ImageTask: Sendable {
         var phase = Phase.running
         var step: StageStep?
         var priority: WorkPriority
-        var attachedAt: WorkPriority?
     }
 
     private let state: LockedValue<State>

@@ -40,14 +40,11 @@ final class Stage<Value: Sendable>: Sendable {
     }
 
     /// Finishes the stage and delivers `result` to every consumer (nothing happens if it was cancelled).
-    /// Returns whether the stage served a request (its result is worth caching) and was still running.
-    @discardableResult
-    func finish(_ result: Result<Value, any Error>) -> Bool {
-        let (consumers, servesRequests) = state.withLock { ($0.finish(result), $0.servesRequests) }
-        guard !consumers.isEmpty else { return false }
+    func finish(_ result: Result<Value, any Error>) {
+        let consumers = state.withLock { $0.finish(result) }
+        guard !consumers.isEmpty else { return }
         onEnd(self, false)
         for deliver in consumers { deliver(result) }
-        return servesRequests
     }
 
     /// Whether a request (not only downstream stages) consumes this stage.

@@ -36,7 +36,8 @@ struct BlurEngine {
         channels = opaque ? 3 : 4
     }
 
-    /// Whether every alpha byte of `count` RGBA8 pixels is 255 (stops at the first row that is not).
+    /// Whether every alpha byte of `count` RGBA8 pixels is 255 (stops after the first 4096-pixel chunk that has one
+    /// that is not).
     static func isOpaque(_ pixels: UnsafePointer<UInt8>, count: Int) -> Bool {
         let raw = UnsafeRawPointer(pixels)
         let alpha = UInt32(0xFF).bigEndian == 0xFF ? UInt32(0xFF) : UInt32(0xFF00_0000) // byte 3 of each word
@@ -62,26 +63,14 @@ struct BlurEngine {
     /// Blurs rows `rows` of `source` (a `width` x `height` RGBA8 image) into the same rows of
     /// `destination` (same layout). Other destination rows are not touched.
     ///
-    /// With `rowsCompleted`, every strip keeps its own ring and the strips advance together in
+    /// With `interleave`, every strip keeps its own ring and the strips advance together in
     /// bands of ``progressBand`` rows, so output rows become final top to bottom; after each
-    /// band it is called with `n`: rows `rows.lowerBound ..< n` are final. (When the rings of all
-    /// strips would exceed ``interleavedRingBudget`` it is called once, at the end.) The values
-    /// computed are the same either way.
-    func blur(source: UnsafePointer<UInt8>, destination: UnsafeMutablePointer<UInt8>,
-              rows: Range<Int>, isCancelled: () -> Bool, rowsCompleted: (Int) throws -> Void) throws {
-        try run(source: source, destination: destination, rows: rows, isCancelled: isCancelled,
-                interleave: true, rowsCompleted: rowsCompleted)
-    }
-
-    /// ``blur(source:destination:rows:isCancelled:rowsCompleted:)`` strip by strip, without progress.
-    func blur(source: UnsafePointer<UInt8>, destination: UnsafeMutablePointer<UInt8>,
-              rows: Range<Int>, isCancelled: () -> Bool) throws {
-        try run(source: source, destination: destination, rows: rows, isCancelled: isCancelled,
-                interleave: false, rowsCompleted: { _ in })
-    }
-
-    private func run(source: UnsafePointer<UInt8>, destination: UnsafeMutablePointer<UInt8>, rows: Range<Int>,
-                     isCancelled: () -> Bool, interleave: Bool, rowsCompleted: (Int) throws -> Void) throws {
+    /// band `rowsCompleted` is called with `n`: rows `rows.lowerBound ..< n` are final. (When the
+    /// rings of all strips would exceed ``interleavedRingBudget``, or without `interleave`, the
+    /// strips run one after another and it is called once, at the end.) The values computed are
+    /// the same either way.
+    func blur(source: UnsafePointer<UInt8>, destination: UnsafeMutablePointer<UInt8>, rows: Range<Int>,
+              isCancelled: () -> Bool, interleave: Bool, rowsCompleted: (Int) throws -> Void = { _ in }) throws {
         if rows.isEmpty { return }
         let radius = kernel.radius
         let ringSize = 2 * radius + 1

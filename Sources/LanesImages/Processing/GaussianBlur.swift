@@ -32,7 +32,7 @@ public struct GaussianBlur: ImageProcessor {
         if isCancelled() { throw ImageError.cancelled }
         guard sigma > 0 else { return bitmap }
         return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
-            try render(bitmap, into: destination, isCancelled: isCancelled, rowsCompleted: nil)
+            try render(bitmap, into: destination, isCancelled: isCancelled, interleave: false)
         }
     }
 
@@ -45,24 +45,18 @@ public struct GaussianBlur: ImageProcessor {
             rowsCompleted(bitmap.height)
             return
         }
-        try withoutActuallyEscaping(rowsCompleted) { report in
-            try render(bitmap, into: destination, isCancelled: isCancelled, rowsCompleted: { report($0) })
-        }
+        try render(bitmap, into: destination, isCancelled: isCancelled, interleave: true, rowsCompleted: rowsCompleted)
     }
 
     private func render(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
-                        isCancelled: @Sendable () -> Bool, rowsCompleted: ((Int) throws -> Void)?) throws {
+                        isCancelled: @Sendable () -> Bool, interleave: Bool,
+                        rowsCompleted: (Int) throws -> Void = { _ in }) throws {
         try bitmap.withUnsafePixels { source in
             // An opaque image stays opaque: its alpha channel need not be blurred (a quarter of the work).
             let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: bitmap.width, height: bitmap.height,
                                     opaque: BlurEngine.isOpaque(source.baseAddress!, count: bitmap.pixelCount))
-            if let rowsCompleted {
-                try engine.blur(source: source.baseAddress!, destination: destination.baseAddress!,
-                                rows: 0..<bitmap.height, isCancelled: isCancelled, rowsCompleted: rowsCompleted)
-            } else {
-                try engine.blur(source: source.baseAddress!, destination: destination.baseAddress!,
-                                rows: 0..<bitmap.height, isCancelled: isCancelled)
-            }
+            try engine.blur(source: source.baseAddress!, destination: destination.baseAddress!, rows: 0..<bitmap.height,
+                            isCancelled: isCancelled, interleave: interleave, rowsCompleted: rowsCompleted)
         }
     }
 }

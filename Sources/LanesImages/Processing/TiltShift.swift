@@ -56,7 +56,7 @@ public struct TiltShift: ImageProcessor {
         let weights = blendWeights(height: bitmap.height)
         guard sigma > 0, weights.contains(where: { $0 > 0 }) else { return bitmap }
         return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
-            try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled, rowsCompleted: nil)
+            try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled, interleave: false)
         }
     }
 
@@ -70,10 +70,8 @@ public struct TiltShift: ImageProcessor {
             rowsCompleted(bitmap.height)
             return
         }
-        try withoutActuallyEscaping(rowsCompleted) { report in
-            try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled,
-                       rowsCompleted: { report($0) })
-        }
+        try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled, interleave: true,
+                   rowsCompleted: rowsCompleted)
     }
 
     /// Blend weights in 1/256 units, per row.
@@ -81,10 +79,12 @@ public struct TiltShift: ImageProcessor {
         (0..<height).map { y in Int((blurAmount(row: y, height: height) * 256).rounded()) }
     }
 
-    /// Blurs the rows that need it and blends; rows become final top to bottom (reported when
-    /// `rowsCompleted` is given) because each row is blended as soon as its blur is final.
+    /// Blurs the rows that need it and blends; rows become final top to bottom (reported to
+    /// `rowsCompleted`, band by band with `interleave`) because each row is blended as soon as
+    /// its blur is final.
     private func render(_ bitmap: Bitmap, weights: [Int], into destination: UnsafeMutableBufferPointer<UInt8>,
-                        isCancelled: @Sendable () -> Bool, rowsCompleted: ((Int) throws -> Void)?) throws {
+                        isCancelled: @Sendable () -> Bool, interleave: Bool,
+                        rowsCompleted: (Int) throws -> Void = { _ in }) throws {
         let width = bitmap.width, height = bitmap.height, rowBytes = bitmap.bytesPerRow
         // The blurred rows form at most two runs: above and below the band.
         var runs: [Range<Int>] = []
@@ -102,6 +102,7 @@ public struct TiltShift: ImageProcessor {
             // Rows before `finished` are blended (or copied) and final.
             var finished = 0
             func finish(upTo limit: Int) throws {
+                guard finished < limit else { return }  // nothing new to report
                 while finished < limit {
                     let y = finished
                     if y % BlurEngine.bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
@@ -118,15 +119,12 @@ public struct TiltShift: ImageProcessor {
                     }
                     finished += 1
                 }
-                try rowsCompleted?(finished)
+                try rowsCompleted(finished)
             }
             for run in runs {
-                if rowsCompleted == nil {
-                    try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled)
-                } else {
-                    try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled) { blurred in
-                        try finish(upTo: blurred)
-                    }
+                try engine.blur(source: src, destination: dst, rows: run, isCancelled: isCancelled,
+                                interleave: interleave) { blurred in
+                    try finish(upTo: blurred)
                 }
             }
             try finish(upTo: height)

@@ -54,7 +54,7 @@ struct FetchStateMachineTests {
         deliver(state.cancel())
         #expect(log.elements.count == 1)
         #expect(state.isFinished)
-        if case .failure(let error)? = log.elements.first { #expect(error == .cancelled) }
+        #expect(failure(of: log.elements.first) == .cancelled)
     }
 
     @Test("a 503 schedules the next attempt; events of the old task are then ignored; cancel in the wait completes")
@@ -128,7 +128,7 @@ struct FetchStateMachineTests {
         }
         #expect(effects.cancelTask == 1)
         deliver(effects)
-        if case .failure(let error)? = log.elements.first { #expect(error == .timedOut(url: "http://host/a")) }
+        #expect(failure(of: log.elements.first) == .timedOut(url: "http://host/a"))
         #expect(log.elements.count == 1)
     }
 
@@ -146,6 +146,12 @@ struct FetchStateMachineTests {
         }
         #expect(state.isFinished)
         #expect(log.elements.count == 1)
-        if case .failure(let error)? = log.elements.first { #expect(error == .timedOut(url: "http://host/a")) }
+        #expect(failure(of: log.elements.first) == .timedOut(url: "http://host/a"))
     }
+}
+
+/// The error of a failed result; nil for a success or no result (so an `#expect` on it fails for both).
+private func failure(of result: Result<Data, FetchError>?) -> FetchError? {
+    if case .failure(let error)? = result { return error }
+    return nil
 }
