@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 import LanesImages
 
 /// The files the `images` scenario works on: the repository's image fixtures and a 12 MP
@@ -32,8 +33,8 @@ struct ImagesInputs {
         how += " plus ±6 grain per channel, PNG level 6"
         if !FileManager.default.fileExists(atPath: png.path) || !FileManager.default.fileExists(atPath: jpeg.path) {
             let bitmap = try makePhoto(from: source)
-            try ImageEncoder().encode(bitmap, as: .png(compressionLevel: 6)).write(to: png, options: .atomic)
-            try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90)).write(to: jpeg, options: .atomic)
+            try AtomicFile.write(ImageEncoder().encode(bitmap, as: .png(compressionLevel: 6)), to: png)
+            try AtomicFile.write(ImageEncoder().encode(bitmap, as: .jpeg(quality: 90)), to: jpeg)
             how += "; generated now"
         } else {
             how += "; reused"

@@ -40,6 +40,8 @@ func describe(_ error: any Error) -> String {
         return error.description
     case let error as LanesError:
         return "\(error)"
+    case let error as POSIXError:
+        return String(cString: strerror(error.code.rawValue))
     case let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile:
         return "no such file or folder"
     case let error as CocoaError where error.code == .fileReadNoPermission || error.code == .fileWriteNoPermission:

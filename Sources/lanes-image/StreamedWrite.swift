@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 import LanesImages
 #if canImport(Glibc)
 import Glibc
@@ -30,45 +31,28 @@ extension ProcessingPlan {
 /// on any failure.
 func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProcessor, plan: ProcessingPlan,
                         to url: URL, isCancelled: @Sendable () -> Bool) throws -> (width: Int, height: Int, bytes: Int) {
-    let directory = url.deletingLastPathComponent()
-    let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-    guard descriptor >= 0 else {
-        throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
-    }
-    var keep = false
-    defer {
-        if !keep { unlink(temporary.path) }
-    }
-    let result: ImageEncoder.StreamedPNG
     do {
-        defer { close(descriptor) }
-        result = try ImageEncoder().processAndEncodePNG(bitmap, with: processor, compressionLevel: plan.compression,
-                                                        filter: plan.pngFilter, fileDescriptor: descriptor,
-                                                        isCancelled: isCancelled)
+        let result = try AtomicFile.write(to: url) { temporary -> ImageEncoder.StreamedPNG in
+            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            guard descriptor >= 0 else {
+                throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
+            }
+            defer { close(descriptor) }
+            return try ImageEncoder().processAndEncodePNG(bitmap, with: processor, compressionLevel: plan.compression,
+                                                          filter: plan.pngFilter, fileDescriptor: descriptor,
+                                                          isCancelled: isCancelled)
+        }
+        return (result.bitmap.width, result.bitmap.height, result.byteCount)
+    } catch let error as POSIXError {
+        throw WriteError(path: url.path, reason: String(cString: strerror(error.code.rawValue)))  // the rename
     }
-    guard rename(temporary.path, url.path) == 0 else {
-        throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
-    }
-    keep = true
-    return (result.bitmap.width, result.bitmap.height, result.byteCount)
 }
 
 /// Writes `data` to a temporary file beside `url` and renames it into place, so a reader never sees half an image.
-/// (Foundation's `.atomic` option on Linux leaves an empty `TemporaryDirectory.*` in /tmp per write; a batch of
-/// thousands of files must not.)
 func writeAtomically(_ data: Data, to url: URL) throws {
-    let temporary = url.deletingLastPathComponent()
-        .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
     do {
-        try data.write(to: temporary)
+        try AtomicFile.write(data, to: url)
     } catch {
-        unlink(temporary.path)
         throw WriteError(path: url.path, reason: describe(error))
-    }
-    guard rename(temporary.path, url.path) == 0 else {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary.path)
-        throw WriteError(path: url.path, reason: reason)
     }
 }

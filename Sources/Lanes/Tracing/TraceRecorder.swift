@@ -127,19 +127,7 @@ public final class TraceRecorder: Sendable {
     /// try trace.write(to: URL(fileURLWithPath: "trace.json"))
     /// ```
     public func write(to url: URL) throws {
-        // Through a temporary file beside `url` and a rename: Foundation's `.atomic` option on Linux leaves an empty
-        // `TemporaryDirectory.*` behind in /tmp for every write.
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try jsonData().write(to: temporary)
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try AtomicFile.write(jsonData(), to: url)
     }
 
     // MARK: Recording

@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 
 #if canImport(Glibc)
 import Glibc
@@ -69,7 +70,8 @@ final class LoopbackServerCore: Sendable {
     private let wakeReader: Int32
     private let wakeWriter: Int32
     let state: ServerState
-    private let acceptThread: LockedThread
+    /// Set once the accept thread runs, taken once to join it.
+    private let acceptThread = LockedValue<pthread_t?>(nil)
 
     init(maxRequests: Int = 32, safetyTimeout: Double = 300) throws {
         (listener, port) = try LoopbackSocket.makeListener()
@@ -77,16 +79,15 @@ final class LoopbackServerCore: Sendable {
         self.maxRequests = maxRequests
         self.safetyTimeout = safetyTimeout
         self.state = ServerState()
-        self.acceptThread = LockedThread()
         let thread = try LoopbackSocket.spawn { [self] in acceptLoop() }
-        acceptThread.set(thread)
+        acceptThread.withLock { $0 = thread }
     }
 
     /// Stops: wakes every thread (waiting, stalled or accepting), joins them and closes every socket. Idempotent.
     func stop() {
         guard state.beginStopping() else { return }
         LoopbackSocket.poke(wakeWriter)
-        if let thread = acceptThread.take() { LoopbackSocket.join(thread) }
+        if let thread = acceptThread.withLock({ $0.take() }) { LoopbackSocket.join(thread) }
         // The accept loop has ended, so no connection thread starts after this snapshot.
         for thread in state.locked({ state in defer { state.threads = [] }; return state.threads }) {
             LoopbackSocket.join(thread)

@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 
 #if canImport(Glibc)
 import Glibc
@@ -69,9 +70,9 @@ extension Array where Element == LoopbackEvent {
     }
 }
 
-/// The server's shared state. `@unchecked Sendable`: `value` is only touched while `lock` (a pthread mutex, which
-/// ThreadSanitizer understands) is held; `events` is a lock-guarded log of its own.
-final class ServerState: @unchecked Sendable {
+/// The server's shared state: routes, counters, connection threads and latches under one lock, and a log of events
+/// that waiters can wait on.
+final class ServerState: Sendable {
     struct Value {
         var routes: [String: LoopbackRoute] = [:]
         var hits: [String: Int] = [:]
@@ -82,13 +83,10 @@ final class ServerState: @unchecked Sendable {
     }
 
     let events = WaitableLog<LoopbackEvent>()
-    private let lock = NSLock()
-    private var value = Value()
+    private let value = LockedValue(Value())
 
-    func locked<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+    func locked<T: Sendable>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try value.withLock(body)
     }
 
     /// Records `event` and wakes the waiters it satisfies.
@@ -120,7 +118,8 @@ final class ServerState: @unchecked Sendable {
         LoopbackSocket.poke(latchPipe(name).writer)
     }
 
-    /// Marks the server stopping; false if it already was. Closes the latch pipes once the threads are gone.
+    /// Marks the server stopping; false if it already was. (The latch pipes are closed when the state goes away,
+    /// after the threads that read them.)
     func beginStopping() -> Bool {
         locked { value in
             defer { value.stopping = true }
@@ -129,28 +128,9 @@ final class ServerState: @unchecked Sendable {
     }
 
     deinit {
-        for (reader, writer) in value.latches.values {
+        for (reader, writer) in locked({ $0.latches.values.map { ($0.reader, $0.writer) } }) {
             close(reader)
             close(writer)
         }
-    }
-}
-
-/// A thread handle set once and taken once.
-final class LockedThread: @unchecked Sendable {
-    // @unchecked Sendable: `thread` is only touched under `lock`.
-    private let lock = NSLock()
-    private var thread: pthread_t?
-
-    func set(_ thread: pthread_t) {
-        lock.lock()
-        self.thread = thread
-        lock.unlock()
-    }
-
-    func take() -> pthread_t? {
-        lock.lock()
-        defer { thread = nil; lock.unlock() }
-        return thread
     }
 }
