@@ -109,6 +109,10 @@ public final class ImagePipeline: Sendable {
         let holder = LockedValue<TaskHolder>(.empty)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // Already cancelled: start nothing.
+                if holder.withLock({ if case .cancelled = $0 { true } else { false } }) {
+                    return continuation.resume(throwing: CancellationError())
+                }
                 let task = load(request, priority: priority) { continuation.resume(with: $0) }
                 let cancelNow = holder.withLock { holder -> Bool in
                     if case .cancelled = holder { return true }

@@ -104,6 +104,20 @@ struct PipelineCancellationTests {
         #expect(fetcher.handles.first?.isCancelled == true)
     }
 
+    @Test("Awaiting from a task that is already cancelled starts nothing")
+    func asyncAlreadyCancelled() async throws {
+        let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))], holds: true)
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let waiter = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await pipeline.image(for: ImageRequest(url: photoURL))
+        }
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        executor.runAll()
+        #expect(pipeline.statistics.requests == 0)
+        #expect(fetcher.handles.isEmpty)
+    }
+
     @Test("An awaited image arrives")
     func asyncSuccess() async throws {
         let fetcher = ScriptedFetcher([jpegURL.absoluteString: .success(try Fixture.data("rocket.jpg"))])
