@@ -26,9 +26,11 @@ let package = Package(
         // Core: work queues, work items, dependencies, cancellation, priorities, events.
         .target(
             name: "Lanes",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            dependencies: ["CLanesDispatch", .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
+        // C shim over libdispatch's main-queue run-loop SPI (the eventfd and the drain), for MainQueueDriver.
+        .target(name: "CLanesDispatch"),
         // Test support users import: manual executor, virtual clock, gates.
         .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
         // Per-cell content loading (dedupe, cache, stale guard, prefetch) and the headless list model.
