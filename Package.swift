@@ -57,7 +57,11 @@ let package = Package(
         ),
         // Decoder fuzz target: built with `scripts/fuzz` (-sanitize=fuzzer); a plain build replays a corpus.
         .executableTarget(name: "lanes-fuzz", dependencies: ["LanesImages"], swiftSettings: strict),
-        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting", "lanes-main-probe"], swiftSettings: strict),
+        // A child process for the main-thread tests: its real main thread runs the loop the test names.
+        .executableTarget(
+            name: "lanes-main-probe", dependencies: ["Lanes", "LanesTesting"], path: "Tests/LanesMainProbe",
+            swiftSettings: strict),
         .testTarget(name: "LanesListsTests", dependencies: ["LanesLists", "LanesTesting"], swiftSettings: strict),
         .testTarget(
             name: "LanesImagesTests",
