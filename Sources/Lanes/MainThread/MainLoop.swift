@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -38,6 +39,10 @@ import Darwin
 /// main-queue descriptor (Darwin) it runs `RunLoop.main` underneath.
 public enum MainLoop {
     private static let stopRequested = LockedValue(false)
+    private static let wakeups = Atomic<Int>(0)
+
+    /// How many times a loop woke up from `poll` (tests check that an idle loop sleeps instead of spinning).
+    package static var wakeupCount: Int { wakeups.load(ordering: .relaxed) }
 
     /// Runs `body` on the main thread, then runs main-queue work on the main thread until ``stop()`` is called
     /// (by `body` or by any later work, on any thread). Main thread only (checked with a precondition).
@@ -55,18 +60,17 @@ public enum MainLoop {
         loop { stopRequested.withLock { $0 } }
     }
 
-    /// Runs main-queue work on the main thread until `condition` holds. The condition runs on the main thread before
-    /// the loop sleeps and after each batch of main-queue work, so make it depend on state that main-queue work
-    /// changes (or wake the loop with ``stop()`` or a main-queue block). Returns at once if it holds already. Main
-    /// thread only.
+    /// Runs main-queue work on the main thread until `condition` holds (or ``stop()`` is called). The work already
+    /// waiting runs first; then the condition is checked before the loop sleeps and after each batch of main-queue
+    /// work, so make it depend on state that main-queue work changes. Main thread only.
     ///
     /// ```swift
     /// let total = queue.add { _ in sum(values) }
     /// var answer: Int?
     /// total.onMainCompletion { answer = try? $0.get() }
-    /// MainLoop.run(until: { answer != nil })
+    /// MainLoop.run(until: answer != nil)
     /// ```
-    public static func run(until condition: @MainActor () -> Bool) {
+    public static func run(until condition: @autoclosure @MainActor () -> Bool) {
         precondition(Thread.isMainThread, "MainLoop.run(until:) must be called on the main thread")
         stopRequested.withLock { $0 = false }
         loop { MainActor.assumeIsolated { condition() } || stopRequested.withLock { $0 } }
@@ -94,6 +98,7 @@ public enum MainLoop {
         while !done() {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, -1)
+            wakeups.add(1, ordering: .relaxed)
             if ready < 0 && errno != EINTR { fatalError("MainLoop: poll failed (errno \(errno))") }
             if ready > 0 { MainQueueDriver.drain() }
         }
