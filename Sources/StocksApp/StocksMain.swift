@@ -28,6 +28,11 @@ public enum StocksMain {
             print(AppOptions.usage)
             return 0
         }
+        if let path = options.traceFile,
+           let reason = TraceRecorder.unwritableReason(for: URL(fileURLWithPath: path)) {
+            printError("stocks: cannot write the trace to " + TerminalText.sanitized(path) + ": " + reason)
+            return 1
+        }
         if options.script == nil && !TerminalSession.isInteractive {
             // No terminal (a pipe, CI, an editor's run button): play the built-in demo instead of failing, so the
             // command always shows what Lanes does.
@@ -38,7 +43,9 @@ public enum StocksMain {
             options.script = .demo
         }
         let data = StockData.load(options)
-        for error in data.errors.prefix(20) { printError("stocks: \(error)") }
+        for error in data.errors.prefix(20) { printError("stocks: " + TerminalText.sanitized(error.description)) }
+        if data.errors.count > 20 { printError("stocks: … and \(data.errors.count - 20) more data errors") }
+        if data.nullRows > 0 { printError("stocks: \(data.nullRows) rows without a price (null) skipped") }
         if data.universe.count == 0 {
             printError("stocks: no stock data loaded")
             return 1
@@ -70,11 +77,11 @@ public enum StocksMain {
             universe: data.universe, mode: options.mode, width: options.screenWidth, height: options.screenHeight,
             title: "stocks · \(data.summary)") { _ in }
         if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors" }
+        trace?.recordHitches(from: app.monitor)
         let runner = ScriptRunner(app: app, script: script) { figures in
             if options.printsScreen, let frame = app.lastFrame { print(frame.text + "\n") }
             print(figures.report)
-            finishTrace(trace)
-            exit(0)
+            exit(finishTrace(trace) ? 0 : 1)
         }
         DispatchQueue.main.async { runner.start() }
         dispatchMain()
@@ -93,11 +100,12 @@ public enum StocksMain {
             universe: data.universe, mode: options.mode, width: size.width, height: size.height,
             title: "stocks · \(data.summary)") { frame in terminal.show(frame) }
         if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors (first: \(data.errors[0]))" }
+        trace?.recordHitches(from: app.monitor)
         let quit: @Sendable (Int32) -> Void = { status in
             app.stop()
             restoreTerminal()
-            finishTrace(trace)
-            exit(status)
+            let written = finishTrace(trace)
+            exit(status == 0 && !written ? 1 : status)
         }
         app.onQuit = { quit(0) }
         let decoder = LockedValue(KeyDecoder())
@@ -140,13 +148,19 @@ public enum StocksMain {
 
     private static let keepAlive = LockedValue(KeepAlive())
 
-    private static func finishTrace(_ trace: TraceRecorder?) {
-        guard let trace else { return }
+    /// Writes the trace, if any; false (after a one-line message) when it could not be written.
+    private static func finishTrace(_ trace: TraceRecorder?) -> Bool {
+        guard let trace else { return true }
+        let path = TerminalText.sanitized(trace.outputURL?.path ?? "")
         do {
             try trace.finish()
-            if let url = trace.outputURL { printError("stocks: trace written to \(url.path)") }
+            printError("stocks: trace written to \(path)")
+            return true
         } catch {
-            printError("stocks: cannot write the trace: \(error)")
+            let reason = trace.outputURL.flatMap { TraceRecorder.unwritableReason(for: $0) }
+                ?? (error as NSError).localizedDescription
+            printError("stocks: cannot write the trace to \(path): " + TerminalText.sanitized(reason))
+            return false
         }
     }
 
