@@ -68,7 +68,7 @@ public enum StocksMain {
             do {
                 script = try KeyScript(parsing: try String(contentsOfFile: path, encoding: .utf8))
             } catch {
-                printError("stocks: \(path): \(error)")
+                printError("stocks: " + TerminalText.sanitized("\(path): \(error)"))
                 return 1
             }
         }
