@@ -100,8 +100,11 @@ public struct Frame: Sendable, Equatable {
         styles[index] = style
     }
 
-    private mutating func joinMark(_ mark: Character, at index: Int) {
-        guard characters[index] != Frame.continuation else { return }
+    /// Joins a zero-width character (a lone combining mark) to the cell before it, or to the wide character whose
+    /// second half that cell is.
+    private mutating func joinMark(_ mark: Character, at cell: Int) {
+        var index = cell
+        if characters[index] == Frame.continuation, index % width > 0 { index -= 1 }
         let joined = String(characters[index]) + String(mark)
         if joined.count == 1 { characters[index] = Character(joined) }
     }
