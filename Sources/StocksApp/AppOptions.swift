@@ -32,14 +32,17 @@ public struct AppOptions: Sendable, Equatable {
         usage: stocks [--data DIR | --synthetic N [--days D] [--seed S]] [--naive]
                       [--demo | --script FILE [--size WxH] [--print-screen]] [--trace FILE]
 
-          --data DIR       load the CSV files in DIR (date,price / Date,Open,High,Low,Close,... / symbol,date,price)
+          --data DIR       load the .csv files in DIR: date,price (one series named after the file),
+                           Date,Open,High,Low,Close,Adj Close,... (Yahoo; null rows skipped, named after the file),
+                           symbol,date,price or date,SYM1,SYM2,...; dates 2023-01-02, 01/02/2023 (US) or Jan 2 2023
           --synthetic N    N generated tickers of daily prices (fixed seed)
           --naive          do the analysis and chart drawing on the main queue (the 'before')
           --demo           play a built-in script without a terminal and print the responsiveness figures
           --script FILE    play FILE (keys with timings, see KeyScript) the same way
           --size WxH       the virtual screen of --demo/--script (default 100x30)
           --print-screen   also print the last screen of --demo/--script
-          --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the run
+          --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the run, with its hitches;
+                           FILE's folder must be writable (checked before the app starts)
 
         keys: ↑↓/jk move · PgUp/PgDn · Home/End · Enter/→ open · Esc/←/Backspace back · q or Ctrl-C quit
         """

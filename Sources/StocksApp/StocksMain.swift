@@ -31,6 +31,11 @@ public enum StocksMain {
             print(AppOptions.usage)
             return 0
         }
+        if let path = options.traceFile,
+           let reason = TraceRecorder.unwritableReason(for: URL(fileURLWithPath: path)) {
+            printError("stocks: cannot write the trace to " + TerminalText.sanitized(path) + ": " + reason)
+            return 1
+        }
         if options.script == nil && !TerminalSession.isInteractive {
             // No terminal (a pipe, CI, an editor's run button): play the built-in demo instead of failing, so the
             // command always shows what Lanes does.
@@ -41,7 +46,9 @@ public enum StocksMain {
             options.script = .demo
         }
         let data = StockData.load(options)
-        for error in data.errors.prefix(20) { printError("stocks: \(error)") }
+        for error in data.errors.prefix(20) { printError("stocks: " + TerminalText.sanitized(error.description)) }
+        if data.errors.count > 20 { printError("stocks: … and \(data.errors.count - 20) more data errors") }
+        if data.nullRows > 0 { printError("stocks: \(data.nullRows) rows without a price (null) skipped") }
         if data.universe.count == 0 {
             printError("stocks: no stock data loaded")
             return 1
@@ -64,7 +71,7 @@ public enum StocksMain {
             do {
                 script = try KeyScript(parsing: try String(contentsOfFile: path, encoding: .utf8))
             } catch {
-                printError("stocks: \(path): \(error)")
+                printError("stocks: " + TerminalText.sanitized("\(path): \(error)"))
                 return 1
             }
         }
@@ -73,14 +80,16 @@ public enum StocksMain {
             universe: data.universe, mode: options.mode, width: options.screenWidth, height: options.screenHeight,
             title: "stocks · \(data.summary)") { _ in }
         if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors" }
+        trace?.recordHitches(from: app.monitor)
+        var status: Int32 = 0
         let runner = ScriptRunner(app: app, script: script) { figures in
             if options.printsScreen, let frame = app.lastFrame { print(frame.text + "\n") }
             print(figures.report)
-            finishTrace(trace)
+            status = finishTrace(trace) ? 0 : 1
             MainLoop.stop()
         }
         MainLoop.run { runner.start() }
-        return 0
+        return status
     }
 
     private static func runInteractive(options: AppOptions, data: StockData, trace: TraceRecorder?) -> Int32 {
@@ -96,6 +105,7 @@ public enum StocksMain {
             universe: data.universe, mode: options.mode, width: size.width, height: size.height,
             title: "stocks · \(data.summary)") { frame in terminal.show(frame) }
         if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors (first: \(data.errors[0]))" }
+        trace?.recordHitches(from: app.monitor)
         let exitStatus = LockedValue<Int32?>(nil)
         let quit: @MainActor (Int32) -> Void = { status in
             let first = exitStatus.withLock { recorded -> Bool in
@@ -106,7 +116,10 @@ public enum StocksMain {
             guard first else { return }
             app.stop()
             restoreTerminal()
-            finishTrace(trace)
+            let written = finishTrace(trace)
+            if !written && status == 0 {
+                exitStatus.withLock { $0 = 1 }
+            }
             MainLoop.stop()
         }
         app.onQuit = { quit(0) }
@@ -148,13 +161,19 @@ public enum StocksMain {
         return exitStatus.withLock { $0 } ?? 0
     }
 
-    private static func finishTrace(_ trace: TraceRecorder?) {
-        guard let trace else { return }
+    /// Writes the trace, if any; false (after a one-line message) when it could not be written.
+    private static func finishTrace(_ trace: TraceRecorder?) -> Bool {
+        guard let trace else { return true }
+        let path = TerminalText.sanitized(trace.outputURL?.path ?? "")
         do {
             try trace.finish()
-            if let url = trace.outputURL { printError("stocks: trace written to \(url.path)") }
+            printError("stocks: trace written to \(path)")
+            return true
         } catch {
-            printError("stocks: cannot write the trace: \(error)")
+            let reason = trace.outputURL.flatMap { TraceRecorder.unwritableReason(for: $0) }
+                ?? (error as NSError).localizedDescription
+            printError("stocks: cannot write the trace to \(path): " + TerminalText.sanitized(reason))
+            return false
         }
     }
 

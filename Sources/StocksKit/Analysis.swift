@@ -101,7 +101,7 @@ public enum Analysis {
         let smoothed = try smooth(prices, with: options.smoother, isCancelled: isCancelled)
         let forecast = try HoltForecast.forecast(
             prices, horizon: options.forecastHorizon, parameters: options.holtParameters,
-            z: options.bandZ, isCancelled: isCancelled)
+            z: options.bandZ, floor: prices.allSatisfy { $0 >= 0 } ? 0 : nil, isCancelled: isCancelled)
         return AnalysisResult(
             symbol: series.symbol,
             dates: dates,

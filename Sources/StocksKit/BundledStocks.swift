@@ -11,12 +11,15 @@ import Foundation
 ///
 /// Licences and attribution are in the repository's NOTICE file. Series from the two files
 /// share symbols; they are told apart by ``PriceSeries/source`` (the file stem) and so by
-/// ``PriceSeries/id``.
+/// ``PriceSeries/id``, and on screen by their ``PriceSeries/period`` and ``PriceSeries/kind``:
+/// the weekly file's series load as ``PriceSeries/Kind/relative``.
 ///
 /// ```swift
 /// let result = try BundledStocks.load()
 /// let universe = StockUniverse(result.series)
-/// universe.series(symbol: "AAPL").count    // 2: one from each file
+/// let apple = universe.series(symbol: "AAPL")   // 2: one from each file
+/// apple.map(\.period)                           // ["2000–2010", "2018–2019"]
+/// apple.map(\.kind)                             // [.price, .relative]
 /// ```
 public enum BundledStocks {
     /// The long-format monthly file (vega-datasets).
@@ -38,6 +41,11 @@ public enum BundledStocks {
             return StockLoadResult(errors: [StockDataError(file: "Data", line: nil,
                                                            reason: "bundled data folder not found")])
         }
-        return try StockCSV.loadDirectory(at: directory, isCancelled: isCancelled)
+        var result = try StockCSV.loadDirectory(at: directory, isCancelled: isCancelled)
+        let relativeSource = StockCSV.fileStem(weeklyFileName)
+        for index in result.series.indices where result.series[index].source == relativeSource {
+            result.series[index].kind = .relative
+        }
+        return result
     }
 }

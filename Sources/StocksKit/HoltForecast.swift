@@ -110,11 +110,13 @@ public enum HoltForecast {
     /// - Parameters:
     ///   - parameters: Holt's α and β; nil fits them with ``fitParameters(_:isCancelled:)``.
     ///   - z: The band's half-width in σ units (1.96 ≈ 95 % for normal errors).
+    ///   - floor: The lowest value the series can take (0 for prices, which cannot go negative): the point
+    ///     forecast and both edges of the band are raised to it. Nil leaves them unbounded.
     /// - Returns: An empty forecast for empty input or a non-positive horizon.
     /// - Throws: `CancellationError` when `isCancelled` returns true.
     public static func forecast(
         _ values: [Double], horizon: Int, parameters: HoltParameters? = nil, z: Double = 1.96,
-        isCancelled: () -> Bool = { false }
+        floor: Double? = nil, isCancelled: () -> Bool = { false }
     ) throws(CancellationError) -> Forecast {
         let parameters = if let parameters { parameters } else {
             try fitParameters(values, isCancelled: isCancelled)
@@ -134,7 +136,9 @@ public enum HoltForecast {
         let points = fit.forecast(steps: horizon).enumerated().map { index, value in
             let h = index + 1
             let halfWidth = z * sigma * Double(h).squareRoot()
-            return ForecastPoint(step: h, value: value, lower: value - halfWidth, upper: value + halfWidth)
+            let low = floor ?? -.infinity
+            return ForecastPoint(step: h, value: max(low, value), lower: max(low, value - halfWidth),
+                                 upper: max(low, value + halfWidth))
         }
         return Forecast(parameters: parameters, residualStandardDeviation: sigma, points: points)
     }

@@ -16,6 +16,14 @@ import Foundation
 /// series.lastPrice       // 184.3
 /// ```
 public struct PriceSeries: Sendable, Equatable, Identifiable {
+    /// What a series' numbers are.
+    public enum Kind: Sendable, Equatable {
+        /// Prices in a currency.
+        case price
+        /// Prices relative to the first point (1.0 = the first date's price), as in the bundled plotly data set.
+        case relative
+    }
+
     /// The ticker symbol, e.g. "AAPL".
     public var symbol: String
     /// The sector used to group this series into a category.
@@ -27,19 +35,24 @@ public struct PriceSeries: Sendable, Equatable, Identifiable {
     public private(set) var dates: [Date]
     /// The prices, one per date.
     public private(set) var prices: [Double]
+    /// Whether ``prices`` are prices or relative to the first point; apps show the two differently.
+    public var kind: Kind
 
     /// Creates a series.
     ///
     /// - Parameters:
     ///   - sector: The category; when nil, looked up with ``Sector/known(symbol:)``.
     /// - Precondition: `dates.count == prices.count`.
-    public init(symbol: String, dates: [Date], prices: [Double], sector: Sector? = nil, source: String = "") {
+    public init(
+        symbol: String, dates: [Date], prices: [Double], sector: Sector? = nil, source: String = "", kind: Kind = .price
+    ) {
         precondition(dates.count == prices.count, "PriceSeries: \(dates.count) dates but \(prices.count) prices")
         self.symbol = symbol
         self.sector = sector ?? Sector.known(symbol: symbol)
         self.source = source
         self.dates = dates
         self.prices = prices
+        self.kind = kind
     }
 
     /// A stable identifier: `source/symbol`, or just the symbol when the source is empty.
@@ -56,6 +69,19 @@ public struct PriceSeries: Sendable, Equatable, Identifiable {
 
     /// The most recent price, or nil for an empty series.
     public var lastPrice: Double? { prices.last }
+
+    /// The years the series covers, for telling apart two series of one symbol: `2000–2010`, `2018–2019`, or one
+    /// year alone; empty for an empty series.
+    ///
+    /// ```swift
+    /// series.period   // "2024"
+    /// ```
+    public var period: String {
+        guard let range = dateRange else { return "" }
+        let first = StockDates.components(of: range.lowerBound).year
+        let last = StockDates.components(of: range.upperBound).year
+        return first == last ? String(first) : "\(first)–\(last)"
+    }
 
     /// The oldest and newest date, or nil for an empty series.
     public var dateRange: ClosedRange<Date>? {

@@ -7,15 +7,19 @@ import Foundation
 /// | ``Format/long`` | `symbol,date,price` | `Jan 1 2000` | one row per symbol and day |
 /// | ``Format/wide`` | `date,SYM1,SYM2,…` | `2018-01-01` | one column per symbol |
 /// | ``Format/ohlc`` | `Date,Open,High,Low,Close,Adj Close,Volume` | `2018-01-01` | one symbol per file, named by the file |
+/// | ``Format/single`` | `date,price` | `2018-01-01` | one symbol per file, named by the file |
 ///
 /// Header names are matched ignoring case, spaces and punctuation, and columns may come in
-/// any order. Both date styles are accepted in every format (see ``StockDates``).
+/// any order. Every date style is accepted in every format: ISO, US `01/02/2023` and month names
+/// (see ``StockDates``).
 ///
 /// **Error policy.** A malformed line is reported as a ``StockDataError`` naming the file
 /// and line, and skipped; the file's good rows still load. In the wide format an empty
 /// cell means "no price that day" and is skipped silently, and a bad cell is reported
-/// while the row's other cells still load. Only a file whose header cannot be recognised
-/// (or which is empty) fails as a whole. Rows are returned sorted by date.
+/// while the row's other cells still load. A `null` price (Yahoo's "no trade that day") is
+/// skipped and counted in ``StockLoadResult/nullRows``, not reported as an error. Only a file
+/// whose header cannot be recognised, which is empty, or which holds binary data (NUL or other
+/// control bytes) fails as a whole. Rows are returned sorted by date.
 ///
 /// Prices may carry a leading `$` and `,` thousands separators (`"1,234.50"`); they must
 /// be finite and not negative.
@@ -41,6 +45,8 @@ public enum StockCSV {
         /// `Date,Open,High,Low,Close,Adj Close,Volume`: one symbol per file; uses
         /// `Adj Close` when present, else `Close`.
         case ohlc
+        /// `date,price` (or `date,value`): one symbol per file, named by the file.
+        case single
     }
 
     /// Returns the format a header row announces, or nil if it matches none.
@@ -49,13 +55,14 @@ public enum StockCSV {
     /// StockCSV.detectFormat(header: ["symbol", "date", "price"])        // .long
     /// StockCSV.detectFormat(header: ["date", "GOOG", "AAPL"])           // .wide
     /// StockCSV.detectFormat(header: ["Date", "Open", "Close"])          // .ohlc
+    /// StockCSV.detectFormat(header: ["date", "price"])                  // .single
     /// ```
     public static func detectFormat(header: [String]) -> Format? {
         Layout(header: header)?.format
     }
 
     /// Parses CSV text. `fileName` names the file in errors; its stem becomes the series'
-    /// ``PriceSeries/source`` and, for the OHLC format, the symbol (see ``symbol(fromFileName:)``).
+    /// ``PriceSeries/source`` and, for the OHLC and single formats, the symbol (see ``symbol(fromFileName:)``).
     ///
     /// - Throws: `CancellationError` when `isCancelled` returns true (polled every few
     ///   hundred rows). Data problems never throw; they are in the result's `errors`.
@@ -100,6 +107,7 @@ public enum StockCSV {
         func failure(_ line: Int?, _ reason: String) -> StockLoadResult {
             StockLoadResult(errors: [StockDataError(file: fileName, line: line, reason: reason)])
         }
+        if let reason = binaryReason(bytes) { return failure(nil, reason) }
         guard let first = reader.next() else { return failure(nil, "empty file") }
         let header: CSVRecord
         switch first {
@@ -107,7 +115,8 @@ public enum StockCSV {
         case .success(let record): header = record
         }
         guard let layout = Layout(header: header.fields) else {
-            let shown = header.fields.joined(separator: ",")
+            var shown = header.fields.joined(separator: ",")
+            if shown.count > 80 { shown = String(shown.prefix(79)) + "…" }
             return failure(header.line, "unrecognised header \"\(shown)\" (expected symbol,date,price; "
                 + "date,SYM1,SYM2,…; or Date,Open,High,Low,Close,…)")
         }
@@ -124,5 +133,23 @@ public enum StockCSV {
             }
         }
         return accumulator.finish()
+    }
+
+    /// Why `bytes` cannot be CSV text, or nil: a NUL or another control byte other than tab, line feed,
+    /// carriage return and form feed in the first 64 KiB means a binary file (or a hostile one: an
+    /// escape sequence in a header).
+    static func binaryReason(_ bytes: [UInt8]) -> String? {
+        var line = 1
+        for byte in bytes.prefix(65_536) where byte < 0x20 || byte == 0x7F {
+            switch byte {
+            case 0x0A: line += 1
+            case 0x09, 0x0C, 0x0D: continue
+            case 0x00: return "binary file, not CSV text (NUL byte on line \(line))"
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                return "not CSV text: control byte 0x\(hex.count == 1 ? "0" + hex : hex) on line \(line)"
+            }
+        }
+        return nil
     }
 }

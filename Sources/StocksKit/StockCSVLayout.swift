@@ -4,6 +4,7 @@ struct Layout {
         case long(symbol: Int, date: Int, price: Int)
         case wide(date: Int, symbols: [(column: Int, symbol: String)])
         case ohlc(date: Int, price: Int)
+        case single(date: Int, price: Int)
     }
 
     var kind: Kind
@@ -16,6 +17,7 @@ struct Layout {
         case .long: .long
         case .wide: .wide
         case .ohlc: .ohlc
+        case .single: .single
         }
     }
 
@@ -32,6 +34,8 @@ struct Layout {
             kind = .long(symbol: symbol, date: date, price: price)
         } else if let price = column("adjclose", "close") {
             kind = .ohlc(date: date, price: price)
+        } else if keys.filter({ !$0.isEmpty }).count == 2, let price = column("price", "value") {
+            kind = .single(date: date, price: price)
         } else {
             var symbols: [(Int, String)] = []
             var seen = Set<String>()

@@ -15,6 +15,7 @@ struct RowAccumulator {
     private var builderIndex: [String: Int] = [:]
     private var errors: [StockDataError] = []
     private var rowCount = 0
+    private var nullRows = 0
 
     init(layout: Layout, fileName: String, header: CSVRecord) {
         self.layout = layout
@@ -24,7 +25,7 @@ struct RowAccumulator {
         switch layout.kind {
         case .wide(_, let symbols):
             for (_, symbol) in symbols { _ = builder(for: symbol) }
-        case .ohlc:
+        case .ohlc, .single:
             _ = builder(for: StockCSV.symbol(fromFileName: fileName))
         case .long:
             break
@@ -47,11 +48,13 @@ struct RowAccumulator {
         case let .long(symbolColumn, dateColumn, priceColumn):
             let symbol = fields[symbolColumn]
             guard !symbol.isEmpty else { return report(record.line, "missing symbol") }
+            if RowAccumulator.isNull(fields[priceColumn]) { return nullRows += 1 }
             guard let date = parseDate(fields[dateColumn], line: record.line),
                   let price = parsePrice(fields[priceColumn], line: record.line)
             else { return }
             append(date, price, to: builder(for: symbol))
-        case let .ohlc(dateColumn, priceColumn):
+        case let .ohlc(dateColumn, priceColumn), let .single(dateColumn, priceColumn):
+            if RowAccumulator.isNull(fields[priceColumn]) { return nullRows += 1 }
             guard let date = parseDate(fields[dateColumn], line: record.line),
                   let price = parsePrice(fields[priceColumn], line: record.line)
             else { return }
@@ -59,6 +62,10 @@ struct RowAccumulator {
         case let .wide(dateColumn, symbols):
             guard let date = parseDate(fields[dateColumn], line: record.line) else { return }
             for (index, (column, symbol)) in symbols.enumerated() where !fields[column].isEmpty {
+                if RowAccumulator.isNull(fields[column]) {
+                    nullRows += 1
+                    continue
+                }
                 if let price = parsePrice(fields[column], line: record.line, symbol: symbol) {
                     append(date, price, to: index)
                 }
@@ -68,7 +75,7 @@ struct RowAccumulator {
 
     /// Builds the sorted series; symbols without any price are reported, not returned.
     func finish() -> StockLoadResult {
-        var result = StockLoadResult(errors: errors)
+        var result = StockLoadResult(errors: errors, nullRows: nullRows)
         if rowCount == 0 {
             result.errors.append(StockDataError(file: fileName, line: nil, reason: "no data rows"))
             return result
@@ -120,6 +127,11 @@ struct RowAccumulator {
             return nil
         }
         return price
+    }
+
+    /// Yahoo's (and others') word for "no price that day".
+    static func isNull(_ text: String) -> Bool {
+        text.count == 4 && text.lowercased() == "null"
     }
 
     /// A finite number, allowing a leading `$` and `,` thousands separators.

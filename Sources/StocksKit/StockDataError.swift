@@ -8,7 +8,8 @@
 /// print(error)   // prices.csv:7: invalid price "n/a"
 /// ```
 public struct StockDataError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file name (not the full path), e.g. "prices.csv".
+    /// The file's path as it was opened, e.g. "/home/me/data/prices.csv" (for ``StockCSV/parse(_:fileName:isCancelled:)``,
+    /// whatever name the caller passed).
     public var file: String
     /// The 1-based line number, or nil when the problem concerns the whole file.
     public var line: Int?
@@ -45,16 +46,21 @@ public struct StockLoadResult: Sendable, Equatable {
     public var series: [PriceSeries]
     /// Every problem found, in file and line order.
     public var errors: [StockDataError]
+    /// Rows skipped because their price was `null` (Yahoo's "no trade that day"; in the wide format, cells):
+    /// not errors, but counted so an app can say how many.
+    public var nullRows: Int
 
     /// Creates a result.
-    public init(series: [PriceSeries] = [], errors: [StockDataError] = []) {
+    public init(series: [PriceSeries] = [], errors: [StockDataError] = [], nullRows: Int = 0) {
         self.series = series
         self.errors = errors
+        self.nullRows = nullRows
     }
 
     /// Appends another result's series and errors to this one.
     public mutating func append(_ other: StockLoadResult) {
         series += other.series
         errors += other.errors
+        nullRows += other.nullRows
     }
 }

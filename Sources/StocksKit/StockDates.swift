@@ -9,11 +9,15 @@ import Foundation
 /// Accepted text forms:
 /// - ISO style: `2018-01-01`, `2018/1/1`, optionally followed by a time
 ///   (`2018-01-01 00:00:00`, `2018-01-01T09:30:00Z`), which is ignored;
-/// - month-name style: `Jan 1 2000`, `January 1, 2000`, `1 Jan 2000`, `01-Jan-2000`.
+/// - month-name style: `Jan 1 2000`, `January 1, 2000`, `1 Jan 2000`, `01-Jan-2000`, and
+///   Yahoo Finance's `Jan 02, 2023`;
+/// - US style, month first: `01/02/2023` (2 January 2023), `1/2/2023`, `01-02-2023`. Day-first
+///   dates are not guessed: `13/01/2023` is not a date.
 ///
 /// ```swift
 /// let a = StockDates.parse("Jan 1 2000")       // 2000-01-01 00:00 UTC
 /// let b = StockDates.parse("2018-01-08")       // 2018-01-08 00:00 UTC
+/// let c = StockDates.parse("01/02/2023")       // 2023-01-02 00:00 UTC
 /// StockDates.format(b!)                        // "2018-01-08"
 /// ```
 public enum StockDates {
@@ -136,7 +140,7 @@ public enum StockDates {
                 }
                 guard let month = monthNumber(word) else { return nil }
                 tokens.append(.month(month))
-            } else if c == 32 || c == 44 || c == 45 || c == 46 || c == 9 {  // space , - . tab
+            } else if c == 32 || c == 44 || c == 45 || c == 46 || c == 47 || c == 9 {  // space , - . / tab
                 i += 1
             } else {
                 return nil
@@ -147,6 +151,8 @@ public enum StockDates {
         case let (.month(m), .number(d, _), .number(y, 4)),
              let (.number(d, _), .month(m), .number(y, 4)):
             return date(year: y, month: m, day: d)
+        case let (.number(m, monthDigits), .number(d, dayDigits), .number(y, 4)) where monthDigits <= 2 && dayDigits <= 2:
+            return date(year: y, month: m, day: d)  // US: month/day/year
         default:
             return nil
         }

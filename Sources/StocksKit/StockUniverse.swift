@@ -1,7 +1,10 @@
+import Foundation
+
 /// A catalogue of price series grouped into categories (by ``Sector``).
 ///
 /// Categories are listed in ``Sector`` order with ``Sector/other`` last, and only
-/// non-empty ones appear. Within a category, series are sorted by symbol, then by source.
+/// non-empty ones appear. Within a category, series are sorted by symbol, then by their first
+/// date (so two series of one symbol list oldest first), then by source.
 ///
 /// ```swift
 /// let universe = StockUniverse(try SyntheticStocks.generate(count: 100, days: 250, seed: 1))
@@ -15,7 +18,7 @@ public struct StockUniverse: Sendable, Equatable {
     public struct Category: Sendable, Equatable, Identifiable {
         /// The sector that defines this category.
         public let sector: Sector
-        /// The series in this category, sorted by symbol then source.
+        /// The series in this category, sorted by symbol, first date, then source.
         public let series: [PriceSeries]
         /// The category's display name, e.g. "Technology".
         public var name: String { sector.displayName }
@@ -37,7 +40,10 @@ public struct StockUniverse: Sendable, Equatable {
             groups[item.sector, default: []].append(item)
         }
         categories = groups.keys.sorted().map { sector in
-            let sorted = groups[sector]!.sorted { ($0.symbol, $0.source) < ($1.symbol, $1.source) }
+            let sorted = groups[sector]!.sorted {
+                let first = $0.dates.first ?? .distantPast, second = $1.dates.first ?? .distantPast
+                return ($0.symbol, first, $0.source) < ($1.symbol, second, $1.source)
+            }
             return Category(sector: sector, series: sorted)
         }
         var locations: [String: (category: Int, offset: Int)] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 
 /// One image to process: where it comes from, what to call it in messages, and where it goes.
 struct ImageJob: Sendable, Equatable {
@@ -50,10 +51,12 @@ enum InputList {
     }
 
     /// The output file's base name for `source`: its last path component without the extension,
-    /// made safe for a file name; `image` when nothing usable is left (`https://host/`).
+    /// made safe for a file name (slashes, backslashes and every control character — a URL's
+    /// `%1b%5d0;…%07` decodes to an escape sequence — become `_`); `image` when nothing usable is
+    /// left (`https://host/`).
     static func stem(of source: URL) -> String {
         let last = source.deletingPathExtension().lastPathComponent
-        let cleaned = String(last.map { $0 == "/" || $0 == "\\" || $0.isNewline || $0 == "\0" ? "_" : $0 })
+        let cleaned = String(TerminalText.replacingControls(last, with: "_").map { $0 == "/" || $0 == "\\" ? "_" : $0 })
         let trimmed = cleaned.trimmingCharacters(in: .whitespaces)
         if last == "/" || trimmed.isEmpty || trimmed == "." || trimmed == ".." {
             return source.host.map { $0.replacingOccurrences(of: ".", with: "_") } ?? "image"

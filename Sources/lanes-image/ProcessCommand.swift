@@ -112,12 +112,13 @@ struct ProcessCommand: AsyncParsableCommand {
         do {
             try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         } catch {
-            throw ValidationError("cannot create the output folder \(out): \(describe(error))")
+            throw ValidationError(TerminalText.sanitized("cannot create the output folder \(out): \(describe(error))"))
         }
         let jobs = InputList.jobs(for: InputList.sources(for: inputs), outputDirectory: outputDirectory,
                                   fileExtension: plan.format.fileExtension, overwrite: plan.overwrite)
         guard !jobs.isEmpty else {
-            FileHandle.standardError.write(Data("lanes-image: no PNG or JPEG files in \(inputs.joined(separator: ", "))\n".utf8))
+            let named = TerminalText.sanitized(inputs.joined(separator: ", "))
+            FileHandle.standardError.write(Data("lanes-image: no PNG or JPEG files in \(named)\n".utf8))
             throw ExitCode(1)
         }
         let recorder = trace.map { TraceRecorder(outputURL: URL(fileURLWithPath: $0)) }
@@ -146,18 +147,25 @@ struct ProcessCommand: AsyncParsableCommand {
         if !failures.isEmpty { throw ExitCode(1) }
     }
 
-    /// The closing report: how many were written, outputs numbered to spare an existing file, failures.
+    /// The closing report: how many were written, outputs numbered to spare an existing file, failures (names and
+    /// reasons sanitized: they come from file names, URLs and servers).
     static func summary(_ results: [JobResult], outputDirectory: URL, seconds: Double, plan: ProcessingPlan) -> String {
         let failures = results.filter(\.failed)
-        var summary = "lanes-image: \(results.count - failures.count) of \(results.count) written to \(outputDirectory.path)"
+        let folder = TerminalText.sanitized(outputDirectory.path)
+        var summary = "lanes-image: \(results.count - failures.count) of \(results.count) written to \(folder)"
             + " in \(String(format: "%.2f", seconds)) s (\(plan))"
         let renamed = results.filter { !$0.failed && $0.job.keptExisting != nil }
         if !renamed.isEmpty {
             summary += "\n\(renamed.count) renamed to keep an existing file (--overwrite replaces them):"
-                + renamed.map { "\n  \($0.job.keptExisting!) → \($0.job.output.lastPathComponent)" }.joined()
+                + renamed.map {
+                    "\n  " + TerminalText.sanitized($0.job.keptExisting!) + " → "
+                        + TerminalText.sanitized($0.job.output.lastPathComponent)
+                }.joined()
         }
         if !failures.isEmpty {
-            summary += "\n\(failures.count) failed:" + failures.map { "\n  \($0.job.displayName): \($0.detail)" }.joined()
+            summary += "\n\(failures.count) failed:" + failures.map {
+                "\n  " + TerminalText.sanitized($0.job.displayName) + ": " + TerminalText.sanitized($0.detail)
+            }.joined()
         }
         return summary
     }

@@ -2,7 +2,9 @@ import Foundation
 import Lanes
 
 /// Shows how a batch is going on stderr: a redrawn progress bar when stderr is a terminal, one
-/// line per finished file otherwise. Failures always get a line of their own.
+/// line per finished file otherwise. Failures always get a line of their own. Names and reasons come from
+/// file names, URLs and servers, so they are shown through ``TerminalText/sanitized(_:)``: a control character
+/// in them never reaches the terminal.
 final class ProgressReporter: Sendable {
     struct State: Sendable {
         var total = 0
@@ -34,7 +36,7 @@ final class ProgressReporter: Sendable {
 
     func started(_ job: ImageJob) {
         let frame = state.withLock { state -> String? in
-            state.running.append(job.displayName)
+            state.running.append(TerminalText.sanitized(job.displayName))
             return interactive ? bar(state) : nil
         }
         if let frame { write(frame) }
@@ -45,10 +47,11 @@ final class ProgressReporter: Sendable {
         let text = state.withLock { state -> String in
             state.done += 1
             if failed { state.failed += 1 }
-            if let index = state.running.firstIndex(of: job.displayName) { state.running.remove(at: index) }
+            let name = TerminalText.sanitized(job.displayName)
+            if let index = state.running.firstIndex(of: name) { state.running.remove(at: index) }
             let counter = "[\(state.done)/\(state.total)]"
-            let line = failed ? "\(counter) FAILED \(job.displayName): \(detail)"
-                              : "\(counter) ok \(job.displayName) → \(detail)"
+            let detail = TerminalText.sanitized(detail)
+            let line = failed ? "\(counter) FAILED \(name): \(detail)" : "\(counter) ok \(name) → \(detail)"
             guard interactive else { return line + "\n" }
             // On a terminal only failures scroll up; successes just move the bar.
             return failed ? "\r\u{1B}[2K" + line + "\n" + bar(state) : bar(state)
@@ -70,9 +73,7 @@ final class ProgressReporter: Sendable {
         if state.failed > 0 { text += "  \(state.failed) failed" }
         text += "  " + String(format: "%.1f s", Date().timeIntervalSince(state.start))
         if let current = state.running.last { text += "  " + current }
-        let columns = Self.terminalColumns()
-        if text.count > columns - 1 { text = String(text.prefix(max(10, columns - 2))) + "…" }
-        return "\r\u{1B}[2K" + text
+        return "\r\u{1B}[2K" + TerminalText.truncated(text, toWidth: max(10, Self.terminalColumns() - 1))
     }
 
     private static func terminalColumns() -> Int {

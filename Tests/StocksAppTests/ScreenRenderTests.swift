@@ -42,7 +42,7 @@ import Testing
         #expect(second.contains("BBB") && second.contains("-20.00%") && second.contains("·"))
         #expect(!second.contains("⣀⡠⠊"))  // row 1 has no chart yet: a placeholder, never row 0's chart
         #expect(frame.style(row: 3, column: 3) == .selected)
-        #expect(frame.style(row: 2, column: 24) == .gain)
+        #expect(frame.style(row: 2, column: 33) == .gain)
     }
 
     @Test func detailScreenDrawsTheChart() throws {

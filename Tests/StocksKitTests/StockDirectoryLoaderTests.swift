@@ -29,7 +29,7 @@ struct StockDirectoryLoaderTests {
         // Files load in name order: IBM.csv, a-long.csv, b-broken.csv, c-wide.csv.
         #expect(result.series.map(\.symbol) == ["IBM", "MSFT", "GOOG"])
         #expect(result.series.map(\.prices) == [[1.5], [39.81], [1.0]])
-        #expect(result.errors.map(\.file) == ["a-long.csv", "b-broken.csv"])
+        #expect(result.errors.map(\.file) == ["a-long.csv", "b-broken.csv"].map { directory.appendingPathComponent($0).path })
         #expect(result.errors.map(\.line) == [3, 1])
     }
 
@@ -38,12 +38,15 @@ struct StockDirectoryLoaderTests {
         let result = try StockCSV.loadDirectory(at: missing)
         #expect(result.series.isEmpty)
         #expect(result.errors.count == 1)
-        #expect(result.errors[0].reason == "cannot list directory")
+        #expect(result.errors[0].file == missing.path)
+        #expect(result.errors[0].reason == "cannot list the folder: no such folder")
     }
 
     @Test func unreadableFileIsReported() throws {
-        let result = try StockCSV.loadFile(at: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString).csv"))
+        let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString).csv")
+        let result = try StockCSV.loadFile(at: missing)
         #expect(result.series.isEmpty)
-        #expect(result.errors.first?.reason == "cannot read file")
+        #expect(result.errors.first?.file == missing.path)
+        #expect(result.errors.first?.reason == "cannot read the file: no such file")
     }
 }

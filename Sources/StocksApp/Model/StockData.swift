@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 import StocksKit
 
 /// The stocks the app browses: bundled, from a directory of CSV files, or synthetic.
@@ -11,6 +12,8 @@ public struct StockData: Sendable {
     public var universe: StockUniverse
     /// Problems with files (each names the file and line); the other files still load.
     public var errors: [StockDataError]
+    /// Rows skipped because their price was `null` (not errors).
+    public var nullRows = 0
     /// A short description for the title line.
     public var summary: String
 
@@ -24,12 +27,13 @@ public struct StockData: Sendable {
             summary = "\(result.series.count) bundled series"
         case .directory(let path):
             result = (try? StockCSV.loadDirectory(at: URL(fileURLWithPath: path))) ?? StockLoadResult()
-            summary = "\(result.series.count) series from \(URL(fileURLWithPath: path).lastPathComponent)"
+            summary = "\(result.series.count) series from " + TerminalText.sanitized(URL(fileURLWithPath: path).lastPathComponent)
         case .synthetic(let count):
             let series = (try? SyntheticStocks.generate(count: count, days: options.syntheticDays, seed: options.seed)) ?? []
             result = StockLoadResult(series: series)
             summary = "\(series.count) synthetic tickers"
         }
-        return StockData(universe: StockUniverse(result.series), errors: result.errors, summary: summary)
+        return StockData(universe: StockUniverse(result.series), errors: result.errors, nullRows: result.nullRows,
+                         summary: summary)
     }
 }

@@ -15,15 +15,24 @@ public struct StockSummary: Sendable, Equatable {
     public var percentChange: Double?
     /// A block-character sparkline of the smoothed prices.
     public var spark: String
+    /// The years the series covers (``PriceSeries/period``): tells apart two series of one symbol.
+    public var period: String
+    /// Whether prices are relative to the first point (``PriceSeries/Kind/relative``), shown as `×1.68`.
+    public var isRelative: Bool
 
     /// A summary from plain values (for tests and fixtures).
-    public init(id: String, symbol: String, last: Double, change: Double, percentChange: Double?, spark: String) {
+    public init(
+        id: String, symbol: String, last: Double, change: Double, percentChange: Double?, spark: String,
+        period: String = "", isRelative: Bool = false
+    ) {
         self.id = id
         self.symbol = symbol
         self.last = last
         self.change = change
         self.percentChange = percentChange
         self.spark = spark
+        self.period = period
+        self.isRelative = isRelative
     }
 
     /// Summarises `series`: headline statistics and a sparkline of its exponentially smoothed prices.
@@ -34,7 +43,8 @@ public struct StockSummary: Sendable, Equatable {
         let smoothed = try Analysis.smooth(finite, with: .exponential(alpha: 0.3), isCancelled: isCancelled)
         self.init(
             id: series.id, symbol: series.symbol, last: stats?.last ?? .nan, change: stats?.change ?? .nan,
-            percentChange: stats?.percentChange, spark: Sparkline.render(smoothed, width: sparkWidth))
+            percentChange: stats?.percentChange, spark: Sparkline.render(smoothed, width: sparkWidth),
+            period: series.period, isRelative: series.kind == .relative)
     }
 }
 
@@ -69,10 +79,15 @@ public enum StockWork {
         _ series: PriceSeries, width: Int, height: Int, isCancelled: () -> Bool
     ) throws(CancellationError) -> DetailContent {
         let result = try Analysis.run(series, options: options, isCancelled: isCancelled)
+        var period = series.period
+        if series.kind == .relative, let first = series.dates.first {
+            period += " · relative to \(StockDates.format(first))"
+        }
         return DetailContent(
             symbol: series.symbol, sector: series.sector.displayName, summary: result.summary,
             forecastEnd: result.forecast.points.last,
-            chart: ChartRenderer(width: width, height: height).render(result))
+            chart: ChartRenderer(width: width, height: height).render(result), period: period,
+            isRelative: series.kind == .relative)
     }
 }
 
@@ -83,4 +98,8 @@ public struct DetailContent: Sendable, Equatable {
     public var summary: SummaryStats?
     public var forecastEnd: ForecastPoint?
     public var chart: Chart
+    /// The years covered, and for a relative series what it is relative to (`2018–2019 · relative to 2018-01-01`).
+    public var period: String = ""
+    /// Whether the numbers are relative to the first point (shown as `×1.68`).
+    public var isRelative = false
 }

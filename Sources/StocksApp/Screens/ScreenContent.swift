@@ -53,8 +53,12 @@ public enum ScreenLayout {
     public static let top = 2
     /// Rows below the list (keys, status line).
     public static let bottom = 2
-    /// Columns of a list row before its chart: symbol, last, change, sparkline.
-    public static let rowChartColumn = 2 + 8 + 11 + 9 + 2 + sparkWidth + 2
+    /// Columns of a list row before its chart: symbol, period, last, change, sparkline.
+    public static let rowChartColumn = 2 + symbolWidth + 1 + periodWidth + 11 + 9 + 2 + sparkWidth + 2
+    /// Width of a row's symbol (display columns: a wide character counts 2).
+    public static let symbolWidth = 8
+    /// Width of a row's period (`2000–10`).
+    public static let periodWidth = 7
     /// Width of a row's sparkline.
     public static let sparkWidth = 16
 

@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 import StocksKit
 
 /// Draws the three screens and the status line into an off-screen ``Frame``. Pure: the same state and content
@@ -56,8 +57,9 @@ public enum ScreenRenderer {
         let name = category < content.categories.count ? content.categories[category].name : "?"
         drawTitle(content.title + " › " + name, keys: "↑↓ PgUp PgDn scroll  Enter chart  Esc back  q quit",
                   content, into: &frame)
-        let header = "  " + pad("Symbol", 8) + leftPad("Last", 11) + leftPad("Change", 9) + "  "
-            + pad("Trend", ScreenLayout.sparkWidth) + "  Smoothed + forecast"
+        let header = "  " + pad("Symbol", ScreenLayout.symbolWidth) + " " + pad("Period", ScreenLayout.periodWidth)
+            + leftPad("Last", 11) + leftPad("Change", 9) + "  " + pad("Trend", ScreenLayout.sparkWidth)
+            + "  Smoothed + forecast"
         frame.put(header, row: 1, column: 0, style: .bold)
         guard let rows = content.rows else {
             frame.put("  Loading and smoothing \(name)…", row: ScreenLayout.top, column: 0, style: .dim)
@@ -73,10 +75,12 @@ public enum ScreenRenderer {
     }
 
     private static func drawStockRow(_ summary: StockSummary, chart: ChartRow?, row: Int, into frame: inout Frame) {
-        var x = frame.put("  " + pad(summary.symbol, 8), row: row, column: 0, style: .bold)
-        x = frame.put(leftPad(price(summary.last), 11), row: row, column: x)
+        var x = frame.put("  " + pad(summary.symbol, ScreenLayout.symbolWidth), row: row, column: 0, style: .bold)
+        x = frame.put(" " + pad(shortPeriod(summary.period), ScreenLayout.periodWidth), row: row, column: x, style: .dim)
+        // Numbers fit in one column less than theirs, so a space always separates the columns.
+        x = frame.put(leftPad(price(summary.last, relative: summary.isRelative, maxWidth: 10), 11), row: row, column: x)
         let style: CellStyle = summary.change >= 0 ? .gain : .loss
-        x = frame.put(leftPad(percent(summary.percentChange), 9), row: row, column: x, style: style)
+        x = frame.put(leftPad(percent(summary.percentChange, maxWidth: 8), 9), row: row, column: x, style: style)
         x = frame.put("  " + pad(summary.spark, ScreenLayout.sparkWidth) + "  ", row: row, column: x, style: style)
         if let chart {
             frame.put(chart, row: row, column: x)
@@ -92,16 +96,7 @@ public enum ScreenRenderer {
             frame.put("  Smoothing \(symbol) and fitting its forecast…", row: ScreenLayout.top, column: 0, style: .dim)
             return
         }
-        var x = frame.put("  \(detail.symbol)  \(detail.sector)", row: 1, column: 0, style: .bold)
-        if let stats = detail.summary {
-            x = frame.put("   last \(price(stats.last))", row: 1, column: x)
-            x = frame.put("  \(percent(stats.percentChange))", row: 1, column: x, style: stats.change >= 0 ? .gain : .loss)
-            x = frame.put("  range \(price(stats.minimum))–\(price(stats.maximum))", row: 1, column: x, style: .dim)
-        }
-        if let end = detail.forecastEnd {
-            frame.put("  forecast \(price(end.value)) [\(price(end.lower)), \(price(end.upper))]", row: 1, column: x,
-                      style: .forecast)
-        }
+        drawDetailHeader(detail, into: &frame)
         for (offset, chartRow) in detail.chart.rows.enumerated() {
             frame.put(chartRow, row: ScreenLayout.top + offset, column: 1)
         }
@@ -112,22 +107,82 @@ public enum ScreenRenderer {
         frame.put("  ⡪ 95% band", row: legendRow, column: lx, style: .band)
     }
 
+    /// The detail screen's header line: pieces that do not fit whole are left out (least important first), so a
+    /// narrow screen never shows half a number.
+    private static func drawDetailHeader(_ detail: DetailContent, into frame: inout Frame) {
+        let relative = detail.isRelative
+        var pieces: [(text: String, style: CellStyle, priority: Int)] = [
+            ("  " + TerminalText.truncated(detail.symbol, toWidth: 16) + "  " + detail.sector, .bold, 0),
+        ]
+        if !detail.period.isEmpty { pieces.append(("  " + detail.period, .dim, 3)) }
+        if let stats = detail.summary {
+            pieces.append(("   last " + price(stats.last, relative: relative), .plain, 1))
+            pieces.append(("  " + percent(stats.percentChange), stats.change >= 0 ? .gain : .loss, 2))
+            pieces.append(("  range " + price(stats.minimum, relative: relative) + "–"
+                           + price(stats.maximum, relative: relative), .dim, 5))
+        }
+        if let end = detail.forecastEnd {
+            pieces.append(("  forecast " + price(end.value, relative: relative) + " [" + price(end.lower) + ", "
+                           + price(end.upper) + "]", .forecast, 4))
+        }
+        var room = frame.width
+        var shown = Set<Int>()
+        for (index, piece) in pieces.enumerated().sorted(by: { $0.element.priority < $1.element.priority }) {
+            let width = TerminalText.displayWidth(piece.text)
+            if width <= room || index == 0 {
+                shown.insert(index)
+                room -= width
+            }
+        }
+        var x = 0
+        for (index, piece) in pieces.enumerated() where shown.contains(index) {
+            x = frame.put(piece.text, row: 1, column: x, style: piece.style)
+        }
+    }
+
     // MARK: Formatting
 
-    static func price(_ value: Double) -> String {
-        value.isFinite ? String(format: "%.2f", value) : "—"
+    /// A price in at most `maxWidth` columns whatever its magnitude: two decimals, fewer, then scientific
+    /// (`1.000e+300`); a relative series' value starts with `×`.
+    static func price(_ value: Double, relative: Bool = false, maxWidth: Int = 12) -> String {
+        guard value.isFinite else { return "—" }
+        return relative ? "×" + fitted(value, maxWidth: maxWidth - 1) : fitted(value, maxWidth: maxWidth)
     }
 
-    static func percent(_ value: Double?) -> String {
+    /// A signed percentage in at most `maxWidth` columns (`+12.34%`, `+29900%`, `+3.0e+07%`).
+    static func percent(_ value: Double?, maxWidth: Int = 10) -> String {
         guard let value, value.isFinite else { return "—" }
-        return String(format: "%+.2f%%", value)
+        return fitted(value, maxWidth: maxWidth - 1, sign: true) + "%"
     }
 
+    static func fitted(_ value: Double, maxWidth: Int, decimals: Int = 2, sign: Bool = false) -> String {
+        let plus = sign ? "+" : ""
+        for places in stride(from: decimals, through: 0, by: -1) {
+            let text = String(format: "%\(plus).\(places)f", value)
+            if text.count <= maxWidth { return text }
+        }
+        for places in stride(from: 3, through: 0, by: -1) {
+            let text = String(format: "%\(plus).\(places)e", value)
+            if text.count <= maxWidth { return text }
+        }
+        return String(repeating: "#", count: max(1, maxWidth))
+    }
+
+    /// `2000–2010` → `2000–10` when both years share a century.
+    static func shortPeriod(_ period: String) -> String {
+        let years = period.split(separator: "–")
+        guard years.count == 2, years[0].count == 4, years[1].count == 4, years[0].prefix(2) == years[1].prefix(2)
+        else { return period }
+        return years[0] + "–" + years[1].suffix(2)
+    }
+
+    /// `text` in `width` display columns, left-aligned (cut with an ellipsis when longer).
     static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+        TerminalText.padded(text, toWidth: width)
     }
 
+    /// `text` in `width` display columns, right-aligned (cut with an ellipsis when longer).
     static func leftPad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+        TerminalText.padded(text, toWidth: width, alignment: .right)
     }
 }

@@ -1,3 +1,4 @@
+import Lanes
 import StocksKit
 
 /// How a ``Frame`` cell is drawn: the terminal layer maps each style to ANSI colours.
@@ -58,19 +59,54 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// Writes `text` from (`row`, `column`), clipped to the frame; returns the column after the text.
+    ///
+    /// The text is sanitized first (``TerminalText/sanitized(_:)``: a control character from data shows as `\e`,
+    /// `\x07`…, never reaches the terminal) and laid out by display width: a wide character takes two cells (one
+    /// that would straddle the right edge is left out), a combining mark joins the cell before it.
     @discardableResult
     public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = .plain) -> Int {
         guard row >= 0, row < height else { return column }
         var x = column
-        for character in text {
-            if x >= width { break }
-            if x >= 0 {
-                characters[row * width + x] = character
-                styles[row * width + x] = style
+        for character in TerminalText.sanitized(text) {
+            let cells = TerminalText.displayWidth(of: character)
+            if cells == 0 {
+                if x > column, x - 1 >= 0, x - 1 < width { joinMark(character, at: row * width + x - 1) }
+                continue
             }
-            x += 1
+            if x + cells > width {
+                if x >= 0, x < width { setCell(row: row, x: x, " ", style) }
+                x += cells
+                break
+            }
+            if x >= 0 {
+                setCell(row: row, x: x, character, style)
+                if cells == 2 { setCell(row: row, x: x + 1, Frame.continuation, style) }
+            }
+            x += cells
         }
         return x
+    }
+
+    /// Marks the second cell of a wide character (never drawn; sanitized text cannot hold a NUL).
+    static let continuation: Character = "\u{0}"
+
+    /// Stores one cell, blanking the other half of any wide character it overwrites.
+    private mutating func setCell(row: Int, x: Int, _ character: Character, _ style: CellStyle) {
+        guard x >= 0, x < width else { return }
+        let index = row * width + x
+        if characters[index] == Frame.continuation, x > 0 { characters[index - 1] = " " }
+        if x + 1 < width, characters[index + 1] == Frame.continuation { characters[index + 1] = " " }
+        characters[index] = character
+        styles[index] = style
+    }
+
+    /// Joins a zero-width character (a lone combining mark) to the cell before it, or to the wide character whose
+    /// second half that cell is.
+    private mutating func joinMark(_ mark: Character, at cell: Int) {
+        var index = cell
+        if characters[index] == Frame.continuation, index % width > 0 { index -= 1 }
+        let joined = String(characters[index]) + String(mark)
+        if joined.count == 1 { characters[index] = Character(joined) }
     }
 
     /// Sets the style of `count` cells from (`row`, `column`) (for a selection bar).
@@ -82,17 +118,15 @@ public struct Frame: Sendable, Equatable {
 
     /// Copies a chart row in, one style per cell from the chart's layers.
     public mutating func put(_ chartRow: ChartRow, row: Int, column: Int) {
+        guard row >= 0, row < height else { return }
         for (offset, character) in chartRow.characters.enumerated() {
-            let x = column + offset
-            guard x >= 0, x < width, row >= 0, row < height else { continue }
-            characters[row * width + x] = character
-            styles[row * width + x] = CellStyle(chartRow.layers[offset])
+            setCell(row: row, x: column + offset, character, CellStyle(chartRow.layers[offset]))
         }
     }
 
-    /// The text of one row (no styles).
+    /// The text of one row (no styles); a wide character stands for both of its cells.
     public func line(_ row: Int) -> String {
-        String(characters[row * width..<(row + 1) * width])
+        String(characters[row * width..<(row + 1) * width].filter { $0 != Frame.continuation })
     }
 
     /// The style of one cell.
@@ -113,6 +147,7 @@ public struct Frame: Sendable, Equatable {
         var current: CellStyle?
         for x in 0..<width {
             let style = styles[row * width + x]
+            if characters[row * width + x] == Frame.continuation { continue }
             if style != current {
                 output += style.sgr
                 current = style
