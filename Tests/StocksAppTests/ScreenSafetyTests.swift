@@ -129,7 +129,7 @@ struct ScreenSafetyTests {
     }
 
     @Test("--trace to an unwritable path fails at start with one line and a non-zero status")
-    func traceCheckedAtStart() {
+    @MainActor func traceCheckedAtStart() {
         let status = StocksMain.run(["stocks", "--demo", "--trace", "/nonexistent-\(UUID().uuidString)/t.json"])
         #expect(status == 1)
     }
