@@ -43,6 +43,26 @@ static void png_read_memory(png_structp png, png_bytep out, size_t length) {
     ctx->offset += length;
 }
 
+/*
+ * Bounds what ancillary chunks may cost before libpng allocates for them. A chunk's declared length is untrusted: a
+ * 61-byte file whose tEXt chunk claims 2^31-1 bytes made libpng allocate (and touch) 2 GB before finding the file
+ * short. The pixels never need text, time, palettes for other devices, ICC profiles or Exif (orientation comes from
+ * JPEG only), so those chunks are skipped as they stream by (read and discarded in small pieces, never buffered);
+ * any other ancillary chunk is capped at CLANES_PNG_CHUNK_MAX bytes (also the limit of a decompressed zTXt/iCCP) and
+ * at most CLANES_PNG_CHUNK_CACHE of them are kept.
+ */
+enum { CLANES_PNG_CHUNK_MAX = 1 << 20, CLANES_PNG_CHUNK_CACHE = 64 };
+
+static void clanes_png_limit_ancillary(png_structp png) {
+    static const png_byte ignored[] =
+        "tEXt\0zTXt\0iTXt\0tIME\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0pHYs\0oFFs\0sBIT\0sTER\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0); /* unknown chunks: skipped */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored, (int)(sizeof(ignored) / 5));
+    png_set_chunk_malloc_max(png, CLANES_PNG_CHUNK_MAX);
+    png_set_chunk_cache_max(png, CLANES_PNG_CHUNK_CACHE);
+    png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
+}
+
 /* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
 static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
                               uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height) {
@@ -50,7 +70,7 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
         return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
     }
     png_set_read_fn(png, ctx, png_read_memory);
-    png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
+    clanes_png_limit_ancillary(png);
     png_read_info(png, info);
 
     if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
