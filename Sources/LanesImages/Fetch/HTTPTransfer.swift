@@ -88,9 +88,11 @@ final class HTTPTransfer: FetchHandle {
 
     /// The response head arrived; false if the task is no longer wanted.
     func received(_ response: URLResponse, taskID: Int) -> Bool {
-        let status = (response as? HTTPURLResponse)?.statusCode
+        let http = response as? HTTPURLResponse
+        let retryAfter = (http?.value(forHTTPHeaderField: "Retry-After")).flatMap { RetryAfter.parse($0) }
         let effects = state.withLock {
-            $0.response(taskID: taskID, status: status, expectedLength: response.expectedContentLength, now: clock.now)
+            $0.response(taskID: taskID, status: http?.statusCode, expectedLength: response.expectedContentLength,
+                        retryAfter: retryAfter, now: clock.now)
         }
         let keep = effects.cancelTask == nil
         perform(effects)
@@ -101,9 +103,18 @@ final class HTTPTransfer: FetchHandle {
         perform(state.withLock { $0.received(taskID: taskID, data, now: clock.now) })
     }
 
+    /// URLSession is about to follow a redirect to `location`: `reply` is told whether to (a refusal has ended the
+    /// attempt). It is told before the task is cancelled: swift-corelibs-foundation traps on a redirect answer that
+    /// reaches a task already cancelled.
+    func redirecting(to location: URL?, taskID: Int, reply: (Bool) -> Void) {
+        let (effects, follow) = state.withLock { $0.redirect(taskID: taskID, to: location, now: clock.now) }
+        reply(follow)
+        perform(effects)
+    }
+
     func completed(taskID: Int, error: (any Error)?) {
         let failure = error.map { FetchError.from(sessionError: $0, url: urlString) }
-        perform(state.withLock { $0.completed(taskID: taskID, error: failure) })
+        perform(state.withLock { $0.completed(taskID: taskID, error: failure, now: clock.now) })
     }
 
     // MARK: Effects
@@ -112,6 +123,7 @@ final class HTTPTransfer: FetchHandle {
     private func perform(_ effects: TransferEffects<URLSessionDataTask>) {
         for token in effects.tokens { token.cancel() }
         effects.cancelTask?.cancel()
+        if let arm = effects.armTimer { armTimer(taskID: arm.taskID, at: arm.at) }
         if let retry = effects.retry {
             let token = clock.schedule(at: clock.deadline(after: retry.delay), leeway: 0) { [self] in
                 launch(attempt: retry.attempt)

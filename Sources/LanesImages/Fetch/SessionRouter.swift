@@ -45,6 +45,20 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // Checked before it is followed: never to a non-http(s) URL, never in a loop.
+        guard let transfer = transfer(for: task) else { return completionHandler(nil) }
+        // The Location as the server wrote it: swift-corelibs-foundation turns `file:///etc/passwd` into
+        // `http://host/file:///etc/passwd` before asking.
+        let location = response.value(forHTTPHeaderField: "Location").map { URL(string: $0, relativeTo: response.url) }
+        transfer.redirecting(to: location.map { $0?.absoluteURL } ?? request.url, taskID: task.taskIdentifier) {
+            completionHandler($0 ? request : nil)
+        }
+    }
+
+    func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
         completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
     ) {

@@ -153,6 +153,11 @@ final class LoopbackServerCore: Sendable {
             state.record(.responded(connection: connection, status: route.failStatus))
             return
         }
+        if let raw = route.raw {
+            LoopbackSocket.write(fd, raw)
+            state.record(.responded(connection: connection, status: 0))
+            return
+        }
         let length = route.sendsContentLength ? route.body.count : nil
         guard LoopbackSocket.write(fd, Self.head(status: route.status, length: length, headers: route.headers)) else {
             state.record(.clientClosed(connection: connection))

@@ -35,6 +35,8 @@ struct LoopbackRoute: Sendable {
     var failFirst = 0
     var failStatus = 500
     var ending: Ending = .complete
+    /// Bytes to send instead of an HTTP response (a server that does not speak HTTP), then close.
+    var raw: [UInt8]?
 
     static let notFound = LoopbackRoute(status: 404, body: Array("no such route".utf8))
 }
