@@ -95,12 +95,12 @@ final class HTTPTransfer: FetchHandle {
                         retryAfter: retryAfter, now: clock.now)
         }
         let keep = effects.cancelTask == nil
-        perform(effects)
+        performLater(effects)
         return keep
     }
 
     func received(_ data: Data, taskID: Int) {
-        perform(state.withLock { $0.received(taskID: taskID, data, now: clock.now) })
+        performLater(state.withLock { $0.received(taskID: taskID, data, now: clock.now) })
     }
 
     /// URLSession is about to follow a redirect to `location`: `reply` is told whether to (a refusal has ended the
@@ -109,15 +109,23 @@ final class HTTPTransfer: FetchHandle {
     func redirecting(to location: URL?, taskID: Int, reply: (Bool) -> Void) {
         let (effects, follow) = state.withLock { $0.redirect(taskID: taskID, to: location, now: clock.now) }
         reply(follow)
-        perform(effects)
+        performLater(effects)
     }
 
     func completed(taskID: Int, error: (any Error)?) {
         let failure = error.map { FetchError.from(sessionError: $0, url: urlString) }
-        perform(state.withLock { $0.completed(taskID: taskID, error: failure, now: clock.now) })
+        performLater(state.withLock { $0.completed(taskID: taskID, error: failure, now: clock.now) })
     }
 
     // MARK: Effects
+
+    /// Performs the effects of a session callback on the session's delivery queue. The callbacks may run on
+    /// URLSession's own thread (see ``InlineDelegateQueue``), where cancelling a task or running a completion that
+    /// starts another fetch would deadlock.
+    private func performLater(_ effects: TransferEffects<URLSessionDataTask>) {
+        guard !effects.isEmpty else { return }
+        session.delivery.async { [self] in perform(effects) }
+    }
 
     /// Does what a transition asked for, outside the lock: stop timers and tasks, schedule a retry, complete last.
     private func perform(_ effects: TransferEffects<URLSessionDataTask>) {

@@ -295,4 +295,7 @@ struct TransferEffects<TaskRef: Sendable>: Sendable {
     var armTimer: (taskID: Int, at: UInt64)?
     /// Start attempt `attempt` after `delay` (attempt `attempt - 1` failed with `after`).
     var retry: (attempt: Int, delay: Duration, after: FetchError)?
+
+    /// Whether there is nothing to do.
+    var isEmpty: Bool { completion == nil && cancelTask == nil && tokens.isEmpty && armTimer == nil && retry == nil }
 }
