@@ -96,6 +96,7 @@ final class HTTPTransfer: FetchHandle {
         }
         let keep = effects.cancelTask == nil
         performLater(effects)
+        session.observer?(.responseReceived(url: urlString, taskID: taskID))
         return keep
     }
 
@@ -122,9 +123,16 @@ final class HTTPTransfer: FetchHandle {
     /// Performs the effects of a session callback on the session's delivery queue. The callbacks may run on
     /// URLSession's own thread (see ``InlineDelegateQueue``), where cancelling a task or running a completion that
     /// starts another fetch would deadlock.
+    /// Timers are stopped and armed at once (the clock never calls back inside `schedule`), so a test that sees the
+    /// callback's event knows the timer is armed.
     private func performLater(_ effects: TransferEffects<URLSessionDataTask>) {
+        var effects = effects
+        for token in effects.tokens { token.cancel() }
+        effects.tokens = []
+        if let arm = effects.armTimer { armTimer(taskID: arm.taskID, at: arm.at) }
+        effects.armTimer = nil
         guard !effects.isEmpty else { return }
-        session.delivery.async { [self] in perform(effects) }
+        session.delivery.async { [self, effects] in perform(effects) }
     }
 
     /// Does what a transition asked for, outside the lock: stop timers and tasks, schedule a retry, complete last.

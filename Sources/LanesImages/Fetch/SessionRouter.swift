@@ -72,6 +72,8 @@ package enum FetchEvent: Sendable, Equatable {
     case attemptStarted(url: String, attempt: Int)
     /// Attempt `attempt` will start after `delay`, because the one before failed with `after`.
     case retryScheduled(url: String, attempt: Int, delay: Duration, after: FetchError)
+    /// The response head of task `taskID` arrived (reported once the transfer has taken it in and armed its timer).
+    case responseReceived(url: String, taskID: Int)
     /// URLSession reported the end of task `taskID` (after the fetch saw it; late for cancelled tasks).
     case taskEnded(url: String, taskID: Int)
 }

@@ -58,6 +58,8 @@ struct FetchEndsHTTPTests {
         let probe = FetchProbe()
         _ = harness.fetch("/slow", into: probe)
         #expect(await harness.server.waitUntil { $0.contains(.stalled(connection: 1)) })
+        // The fetcher has the response head, so its rate window is running (and its timer armed for the window's end).
+        #expect(await harness.events.waitUntil { $0.contains { if case .responseReceived = $0 { true } else { false } } })
         clock.advance(by: .seconds(20))
         let error = try #require(await probe.error())
         #expect(error == .tooSlow(url: harness.server.url("/slow").absoluteString, bytesPerSecond: 1024))
@@ -79,6 +81,22 @@ struct FetchEndsHTTPTests {
         #expect(error == .deadlineExceeded(url: harness.server.url("/stall").absoluteString, seconds: 45))
         #expect(error.description.hasSuffix("gave up after 45 s (the fetch's time limit)"))
         #expect(await harness.server.waitUntil { $0.clientClosed(1) })
+    }
+
+    @Test("a deflate-encoded body is counted as it inflates: 16 KB inflating to 16 MB fails at a 1 MB limit")
+    func inflatedBodyIsCounted() async throws {
+        // A zlib stream of 16 MB of zeros: the IDAT data of an encoded all-zero image.
+        let zeros = Bitmap(width: 2048, height: 2048, pixels: [UInt8](repeating: 0, count: 2048 * 2048 * 4))
+        let stream = HostilePNGTests.chunkData(
+            "IDAT", in: try [UInt8](ImageEncoder().encode(zeros, as: .png(compressionLevel: 9))))
+        #expect(stream.count < 100_000)
+        let harness = try FetchHarness(policy: testPolicy(attempts: 3, maxBytes: 1 << 20))
+        defer { harness.stop() }
+        harness.server.route("/bomb", LoopbackRoute(body: stream, headers: ["Content-Encoding": "deflate"]))
+        let probe = FetchProbe()
+        _ = harness.fetch("/bomb", into: probe)
+        #expect(await probe.error() == .tooLarge(url: harness.server.url("/bomb").absoluteString, limit: 1 << 20))
+        #expect(harness.server.requestCount("/bomb") == 1)
     }
 
     @Test("Retry-After on a 503 sets the wait before the next attempt")
