@@ -99,6 +99,20 @@ struct FetchEndsHTTPTests {
         #expect(harness.server.requestCount("/bomb") == 1)
     }
 
+    @Test("a response refused by its Content-Length closes its connection, though the body never ends")
+    func refusedResponseStopsReading() async throws {
+        let harness = try FetchHarness(policy: testPolicy(attempts: 3, maxBytes: 1 << 20))
+        defer { harness.stop() }
+        // Announces 2 GB, then sends zeros as fast as they are taken, for ever: only closing the connection ends it.
+        harness.server.route("/huge", LoopbackRoute(body: [0], headers: ["Content-Length": "2000000000"],
+                                                    sendsContentLength: false, ending: .endless))
+        let probe = FetchProbe()
+        _ = harness.fetch("/huge", into: probe)
+        #expect(await probe.error() == .tooLarge(url: harness.server.url("/huge").absoluteString, limit: 1 << 20))
+        #expect(await harness.server.waitUntil(timeout: 60) { $0.clientClosed(1) })
+        #expect(harness.server.requestCount("/huge") == 1)
+    }
+
     @Test("Retry-After on a 503 sets the wait before the next attempt")
     func retryAfter() async throws {
         let clock = VirtualClock()

@@ -174,6 +174,10 @@ final class LoopbackServerCore: Sendable {
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
+        case .endless:
+            let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+            while LoopbackSocket.write(fd, zeros) {}
+            state.record(.clientClosed(connection: connection))
         case .stall(let afterBytes):
             LoopbackSocket.write(fd, Array(route.body.prefix(afterBytes)))
             state.record(.stalled(connection: connection))

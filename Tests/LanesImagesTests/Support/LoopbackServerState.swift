@@ -22,6 +22,8 @@ struct LoopbackRoute: Sendable {
         case reset(afterBytes: Int)
         /// Send this many body bytes, then send nothing more until the client closes or the server stops.
         case stall(afterBytes: Int)
+        /// Send zeros as fast as the client takes them, past any `Content-Length`, until it closes.
+        case endless
     }
 
     var status = 200
