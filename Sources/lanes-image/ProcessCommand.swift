@@ -13,7 +13,9 @@ struct ProcessCommand: AsyncParsableCommand {
             file:// or http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
             tilt-shift, greyscale, encode. Outputs that would collide get -1, -2... suffixes; an input \
             is never overwritten, nor is any other existing file unless --overwrite is given. \
-            Exit status: 0 when every image was written, 1 when any failed.
+            The output folder is checked for writability before any input is read; Ctrl-C (or SIGTERM) removes \
+            the outputs still being written. Exit status: 0 when every image was written, 1 when any failed, \
+            130/143 when interrupted.
             """
     )
 
