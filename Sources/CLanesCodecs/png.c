@@ -20,7 +20,28 @@ typedef struct png_decode_context {
     png_bytep *rows;
     char *message;
     size_t capacity;
+    size_t largest_allocation;
 } png_decode_context;
+
+/* The largest single allocation libpng made during this thread's last decode (tests check hostile inputs with it). */
+static _Thread_local size_t png_last_largest_allocation;
+
+size_t clanes_png_last_largest_allocation(void) {
+    return png_last_largest_allocation;
+}
+
+static png_voidp png_counting_malloc(png_structp png, png_alloc_size_t size) {
+    png_decode_context *ctx = (png_decode_context *)png_get_mem_ptr(png);
+    if (ctx != NULL && size > ctx->largest_allocation) {
+        ctx->largest_allocation = size;
+    }
+    return malloc(size);
+}
+
+static void png_counting_free(png_structp png, png_voidp pointer) {
+    (void)png;
+    free(pointer);
+}
 
 static void png_decode_error(png_structp png, png_const_charp text) {
     png_decode_context *ctx = (png_decode_context *)png_get_error_ptr(png);
@@ -132,9 +153,9 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
         clanes_set_message(message, message_capacity, "not a PNG");
         return CLANES_ERR_UNSUPPORTED;
     }
-    png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error,
-                                             png_ignore_warning);
+    png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, png_ignore_warning,
+                                               &ctx, png_counting_malloc, png_counting_free);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
@@ -144,6 +165,7 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
     status = png_decode_run(&ctx, png, info, pixels, bytes_per_row, width, height);
     png_destroy_read_struct(&png, &info, NULL);
     free(ctx.rows);
+    png_last_largest_allocation = ctx.largest_allocation;
     return status;
 }
 

@@ -1,3 +1,4 @@
+import CLanesCodecs
 import Foundation
 import LanesImages
 import Testing
@@ -43,6 +44,8 @@ import Darwin
                 let file = Self.lyingChunk(type, length: length)
                 #expect(file.count == 61)
                 #expect(throws: ImageError.truncated) { try decoder.decode(file) }
+                // The declared length never became an allocation (libpng's own structures are tens of KB).
+                #expect(clanes_png_last_largest_allocation() < 1 << 20, "\(type) declaring \(length)")
             }
         }
         // Before the limits each of these made libpng allocate (and touch) the declared length: 2 GB of peak RSS.
@@ -69,6 +72,7 @@ import Darwin
         for _ in 0..<8 {
             let bitmap = try decoder.decode(Self.valid(with: bomb))
             #expect(bitmap.width == 2)
+            #expect(clanes_png_last_largest_allocation() < 1 << 20)  // the 16 MB text was never inflated
         }
         #expect(Self.peakResidentBytes() - before < 256 << 20)  // the process's peak, shared with other suites
     }
