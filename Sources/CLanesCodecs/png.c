@@ -20,7 +20,28 @@ typedef struct png_decode_context {
     png_bytep *rows;
     char *message;
     size_t capacity;
+    size_t largest_allocation;
 } png_decode_context;
+
+/* The largest single allocation libpng made during this thread's last decode (tests check hostile inputs with it). */
+static _Thread_local size_t png_last_largest_allocation;
+
+size_t clanes_png_last_largest_allocation(void) {
+    return png_last_largest_allocation;
+}
+
+static png_voidp png_counting_malloc(png_structp png, png_alloc_size_t size) {
+    png_decode_context *ctx = (png_decode_context *)png_get_mem_ptr(png);
+    if (ctx != NULL && size > ctx->largest_allocation) {
+        ctx->largest_allocation = size;
+    }
+    return malloc(size);
+}
+
+static void png_counting_free(png_structp png, png_voidp pointer) {
+    (void)png;
+    free(pointer);
+}
 
 static void png_decode_error(png_structp png, png_const_charp text) {
     png_decode_context *ctx = (png_decode_context *)png_get_error_ptr(png);
@@ -43,6 +64,26 @@ static void png_read_memory(png_structp png, png_bytep out, size_t length) {
     ctx->offset += length;
 }
 
+/*
+ * Bounds what ancillary chunks may cost before libpng allocates for them. A chunk's declared length is untrusted: a
+ * 61-byte file whose tEXt chunk claims 2^31-1 bytes made libpng allocate (and touch) 2 GB before finding the file
+ * short. The pixels never need text, time, palettes for other devices, ICC profiles or Exif (orientation comes from
+ * JPEG only), so those chunks are skipped as they stream by (read and discarded in small pieces, never buffered);
+ * any other ancillary chunk is capped at CLANES_PNG_CHUNK_MAX bytes (also the limit of a decompressed zTXt/iCCP) and
+ * at most CLANES_PNG_CHUNK_CACHE of them are kept.
+ */
+enum { CLANES_PNG_CHUNK_MAX = 1 << 20, CLANES_PNG_CHUNK_CACHE = 64 };
+
+static void clanes_png_limit_ancillary(png_structp png) {
+    static const png_byte ignored[] =
+        "tEXt\0zTXt\0iTXt\0tIME\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0pHYs\0oFFs\0sBIT\0sTER\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0); /* unknown chunks: skipped */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored, (int)(sizeof(ignored) / 5));
+    png_set_chunk_malloc_max(png, CLANES_PNG_CHUNK_MAX);
+    png_set_chunk_cache_max(png, CLANES_PNG_CHUNK_CACHE);
+    png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
+}
+
 /* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
 static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
                               uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height) {
@@ -50,7 +91,7 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
         return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
     }
     png_set_read_fn(png, ctx, png_read_memory);
-    png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
+    clanes_png_limit_ancillary(png);
     png_read_info(png, info);
 
     if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
@@ -112,9 +153,9 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
         clanes_set_message(message, message_capacity, "not a PNG");
         return CLANES_ERR_UNSUPPORTED;
     }
-    png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error,
-                                             png_ignore_warning);
+    png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, png_ignore_warning,
+                                               &ctx, png_counting_malloc, png_counting_free);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
@@ -124,6 +165,7 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
     status = png_decode_run(&ctx, png, info, pixels, bytes_per_row, width, height);
     png_destroy_read_struct(&png, &info, NULL);
     free(ctx.rows);
+    png_last_largest_allocation = ctx.largest_allocation;
     return status;
 }
 

@@ -8,6 +8,9 @@ import Lanes
 // Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (default: all of these),
 // and images (only when named: it compares with libvips, see scripts/bench-images).
 
+// `lanes-bench cache-writer DIR`: the disk-cache crash test's writer (it never returns).
+if CommandLine.arguments.dropFirst().first == "cache-writer" { CacheCrashWriter.run(Array(CommandLine.arguments.dropFirst(2))) }
+
 // `--trace FILE` records every item of the run as a Chrome trace (large for the big scenarios: name one).
 let trace = TraceRecorder.fromArguments(CommandLine.arguments)
 let arguments = Array(TraceRecorder.removingTraceArguments(from: CommandLine.arguments).dropFirst())

@@ -16,8 +16,9 @@ struct PipelineLoader: BitmapLoading {
 
     /// A pipeline for a batch run: `concurrency` transfers, `threads` decodes and processor
     /// chains at once, no memory cache (every output is written once and dropped).
-    init(concurrency: Int, threads: Int, maxPixels: Int) {
+    init(concurrency: Int, threads: Int, maxPixels: Int, fetchPolicy: FetchPolicy = FetchPolicy()) {
         let configuration = ImagePipelineConfiguration(
+            fetcher: DataFetcher(policy: fetchPolicy),
             memoryCacheLimit: 0, maxPixels: maxPixels, fetchConcurrency: concurrency,
             decodeConcurrency: threads, processConcurrency: threads)
         pipeline = ImagePipeline(configuration: configuration)

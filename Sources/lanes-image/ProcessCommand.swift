@@ -13,7 +13,9 @@ struct ProcessCommand: AsyncParsableCommand {
             file:// or http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
             tilt-shift, greyscale, encode. Outputs that would collide get -1, -2... suffixes; an input \
             is never overwritten, nor is any other existing file unless --overwrite is given. \
-            Exit status: 0 when every image was written, 1 when any failed.
+            The output folder is checked for writability before any input is read; Ctrl-C (or SIGTERM) removes \
+            the outputs still being written. Exit status: 0 when every image was written, 1 when any failed, \
+            130/143 when interrupted.
             """
     )
 
@@ -66,13 +68,37 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "Refuse images of more pixels than this (checked from the header).")
     var maxPixels: Int = ImageDecoder.defaultMaxPixels
 
+    @Option(help: ArgumentHelp("Give up on an http(s) input after SECONDS in all, retries included; also the longest "
+                               + "wait for the server to send anything.", valueName: "seconds"))
+    var timeout: Double = 120
+
+    @Option(help: "Retries of an http(s) input after a connection failure, a timeout or HTTP 5xx (never after 4xx).")
+    var retries: Int = 2
+
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("name at least one input") }
         _ = try makePlan()
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard timeout.isFinite, timeout > 0, timeout <= 86_400 else {
+            throw ValidationError("--timeout must be in 0 < seconds <= 86400")
+        }
+        guard (0...100).contains(retries) else { throw ValidationError("--retries must be 0...100") }
     }
+
+    /// How http(s) inputs are fetched: the whole fetch within `--timeout`, nothing arriving for at most 30 s of it,
+    /// `--retries` retries, a body of at most ``maxBodyBytes``.
+    var fetchPolicy: FetchPolicy {
+        let limit = Duration.milliseconds(Int64(timeout * 1000))
+        var retry = FetchPolicy.defaultRetry
+        retry.maxAttempts = retries + 1
+        return FetchPolicy(timeout: min(limit, .seconds(30)), retry: retry, maxBytes: Self.maxBodyBytes,
+                           deadline: limit)
+    }
+
+    /// The largest http(s) body fetched: 64 MiB (a larger encoded image would decode past the pixel limit anyway).
+    static let maxBodyBytes = 64 << 20
 
     /// The options as a plan; the errors name the option at fault.
     func makePlan() throws -> ProcessingPlan {
@@ -114,6 +140,8 @@ struct ProcessCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(TerminalText.sanitized("cannot create the output folder \(out): \(describe(error))"))
         }
+        try Self.checkWritable(outputDirectory, named: out)
+        InterruptCleanup.install()
         let jobs = InputList.jobs(for: InputList.sources(for: inputs), outputDirectory: outputDirectory,
                                   fileExtension: plan.format.fileExtension, overwrite: plan.overwrite)
         guard !jobs.isEmpty else {
@@ -124,7 +152,8 @@ struct ProcessCommand: AsyncParsableCommand {
         let recorder = trace.map { TraceRecorder(outputURL: URL(fileURLWithPath: $0)) }
         recorder?.start()
 
-        let loader = PipelineLoader(concurrency: concurrency, threads: threads, maxPixels: maxPixels)
+        let loader = PipelineLoader(concurrency: concurrency, threads: threads, maxPixels: maxPixels,
+                                    fetchPolicy: fetchPolicy)
         let encoders = WorkQueue("lanes-image encode", maxConcurrency: threads)
         let progress = ProgressReporter()
         let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
@@ -145,6 +174,20 @@ struct ProcessCommand: AsyncParsableCommand {
             }
         }
         if !failures.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Fails unless a file can be created in `folder`, before any input is read: an unwritable `--out` used to
+    /// decode and process every image, then fail each. (Tried by creating and removing a hidden file: permission
+    /// bits say nothing of read-only mounts, and nothing to root.)
+    static func checkWritable(_ folder: URL, named name: String) throws {
+        let probe = folder.appendingPathComponent(".lanes-image-write-check.\(UUID().uuidString)")
+        let descriptor = open(probe.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ValidationError(TerminalText.sanitized(
+                "the output folder \(name) is not writable: \(String(cString: strerror(errno)))"))
+        }
+        close(descriptor)
+        unlink(probe.path)
     }
 
     /// The closing report: how many were written, outputs numbered to spare an existing file, failures (names and

@@ -32,7 +32,7 @@ extension ProcessingPlan {
 func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProcessor, plan: ProcessingPlan,
                         to url: URL, isCancelled: @Sendable () -> Bool) throws -> (width: Int, height: Int, bytes: Int) {
     do {
-        let result = try AtomicFile.write(to: url) { temporary -> ImageEncoder.StreamedPNG in
+        let result = try LiveTemporaryFiles.shared.write(to: url) { temporary -> ImageEncoder.StreamedPNG in
             let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             guard descriptor >= 0 else {
                 throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
@@ -51,7 +51,7 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
 /// Writes `data` to a temporary file beside `url` and renames it into place, so a reader never sees half an image.
 func writeAtomically(_ data: Data, to url: URL) throws {
     do {
-        try AtomicFile.write(data, to: url)
+        try LiveTemporaryFiles.shared.write(to: url) { try data.write(to: $0) }
     } catch {
         throw WriteError(path: url.path, reason: describe(error))
     }

@@ -65,6 +65,12 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
                           char *message, size_t message_capacity);
 
 /*
+ * The largest single allocation libpng made during the calling thread's last clanes_png_decode (0 before any):
+ * hostile-input tests check that a chunk's declared length never becomes an allocation.
+ */
+size_t clanes_png_last_largest_allocation(void);
+
+/*
  * Decodes a baseline/progressive JPEG (grey, YCbCr, RGB, CMYK, YCCK) to RGBA8 (alpha 255),
  * scaled by 1/scale_denom in the DCT domain (scale_denom is 1, 2, 4 or 8).
  * `width`/`height` must equal clanes_jpeg_scaled_dimension() of the header's size.

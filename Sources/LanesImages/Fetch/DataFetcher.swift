@@ -17,8 +17,8 @@ import FoundationNetworking
 /// handle.cancel()
 /// ```
 ///
-/// Completions run on URLSession's delegate queue (HTTP answers and failures), on the policy clock's thread (timeouts),
-/// on the file queue (files), or on the thread that calls ``FetchHandle/cancel()`` — never inside
+/// Completions run on the fetcher's delivery queue (HTTP answers and failures), on the policy clock's thread
+/// (timeouts), on the file queue (files), or on the thread that calls ``FetchHandle/cancel()`` — never inside
 /// ``fetch(_:priority:completion:)``. Keep them short: hand real work to a ``WorkQueue``.
 ///
 /// Each HTTP attempt is one `URLSessionDataTask`. ``FetchPolicy/timeout`` is enforced by the fetcher on the policy's
@@ -121,12 +121,19 @@ final class SessionOwner: Sendable {
     let router: SessionRouter
     let policy: FetchPolicy
     let observer: (@Sendable (FetchEvent) -> Void)?
+    /// Where the effects of session callbacks run (cancels, retries, completions), one after another.
+    let delivery = DispatchQueue(label: "lanes.fetch.delivery")
 
     init(policy: FetchPolicy, configuration: URLSessionConfiguration, observer: (@Sendable (FetchEvent) -> Void)?) {
         self.policy = policy
         self.observer = observer
         self.router = SessionRouter(observer: observer)
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+        let delegateQueue: OperationQueue? = InlineDelegateQueue()
+        #else
+        let delegateQueue: OperationQueue? = nil
+        #endif
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
     }
 
     deinit {

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 
 extension FetchError {
-    /// The fetch error for a failed `URLSessionTask` fetching `url`.
+    /// The fetch error for a failed `URLSessionTask` fetching `url` (an `http(s)` URL: a URL "not supported" then
+    /// means the server's answer was not HTTP; redirects are checked before URLSession follows them).
     static func from(sessionError error: any Error, url: String) -> FetchError {
         guard let urlError = error as? URLError else {
             return .connection(url: url, reason: String(describing: error))
@@ -12,6 +13,8 @@ extension FetchError {
         switch urlError.code {
         case .timedOut: return .timedOut(url: url)
         case .cancelled: return .cancelled
+        case .unsupportedURL: return .notHTTP(url: url)
+        case .httpTooManyRedirects: return .redirectLoop(url: url)
         default: return .connection(url: url, reason: reason(for: urlError.code))
         }
     }

@@ -19,6 +19,18 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooLarge(url: String, limit: Int)
     /// Nothing arrived for ``FetchPolicy/timeout`` (or the attempt outlived `retry.attemptTimeout`).
     case timedOut(url: String)
+    /// The fetch as a whole, retries and their waits included, outlived ``FetchPolicy/deadline``.
+    case deadlineExceeded(url: String, seconds: Double)
+    /// The body arrived slower than ``FetchPolicy/minimumRate`` (`bytesPerSecond`), averaged over its window.
+    case tooSlow(url: String, bytesPerSecond: Int)
+    /// The connection ended after `received` of the `expected` bytes the response announced.
+    case shortBody(url: String, received: Int, expected: Int)
+    /// Whatever answered at that address does not speak HTTP.
+    case notHTTP(url: String)
+    /// More than ``FetchPolicy/maxRedirects`` redirects, or a redirect back to a URL already visited.
+    case redirectLoop(url: String)
+    /// A redirect pointed to `location`, which is not an `http(s)` URL (`file:///etc/passwd`...): not followed.
+    case redirectRefused(url: String, location: String)
     /// The connection failed: refused, reset, lost, host not found, TLS failure... `reason` says which.
     case connection(url: String, reason: String)
     /// A `file://` URL names no file.
@@ -30,7 +42,8 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The fetch was cancelled.
     case cancelled
 
-    /// Whether another attempt might succeed: connection failures, timeouts and HTTP 5xx.
+    /// Whether another attempt might succeed: connection failures, timeouts, short bodies and HTTP 5xx (never 4xx,
+    /// redirect loops, a body too slow, too large or empty, or a server that does not speak HTTP).
     ///
     /// ```swift
     /// FetchError.httpStatus(code: 503, url: "https://example.com/a.png").isRetryable   // true
@@ -38,9 +51,11 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var isRetryable: Bool {
         switch self {
-        case .connection, .timedOut: true
+        case .connection, .timedOut, .shortBody: true
         case .httpStatus(let code, _): (500...599).contains(code)
-        case .emptyBody, .tooLarge, .fileNotFound, .file, .unsupportedScheme, .cancelled: false
+        case .emptyBody, .tooLarge, .fileNotFound, .file, .unsupportedScheme, .cancelled, .deadlineExceeded, .tooSlow,
+            .notHTTP, .redirectLoop, .redirectRefused:
+            false
         }
     }
 
@@ -54,6 +69,18 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(url): the body is larger than the limit of \(limit) bytes"
         case .timedOut(let url):
             "\(url): timed out waiting for the server"
+        case .deadlineExceeded(let url, let seconds):
+            "\(url): gave up after \(Self.seconds(seconds)) (the fetch's time limit)"
+        case .tooSlow(let url, let rate):
+            "\(url): the server sent the body too slowly (under \(rate) bytes/s)"
+        case .shortBody(let url, let received, let expected):
+            "\(url): the connection closed after \(received) of the \(expected) bytes announced"
+        case .notHTTP(let url):
+            "\(url): the server did not answer in HTTP"
+        case .redirectLoop(let url):
+            "\(url): too many redirects (a redirect loop)"
+        case .redirectRefused(let url, let location):
+            "\(url): redirected to \(location), which is not an http(s) URL (not followed)"
         case .connection(let url, let reason):
             "\(url): the connection failed: \(reason)"
         case .fileNotFound(let path):
@@ -65,6 +92,11 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cancelled:
             "the fetch was cancelled"
         }
+    }
+
+    /// `12 s`, `1.5 s`.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\((value * 10).rounded() / 10) s"
     }
 
     /// A few common reason phrases, so a log line says what the number means.

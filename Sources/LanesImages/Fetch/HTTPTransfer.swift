@@ -88,30 +88,58 @@ final class HTTPTransfer: FetchHandle {
 
     /// The response head arrived; false if the task is no longer wanted.
     func received(_ response: URLResponse, taskID: Int) -> Bool {
-        let status = (response as? HTTPURLResponse)?.statusCode
+        let http = response as? HTTPURLResponse
+        let retryAfter = (http?.value(forHTTPHeaderField: "Retry-After")).flatMap { RetryAfter.parse($0) }
         let effects = state.withLock {
-            $0.response(taskID: taskID, status: status, expectedLength: response.expectedContentLength, now: clock.now)
+            $0.response(taskID: taskID, status: http?.statusCode, expectedLength: response.expectedContentLength,
+                        retryAfter: retryAfter, now: clock.now)
         }
         let keep = effects.cancelTask == nil
-        perform(effects)
+        performLater(effects)
+        session.observer?(.responseReceived(url: urlString, taskID: taskID))
         return keep
     }
 
     func received(_ data: Data, taskID: Int) {
-        perform(state.withLock { $0.received(taskID: taskID, data, now: clock.now) })
+        performLater(state.withLock { $0.received(taskID: taskID, data, now: clock.now) })
+    }
+
+    /// URLSession is about to follow a redirect to `location`: `reply` is told whether to (a refusal has ended the
+    /// attempt). It is told before the task is cancelled: swift-corelibs-foundation traps on a redirect answer that
+    /// reaches a task already cancelled.
+    func redirecting(to location: URL?, taskID: Int, reply: (Bool) -> Void) {
+        let (effects, follow) = state.withLock { $0.redirect(taskID: taskID, to: location, now: clock.now) }
+        reply(follow)
+        performLater(effects)
     }
 
     func completed(taskID: Int, error: (any Error)?) {
         let failure = error.map { FetchError.from(sessionError: $0, url: urlString) }
-        perform(state.withLock { $0.completed(taskID: taskID, error: failure) })
+        performLater(state.withLock { $0.completed(taskID: taskID, error: failure, now: clock.now) })
     }
 
     // MARK: Effects
+
+    /// Performs the effects of a session callback on the session's delivery queue. The callbacks may run on
+    /// URLSession's own thread (see ``InlineDelegateQueue``), where cancelling a task or running a completion that
+    /// starts another fetch would deadlock.
+    /// Timers are stopped and armed at once (the clock never calls back inside `schedule`), so a test that sees the
+    /// callback's event knows the timer is armed.
+    private func performLater(_ effects: TransferEffects<URLSessionDataTask>) {
+        var effects = effects
+        for token in effects.tokens { token.cancel() }
+        effects.tokens = []
+        if let arm = effects.armTimer { armTimer(taskID: arm.taskID, at: arm.at) }
+        effects.armTimer = nil
+        guard !effects.isEmpty else { return }
+        session.delivery.async { [self, effects] in perform(effects) }
+    }
 
     /// Does what a transition asked for, outside the lock: stop timers and tasks, schedule a retry, complete last.
     private func perform(_ effects: TransferEffects<URLSessionDataTask>) {
         for token in effects.tokens { token.cancel() }
         effects.cancelTask?.cancel()
+        if let arm = effects.armTimer { armTimer(taskID: arm.taskID, at: arm.at) }
         if let retry = effects.retry {
             let token = clock.schedule(at: clock.deadline(after: retry.delay), leeway: 0) { [self] in
                 launch(attempt: retry.attempt)

@@ -45,6 +45,20 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // Checked before it is followed: never to a non-http(s) URL, never in a loop.
+        guard let transfer = transfer(for: task) else { return completionHandler(nil) }
+        // The Location as the server wrote it: swift-corelibs-foundation turns `file:///etc/passwd` into
+        // `http://host/file:///etc/passwd` before asking.
+        let location = response.value(forHTTPHeaderField: "Location").map { URL(string: $0, relativeTo: response.url) }
+        transfer.redirecting(to: location.map { $0?.absoluteURL } ?? request.url, taskID: task.taskIdentifier) {
+            completionHandler($0 ? request : nil)
+        }
+    }
+
+    func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
         completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
     ) {
@@ -58,6 +72,28 @@ package enum FetchEvent: Sendable, Equatable {
     case attemptStarted(url: String, attempt: Int)
     /// Attempt `attempt` will start after `delay`, because the one before failed with `after`.
     case retryScheduled(url: String, attempt: Int, delay: Duration, after: FetchError)
+    /// The response head of task `taskID` arrived (reported once the transfer has taken it in and armed its timer).
+    case responseReceived(url: String, taskID: Int)
     /// URLSession reported the end of task `taskID` (after the fetch saw it; late for cancelled tasks).
     case taskEnded(url: String, taskID: Int)
 }
+
+#if canImport(FoundationNetworking)
+/// The delegate queue of a ``DataFetcher``'s session on Linux: runs each delegate callback at once, on the thread that
+/// hands it over — swift-corelibs-foundation's own thread, right after libcurl produced the bytes.
+///
+/// swift-corelibs-foundation hands every body chunk (after any `Content-Encoding` is undone) to the delegate queue
+/// with `addOperation` and goes on reading: nothing slows it down. With an ordinary queue, a 1 MB gzip body that
+/// inflates to 1 GB was inflated into queued chunks far faster than the delegate counted them, so the byte limit fired
+/// only after 0.9 GB were held; a response refused by its `Content-Length` kept being read into the queue until its
+/// cancel landed. Run inline, a chunk is counted (and dropped once the fetch is over) before libcurl reads on.
+///
+/// The callbacks only take the transfer's lock and update its state; anything that calls back into URLSession
+/// (cancelling a task) or into the caller (completions) runs later on the session's delivery queue.
+final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked: no stored state of its own; OperationQueue's is behind its own locks.
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        block()
+    }
+}
+#endif

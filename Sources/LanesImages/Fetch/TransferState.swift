@@ -39,8 +39,20 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     var priority: WorkPriority
     private var body = Data()
     private var status: Int?
+    /// The `Content-Length` of the running attempt's response (-1: not announced).
+    private var expectedLength: Int64 = -1
+    /// The `Retry-After` of the running attempt's response.
+    private var retryAfter: Duration?
+    /// When the first attempt started: the overall ``FetchPolicy/deadline`` counts from here.
+    private var fetchStart: UInt64?
     private var attemptStart: UInt64 = 0
     private var lastActivity: UInt64 = 0
+    /// The latest time any event reported.
+    private var now: UInt64 = 0
+    /// The minimum-rate window of the running attempt (from its response head): its start and bytes so far.
+    private var rateWindow: (start: UInt64, bytes: Int)?
+    /// The URLs the running attempt was redirected to.
+    private var redirects: [String] = []
     private var timer: ScheduledToken?
     private var retry: ScheduledToken?
 
@@ -72,16 +84,28 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         retry = nil
         body = Data()
         status = nil
+        expectedLength = -1
+        retryAfter = nil
+        rateWindow = nil
+        redirects = []
+        if fetchStart == nil { fetchStart = now }
         attemptStart = now
         lastActivity = now
+        self.now = max(self.now, now)
         return true
     }
 
-    /// The response head arrived.
-    mutating func response(taskID: Int, status code: Int?, expectedLength: Int64, now: UInt64) -> TransferEffects<TaskRef> {
+    /// The response head arrived (`retryAfter`: its `Retry-After`, if any).
+    mutating func response(
+        taskID: Int, status code: Int?, expectedLength: Int64, retryAfter: Duration? = nil, now: UInt64
+    ) -> TransferEffects<TaskRef> {
         guard case .running(_, taskID, _) = phase else { return TransferEffects() }
         lastActivity = now
+        self.now = max(self.now, now)
         status = code
+        self.expectedLength = expectedLength
+        self.retryAfter = retryAfter
+        rateWindow = (start: now, bytes: 0)
         if let code, !(200...299).contains(code) {
             return endAttempt(.httpStatus(code: code, url: url))
         }
@@ -90,26 +114,60 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         }
         // Room for the declared body, up to a bound: a server that only claims a large length gets no large buffer.
         if expectedLength > 0 { body.reserveCapacity(Int(min(expectedLength, Self.maxReservation))) }
-        return TransferEffects()
+        var effects = TransferEffects<TaskRef>()
+        if policy.minimumRate != nil {
+            // The rate window ends before the armed idle timeout may: arm the timer again for the nearer time.
+            if let timer { effects.tokens.append(timer) }
+            timer = nil
+            effects.armTimer = (taskID: taskID, at: deadline)
+        }
+        return effects
     }
 
     /// A chunk of the body arrived.
     mutating func received(taskID: Int, _ chunk: Data, now: UInt64) -> TransferEffects<TaskRef> {
         guard case .running(_, taskID, _) = phase else { return TransferEffects() }
         lastActivity = now
+        self.now = max(self.now, now)
+        // Counted as delivered, which is after any Content-Encoding was undone: a small gzip body that inflates
+        // without bound stops here at the limit.
         guard body.count + chunk.count <= policy.maxBytes else {
             return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
         }
         body.append(chunk)
+        rateWindow?.bytes += chunk.count
         return TransferEffects()
     }
 
+    /// The running attempt is being redirected to `location` (nil: a URL that could not be read). Returns the
+    /// effects and whether to follow: only to an `http(s)` URL not visited yet, at most ``FetchPolicy/maxRedirects``
+    /// times.
+    mutating func redirect(taskID: Int, to location: URL?, now: UInt64) -> (effects: TransferEffects<TaskRef>, follow: Bool) {
+        guard case .running(_, taskID, _) = phase else { return (TransferEffects(), false) }
+        lastActivity = now
+        self.now = max(self.now, now)
+        guard let location, ["http", "https"].contains(location.scheme?.lowercased() ?? "") else {
+            let shown = location?.absoluteString ?? "an unreadable location"
+            return (endAttempt(.redirectRefused(url: url, location: shown)), false)
+        }
+        let target = location.absoluteString
+        if target == url || redirects.contains(target) || redirects.count >= policy.maxRedirects {
+            return (endAttempt(.redirectLoop(url: url)), false)
+        }
+        redirects.append(target)
+        return (TransferEffects(), true)
+    }
+
     /// The task ended, with `error` if it failed.
-    mutating func completed(taskID: Int, error: FetchError?) -> TransferEffects<TaskRef> {
+    mutating func completed(taskID: Int, error: FetchError?, now: UInt64 = 0) -> TransferEffects<TaskRef> {
         guard case .running(_, taskID, _) = phase else { return TransferEffects() }
-        if let error { return endAttempt(error, cancelTask: false) }
+        self.now = max(self.now, now)
+        if let error { return endAttempt(refined(error), cancelTask: false) }
         if let status, !(200...299).contains(status) {
             return endAttempt(.httpStatus(code: status, url: url), cancelTask: false)
+        }
+        if expectedLength > 0, Int64(body.count) < expectedLength {
+            return endAttempt(.shortBody(url: url, received: body.count, expected: Int(expectedLength)), cancelTask: false)
         }
         if body.isEmpty { return endAttempt(.emptyBody(url: url), cancelTask: false) }
         let data = body
@@ -117,20 +175,56 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         return finish(.success(data), stopping: nil)
     }
 
-    /// The per-attempt timer fired for task `taskID` at `now`.
+    /// What a failure URLSession reported means here: a connection that ended inside an announced body is a short
+    /// body (URLSession reports an unknown error or a lost connection).
+    private func refined(_ error: FetchError) -> FetchError {
+        guard case .connection = error, status != nil, expectedLength > 0, Int64(body.count) < expectedLength else {
+            return error
+        }
+        return .shortBody(url: url, received: body.count, expected: Int(expectedLength))
+    }
+
+    /// The timer fired for task `taskID` at `now`: the overall deadline, the minimum rate and the idle timeout are
+    /// checked, in that order.
     mutating func timerFired(taskID: Int, now: UInt64) -> TimerDecision {
         guard case .running(_, taskID, _) = phase else { return .none }
         timer = nil
+        self.now = max(self.now, now)
+        if let end = overallDeadline, now >= end {
+            return .expired(finish(.failure(deadlineError), stopping: runningTask))
+        }
+        if let rate = policy.minimumRate, let window = rateWindow,
+           now >= window.start.laneAdding(rate.window.laneNanoseconds) {
+            if window.bytes < rate.bytesPerWindow {
+                return .expired(endAttempt(.tooSlow(url: url, bytesPerSecond: rate.bytesPerSecond)))
+            }
+            rateWindow = (start: now, bytes: 0)
+        }
         let due = deadline
         if now >= due { return .expired(endAttempt(.timedOut(url: url))) }
         return .rearm(due)
     }
 
-    /// When the running attempt times out if nothing more arrives.
+    /// When the running attempt must next be checked: it times out then if nothing more arrives, and the rate window
+    /// and the overall deadline end no later.
     var deadline: UInt64 {
-        let idle = lastActivity.laneAdding(policy.timeout.laneNanoseconds)
-        guard let limit = policy.retry.attemptTimeout else { return idle }
-        return min(idle, attemptStart.laneAdding(limit.laneNanoseconds))
+        var due = lastActivity.laneAdding(policy.timeout.laneNanoseconds)
+        if let limit = policy.retry.attemptTimeout { due = min(due, attemptStart.laneAdding(limit.laneNanoseconds)) }
+        if let rate = policy.minimumRate, let window = rateWindow {
+            due = min(due, window.start.laneAdding(rate.window.laneNanoseconds))
+        }
+        if let end = overallDeadline { due = min(due, end) }
+        return due
+    }
+
+    /// When the whole fetch must have ended (nil: no limit, or not started).
+    private var overallDeadline: UInt64? {
+        guard let limit = policy.deadline, let fetchStart else { return nil }
+        return fetchStart.laneAdding(limit.laneNanoseconds)
+    }
+
+    private var deadlineError: FetchError {
+        .deadlineExceeded(url: url, seconds: Double((policy.deadline ?? .zero).laneNanoseconds) / 1e9)
     }
 
     /// Keeps the timer armed for task `taskID`. False if that attempt is over (the caller cancels the token).
@@ -159,13 +253,18 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         guard policy.retries(after: error, attempt: attempt) else {
             return finish(.failure(error), stopping: cancelTask ? task : nil)
         }
+        var delay = policy.retry.delay(afterAttempt: attempt)
+        if let retryAfter { delay = max(delay, min(retryAfter, policy.maxRetryAfter)) }
+        if let end = overallDeadline, now.laneAdding(delay.laneNanoseconds) >= end {
+            return finish(.failure(error), stopping: cancelTask ? task : nil)  // the retry could not start in time
+        }
         var effects = TransferEffects<TaskRef>()
         if cancelTask { effects.cancelTask = task }
         if let timer { effects.tokens.append(timer) }
         timer = nil
         body = Data()
         phase = .idle(next: attempt + 1)
-        effects.retry = (attempt: attempt + 1, delay: policy.retry.delay(afterAttempt: attempt), after: error)
+        effects.retry = (attempt: attempt + 1, delay: delay, after: error)
         return effects
     }
 
@@ -192,6 +291,11 @@ struct TransferEffects<TaskRef: Sendable>: Sendable {
     var cancelTask: TaskRef?
     /// Timers and scheduled retries to cancel.
     var tokens: [ScheduledToken] = []
+    /// Arm the timer of task `taskID` again, for this time (the old one is among `tokens`).
+    var armTimer: (taskID: Int, at: UInt64)?
     /// Start attempt `attempt` after `delay` (attempt `attempt - 1` failed with `after`).
     var retry: (attempt: Int, delay: Duration, after: FetchError)?
+
+    /// Whether there is nothing to do.
+    var isEmpty: Bool { completion == nil && cancelTask == nil && tokens.isEmpty && armTimer == nil && retry == nil }
 }

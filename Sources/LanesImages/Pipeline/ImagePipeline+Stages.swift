@@ -84,7 +84,10 @@ extension ImagePipeline {
         let decoder = configuration.decoder
         let maxPixels = configuration.maxPixels
         let counters = self.counters
-        let bytes = Self.decodeCost(of: data, size: size, maxPixels: maxPixels)
+        // The fetched body is held until the decode ends, so it counts too (unless the header already dooms the
+        // decode: it then fails before allocating, and the body goes with it).
+        let cost = Self.decodeCost(of: data, size: size, maxPixels: maxPixels)
+        let bytes = cost == 0 ? 0 : cost + data.count
         withRoom(bytes, for: stage) { reservation in
             let control = stage.control
             let priority = control.priority

@@ -18,7 +18,8 @@ public struct ImagePipelineConfiguration: Sendable {
     public var diskCache: DiskCache?
     /// The most the memory cache of final bitmaps may hold, in bytes (0 disables it).
     public var memoryCacheLimit: Int
-    /// The most decoded bytes decodes and processors may have in flight at once; more waits for room (0: no limit).
+    /// The most decoded bytes decodes and processors may have in flight at once, a decode's fetched body included;
+    /// more waits for room (0: no limit).
     public var decodedBytesLimit: Int
     /// Images whose header claims more pixels fail with ``ImageError/tooLarge(width:height:limit:)`` before any
     /// allocation.

@@ -42,9 +42,9 @@ struct FetchLoopbackServerTests {
         harness.stop()  // idempotent
         for probe in [stalled, held] {
             let error = await probe.error()
-            guard case .connection? = error else {
-                Issue.record("expected a connection error, got \(String(describing: error))")
-                continue
+            switch error {
+            case .connection?, .shortBody?: continue  // the stalled one had announced its length
+            default: Issue.record("expected a connection error, got \(String(describing: error))")
             }
         }
     }

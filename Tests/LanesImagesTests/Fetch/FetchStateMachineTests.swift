@@ -8,20 +8,23 @@ import Testing
 /// once, with the right result, and asks for the right side effects.
 @Suite("Fetch transfer state machine")
 struct FetchStateMachineTests {
+    typealias Log = Recorder<Result<Data, FetchError>>
     typealias State = TransferState<Int>
 
-    private func makeState(
+    func makeState(
         attempts: Int = 3, maxBytes: Int = 100, attemptTimeout: Duration? = nil,
+        minimumRate: TransferRate? = nil, deadline: Duration? = nil, timeout: Duration = .seconds(1),
         log: Recorder<Result<Data, FetchError>>
     ) -> State {
         let retry = RetryPolicy(
             maxAttempts: attempts, initialDelay: .milliseconds(10), jitter: 0, attemptTimeout: attemptTimeout)
-        let policy = FetchPolicy(timeout: .seconds(1), retry: retry, maxBytes: maxBytes, clock: VirtualClock())
+        let policy = FetchPolicy(timeout: timeout, retry: retry, maxBytes: maxBytes, clock: VirtualClock(),
+                                 deadline: deadline, minimumRate: minimumRate)
         return State(url: "http://host/a", policy: policy, priority: .normal) { log.append($0) }
     }
 
     /// Runs the completion an effect carries, as the transfer does after leaving the lock.
-    private func deliver(_ effects: TransferEffects<Int>) {
+    func deliver(_ effects: TransferEffects<Int>) {
         if let (completion, result) = effects.completion { completion(result) }
     }
 
@@ -151,7 +154,7 @@ struct FetchStateMachineTests {
 }
 
 /// The error of a failed result; nil for a success or no result (so an `#expect` on it fails for both).
-private func failure(of result: Result<Data, FetchError>?) -> FetchError? {
+func failure(of result: Result<Data, FetchError>?) -> FetchError? {
     if case .failure(let error)? = result { return error }
     return nil
 }

@@ -87,12 +87,13 @@ struct FetchHarness {
 /// ThreadSanitizer on a loaded machine a single test can take minutes.
 func testPolicy(
     clock: VirtualClock = VirtualClock(), attempts: Int = 3, initialDelay: Duration = .milliseconds(100),
-    timeout: Duration = .seconds(3600), maxBytes: Int = FetchPolicy.defaultMaxBytes
+    timeout: Duration = .seconds(3600), maxBytes: Int = FetchPolicy.defaultMaxBytes,
+    deadline: Duration? = nil, minimumRate: TransferRate? = nil
 ) -> FetchPolicy {
     FetchPolicy(
         timeout: timeout,
         retry: RetryPolicy(maxAttempts: attempts, initialDelay: initialDelay, multiplier: 2, jitter: 0),
-        maxBytes: maxBytes, clock: clock)
+        maxBytes: maxBytes, clock: clock, deadline: deadline, minimumRate: minimumRate)
 }
 
 /// `count` bytes of a repeating pattern.

@@ -17,11 +17,11 @@ struct PipelineMemoryTests {
         let results = ResultBox()
         for url in urls { pipeline.load(ImageRequest(url: url), on: nil) { results.append($0) } }
         executor.runAll()
-        fetcher.completeAll()   // three decodes want 541,200 bytes each; one fits
-        #expect(budget.inUse == 541_200 && budget.waiting == 2)
+        fetcher.completeAll()   // three decodes want 541,200 bytes each, and their fetched bodies; one fits
+        #expect(budget.inUse == 541_200 + data.count && budget.waiting == 2)
         executor.runAll()
         #expect(results.successes.count == 3)
-        #expect(budget.peakInUse == 541_200 && budget.inUse == 0)
+        #expect(budget.peakInUse == 541_200 + data.count && budget.inUse == 0)
         #expect(pipeline.statistics.decodes == 3)
     }
 

@@ -153,6 +153,11 @@ final class LoopbackServerCore: Sendable {
             state.record(.responded(connection: connection, status: route.failStatus))
             return
         }
+        if let raw = route.raw {
+            LoopbackSocket.write(fd, raw)
+            state.record(.responded(connection: connection, status: 0))
+            return
+        }
         let length = route.sendsContentLength ? route.body.count : nil
         guard LoopbackSocket.write(fd, Self.head(status: route.status, length: length, headers: route.headers)) else {
             state.record(.clientClosed(connection: connection))
@@ -169,6 +174,10 @@ final class LoopbackServerCore: Sendable {
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
+        case .endless:
+            let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+            while LoopbackSocket.write(fd, zeros) {}
+            state.record(.clientClosed(connection: connection))
         case .stall(let afterBytes):
             LoopbackSocket.write(fd, Array(route.body.prefix(afterBytes)))
             state.record(.stalled(connection: connection))

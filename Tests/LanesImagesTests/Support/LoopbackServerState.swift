@@ -22,6 +22,8 @@ struct LoopbackRoute: Sendable {
         case reset(afterBytes: Int)
         /// Send this many body bytes, then send nothing more until the client closes or the server stops.
         case stall(afterBytes: Int)
+        /// Send zeros as fast as the client takes them, past any `Content-Length`, until it closes.
+        case endless
     }
 
     var status = 200
@@ -35,6 +37,8 @@ struct LoopbackRoute: Sendable {
     var failFirst = 0
     var failStatus = 500
     var ending: Ending = .complete
+    /// Bytes to send instead of an HTTP response (a server that does not speak HTTP), then close.
+    var raw: [UInt8]?
 
     static let notFound = LoopbackRoute(status: 404, body: Array("no such route".utf8))
 }
