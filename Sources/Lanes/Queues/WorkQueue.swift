@@ -41,6 +41,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let poppableMirror = Atomic<Bool>(false)
     /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
     let lingerBreaks = Atomic<UInt32>(0)
+    #if DEBUG || LANES_INTERNAL_CHECKS
+    /// Test hooks on the runners (see `RunnerHooks`).
+    let debugHooks = DebugHooks()
+    #endif
 
     /// Creates a queue.
     /// - Parameters:
@@ -154,6 +158,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             let result = state.beginCancelAll()
             cancelEpoch.store(state.epoch, ordering: .releasing)
             state.sweeping += 1
+            if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
             return (result.nodes, result.buckets, UncheckedChain(head: chain))
         }
         // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
@@ -268,6 +273,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             if poppableMirror.load(ordering: .relaxed) != poppable {
                 poppableMirror.store(poppable, ordering: .releasing)
             }
+            if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
             return result
         }
     }
