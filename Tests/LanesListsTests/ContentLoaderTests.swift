@@ -3,7 +3,7 @@ import LanesLists
 import LanesTesting
 import Testing
 
-@Suite("ContentLoader")
+@Suite("ContentLoader", .timeLimit(.minutes(5)))
 struct ContentLoaderTests {
     @Test("requests for the same key share one item and all get the result")
     func dedupe() {

@@ -72,7 +72,7 @@ struct EngineRaceTests {
         manual.runAll()
         // Before the fix the queue believed the barrier still ran, and nothing after it ever started.
         #expect(after.state == .succeeded)
-        await queue.idle()
+        #expect(queue.counts.unfinished == 0)
     }
     #endif
 

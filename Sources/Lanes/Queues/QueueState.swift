@@ -94,6 +94,15 @@ struct QueueState {
         }
     }
 
+    /// A waiting member's last dependency finished (the `becameReady` effect): list it. Only a node in the waiting
+    /// list is: one whose dependencies finished between its enqueue and its admission was listed by the admission
+    /// itself, and listing it again would count it twice in `live` (the second entry goes stale when the first is
+    /// popped, but stays counted).
+    mutating func dependenciesFinished(_ node: WorkNode) {
+        guard node.slot.waitingIndex.load(ordering: .relaxed) >= 0 else { return }
+        becameReady(node)
+    }
+
     mutating func becameReady(_ node: WorkNode) {
         guard node.slot.member.load(ordering: .relaxed), node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
         if !waitingNodes.isEmpty { unwait(node) }

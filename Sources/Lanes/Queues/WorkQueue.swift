@@ -295,14 +295,14 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     func nodesBecameReady(_ nodes: [WorkNode]) {
         update { state, action in
-            for node in nodes { state.becameReady(node) }
+            for node in nodes { state.dependenciesFinished(node) }
             state.requestRunners(into: &action)
         }
     }
 
     func nodeBecameReady(_ node: WorkNode) {
         update { state, action in
-            state.becameReady(node)
+            state.dependenciesFinished(node)
             state.requestRunners(into: &action)
         }
     }

@@ -82,6 +82,8 @@ package struct GraphStressReport: Sendable, CustomStringConvertible {
     package var violationCount = 0
     package var violations: [String] = []
 
+    package init() {}
+
     package var description: String {
         var text = "\(items) items (\(plainEdges) plain and \(typedEdges) typed edges, \(barriers) barriers): "
         text += "\(bodies) bodies ran; \(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled; "

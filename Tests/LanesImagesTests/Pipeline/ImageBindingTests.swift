@@ -4,7 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Image bindings")
+@Suite("Image bindings", .timeLimit(.minutes(5)))
 struct ImageBindingTests {
     /// A cell: what it shows, and how often it was handed something.
     final class Cell {
