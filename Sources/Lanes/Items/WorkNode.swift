@@ -57,6 +57,7 @@ public final class WorkNode: Sendable {
     // MARK: Observing
 
     /// Whether the node was cancelled, by itself or by its queue's cancel-all.
+    ///
     /// A finished item reports what it finished as: it is cancelled exactly when its state reads `.cancelled` (or
     /// it was cancelled and then timed out). The answer is decided under the lock from the state alone: the flag read
     /// first is only a shortcut, and may be stale by the time the lock is taken (a cancel-all's sweep can finish the
@@ -151,9 +152,6 @@ public final class WorkNode: Sendable {
             }
             state.phase = .running
             state.hasBody = false
-            #if DEBUG || LANES_INTERNAL_CHECKS
-            runningQueue.debugHooks.started(self)
-            #endif
             return state.body.take()
         }
         Effects.run(consume effects)

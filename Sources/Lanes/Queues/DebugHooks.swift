@@ -4,7 +4,7 @@ import Synchronization
 /// Test hooks on a queue's runners (debug builds, and builds with `-DLANES_INTERNAL_CHECKS`; release builds have
 /// neither the storage nor the calls).
 /// They let a test stop a runner at an exact point of an item's path instead of hoping a race happens: the
-/// deterministic tests of cancel-all against a claimed item, and the stress test's record of when bodies start.
+/// deterministic tests of cancel-all against a claimed item, and the stress test's record of when items are claimed.
 ///
 /// ```swift
 /// queue._setRunnerHooks(RunnerHooks(claimed: { label in claimedGate.open(); proceedGate.wait() }))
@@ -13,13 +13,9 @@ package struct RunnerHooks: Sendable {
     /// Called with the item's label by a runner that claimed it from the queue, before it tries to start it (outside
     /// every lock; it may block to hold the runner there).
     package var claimed: (@Sendable (String) -> Void)?
-    /// Called under the item's lock at the moment it starts (the point after which its body will run). Keep it to
-    /// atomics: no locks, no blocking.
-    package var started: (@Sendable (String) -> Void)?
 
-    package init(claimed: (@Sendable (String) -> Void)? = nil, started: (@Sendable (String) -> Void)? = nil) {
+    package init(claimed: (@Sendable (String) -> Void)? = nil) {
         self.claimed = claimed
-        self.started = started
     }
 }
 
@@ -38,10 +34,6 @@ final class DebugHooks: Sendable {
         hook(node.label)
     }
 
-    func started(_ node: WorkNode) {
-        guard installed.load(ordering: .acquiring), let hook = hooks.withLock({ $0.started }) else { return }
-        hook(node.label)
-    }
 }
 
 extension WorkQueue {

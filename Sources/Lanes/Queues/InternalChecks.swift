@@ -14,9 +14,8 @@ import Synchronization
 package enum InternalChecks {
     #if DEBUG || LANES_INTERNAL_CHECKS
     private static let enabled = Atomic<Bool>(ProcessInfo.processInfo.environment["LANES_INTERNAL_CHECKS"] == "1")
-    /// Full scans (every bucket entry) run on one check in `fullScanEvery` once a queue holds many entries.
+    /// Counts checks, to space out full scans.
     private static let checks = Atomic<UInt64>(0)
-    private static let fullScanEvery: UInt64 = 256
     #endif
 
     /// Whether the checks run (always false in builds without them).
@@ -35,11 +34,12 @@ package enum InternalChecks {
         }
     }
 
-    /// Whether this check should also scan every entry (small states always; large ones now and then).
+    /// Whether this check should also scan every entry: always for small states; for a state of n entries, once in
+    /// max(256, n) checks, so that scanning costs O(1) per check amortised (a million items in one queue stay linear).
     static func wantsFullScan(entries: Int) -> Bool {
         #if DEBUG || LANES_INTERNAL_CHECKS
         if entries <= 64 { return true }
-        return checks.add(1, ordering: .relaxed).newValue % fullScanEvery == 0
+        return checks.add(1, ordering: .relaxed).newValue % UInt64(max(256, entries)) == 0
         #else
         return false
         #endif
