@@ -6,7 +6,7 @@ import Testing
 
 /// The engine's races found from outside (issue 13), each pinned by a test that failed before its fix. Runner hooks
 /// (debug builds) stop a runner at an exact point of an item's path, so nothing here depends on timing.
-@Suite("Engine races", .timeLimit(.minutes(1)))
+@Suite("Engine races", .timeLimit(.minutes(5)))
 struct EngineRaceTests {
     /// Runs one `runNext()` of `manual` on another thread; the gate opens when it returns.
     private func runNextElsewhere(_ manual: ManualExecutor) -> Gate {

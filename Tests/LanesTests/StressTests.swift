@@ -23,7 +23,7 @@ struct StressTests {
           arguments: [UInt64(0x5EED_0001)])
     func randomGraph(seed: UInt64) async throws {
         InternalChecks.isEnabled = true
-        let stress = GraphStress(seed: seed, items: Self.isThreadSanitized ? 20_000 : 100_000)
+        let stress = GraphStress(seed: seed, items: Self.isThreadSanitized ? 10_000 : 100_000)
         let report = await stress.run()
         #expect(report.violationCount == 0, "seed \(seed): \(report)")
         #expect(report.items == stress.items)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Lanes
 import Synchronization
 
@@ -39,8 +40,18 @@ package struct GraphStress: Sendable {
         let policy: DependencyPolicy
     }
 
-    /// Runs the stress and returns what happened; never hangs (a stall past `hangTimeout` is a violation).
+    /// Runs the stress and returns what happened; never hangs (a stall past `hangTimeout` is a violation). The
+    /// driver runs on a thread of its own: it adds items without pause, and on Swift's cooperative pool (one thread
+    /// per core) it would starve every other test running beside it.
     package func run() async -> GraphStressReport {
+        await withCheckedContinuation { (continuation: CheckedContinuation<GraphStressReport, Never>) in
+            let driver = Thread { continuation.resume(returning: self.drive()) }
+            driver.name = "GraphStress driver"
+            driver.start()
+        }
+    }
+
+    private func drive() -> GraphStressReport {
         let widths = [1, 2, 3, 8]
         let queues = widths.indices.map { WorkQueue("stress-\($0)", maxConcurrency: widths[$0]) }
         let table = AtomicTable(rows: items, fields: Field.count)
@@ -74,9 +85,8 @@ package struct GraphStress: Sendable {
             if row - finished.load(ordering: .relaxed) > inFlight {
                 resumeAll()
                 let mark = finished.load(ordering: .relaxed)
-                if await !progressed(past: mark, finished, queues: queues, log: log) { return finish(report, log) }
+                if !progressed(past: mark, finished, queues: queues, log: log) { return finish(report, log) }
             }
-            if row % 512 == 0 { await Task.yield() }
             let queueIndex = Int(rng.next() % UInt64(queues.count))
             let queue = queues[queueIndex]
             table.store(row, Field.admitGeneration, generations.load(queueIndex, 0) + 1)
@@ -93,9 +103,9 @@ package struct GraphStress: Sendable {
         resumeAll()
         while finished.load(ordering: .relaxed) < items {
             let mark = finished.load(ordering: .relaxed)
-            if await !progressed(past: mark, finished, queues: queues, log: log) { return finish(report, log) }
+            if !progressed(past: mark, finished, queues: queues, log: log) { return finish(report, log) }
         }
-        for queue in queues { await queue.idle() }
+        for queue in queues where !becomesIdle(queue, log: log) { return finish(report, log) }
         #if DEBUG || LANES_INTERNAL_CHECKS
         for queue in queues { queue._setRunnerHooks(nil) }
         #endif
@@ -113,7 +123,7 @@ package struct GraphStress: Sendable {
 
     /// Waits until more than `mark` items finished; false (and a violation naming the queues' books) when none
     /// finished within the hang timeout.
-    private func progressed(past mark: Int, _ finished: borrowing Atomic<Int>, queues: [WorkQueue], log: ViolationLog) async -> Bool {
+    private func progressed(past mark: Int, _ finished: borrowing Atomic<Int>, queues: [WorkQueue], log: ViolationLog) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: hangTimeout)
         while finished.load(ordering: .relaxed) <= mark {
@@ -122,9 +132,23 @@ package struct GraphStress: Sendable {
                 log.record("hang: no item finished in \(hangTimeout) (\(mark) finished); " + books.joined(separator: "; "))
                 return false
             }
-            try? await Task.sleep(for: .milliseconds(1))
+            Thread.sleep(forTimeInterval: 0.001)
         }
         return true
+    }
+
+    /// Waits for `queue.idle()` (its cancel-all sweeps included); false (and a violation) after the hang timeout.
+    private func becomesIdle(_ queue: WorkQueue, log: ViolationLog) -> Bool {
+        let idle = DispatchSemaphore(value: 0)
+        Task {
+            await queue.idle()
+            idle.signal()
+        }
+        let (seconds, attoseconds) = hangTimeout.components
+        let timeout = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        if idle.wait(timeout: timeout) == .success { return true }
+        log.record("hang: \(queue.name) did not become idle in \(hangTimeout): \(queue.counts)")
+        return false
     }
 
     /// Makes item `row`: a plain, async, callback or barrier body, with random plain or typed edges to recent items.
