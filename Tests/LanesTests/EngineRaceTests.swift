@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Lanes
 import LanesTesting
 import Synchronization
@@ -8,13 +8,16 @@ import Testing
 /// (debug builds) stop a runner at an exact point of an item's path, so nothing here depends on timing.
 @Suite("Engine races", .timeLimit(.minutes(5)))
 struct EngineRaceTests {
-    /// Runs one `runNext()` of `manual` on another thread; the gate opens when it returns.
+    /// Runs one `runNext()` of `manual` on a thread of its own (the hooks below block it: a blocked thread of
+    /// Dispatch's or Swift's shared pools would starve the tests running beside this one); the gate opens when it
+    /// returns.
     private func runNextElsewhere(_ manual: ManualExecutor) -> Gate {
         let done = Gate()
-        DispatchQueue.global().async {
+        let runner = Thread {
             manual.runNext()
             done.open()
         }
+        runner.start()
         return done
     }
 
