@@ -55,6 +55,8 @@ let package = Package(
             dependencies: ["Lanes", "LanesImages", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        // The engine's soak: the suite's random-graph stress for minutes on end (`scripts/soak MINUTES`).
+        .executableTarget(name: "lanes-soak", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
         // Decoder fuzz target: built with `scripts/fuzz` (-sanitize=fuzzer); a plain build replays a corpus.
         .executableTarget(name: "lanes-fuzz", dependencies: ["LanesImages"], swiftSettings: strict),
         .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting", "lanes-main-probe"], swiftSettings: strict),

@@ -2,7 +2,7 @@ import Foundation
 @testable import lanes_image
 import Testing
 
-@Suite("lanes-image atomic writes")
+@Suite("lanes-image atomic writes", .timeLimit(.minutes(5)))
 struct AtomicWriteTests {
     @Test("The output appears whole, replacing an older file, and no temporary file is left beside it")
     func writesThroughATemporaryFile() throws {

@@ -14,7 +14,7 @@ struct FakeLoader: BitmapLoading {
     }
 }
 
-@Suite("lanes-image batch runs")
+@Suite("lanes-image batch runs", .timeLimit(.minutes(5)))
 struct BatchRunnerTests {
     @Test func reasonDropsTheInputPrefix() {
         let file = ImageJob(source: URL(fileURLWithPath: "/in/a.png"), displayName: "a.png",

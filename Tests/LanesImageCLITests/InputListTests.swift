@@ -2,7 +2,7 @@ import Foundation
 @testable import lanes_image
 import Testing
 
-@Suite("lanes-image inputs and output names")
+@Suite("lanes-image inputs and output names", .timeLimit(.minutes(5)))
 struct InputListTests {
     @Test func sourcesExpandFoldersKeepURLsAndDropRepeats() throws {
         let folder = try TemporaryFolder()

@@ -4,7 +4,7 @@ import Foundation
 import LanesImages
 import Testing
 
-@Suite("lanes-image process options")
+@Suite("lanes-image process options", .timeLimit(.minutes(5)))
 struct ProcessCommandTests {
     @Test func defaultsEncodePNGLikeLibvips() throws {
         let command = try ProcessCommand.parse(["a.png"])

@@ -1,7 +1,7 @@
 @testable import lanes_image
 import Testing
 
-@Suite("lanes-image --resize")
+@Suite("lanes-image --resize", .timeLimit(.minutes(5)))
 struct ResizeSpecTests {
     @Test("800x600, 800x and x600 parse; nonsense does not")
     func parsing() {

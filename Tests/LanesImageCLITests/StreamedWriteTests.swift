@@ -17,7 +17,7 @@ struct ProcessingLoader: BitmapLoading {
     }
 }
 
-@Suite("lanes-image streamed blur + PNG")
+@Suite("lanes-image streamed blur + PNG", .timeLimit(.minutes(5)))
 struct StreamedWriteTests {
     @Test func onlyASingleBlurOrTiltShiftToPNGStreams() {
         var plan = ProcessingPlan()

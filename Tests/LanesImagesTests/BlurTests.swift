@@ -2,7 +2,7 @@ import LanesImages
 import Testing
 
 /// Gaussian blur and tilt-shift.
-@Suite struct BlurTests {
+@Suite(.timeLimit(.minutes(5))) struct BlurTests {
     /// An independent, slow reference: separable Gaussian in Double with clamped edges,
     /// the kernel truncated at ceil(3σ) and normalised.
     static func referenceBlur(_ bitmap: Bitmap, sigma: Double) -> [Double] {

@@ -3,7 +3,7 @@ import LanesImages
 import Testing
 
 /// Every way decoding can fail maps to the right ``ImageError``.
-@Suite struct DecoderErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct DecoderErrorTests {
     let decoder = ImageDecoder()
 
     @Test func hugeHeaderIsRejectedBeforeAllocating() throws {

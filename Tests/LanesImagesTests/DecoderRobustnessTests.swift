@@ -3,7 +3,7 @@ import Testing
 
 /// Damaged input of every length and shape fails with an ``ImageError`` — never a crash,
 /// a hang or a half-filled bitmap.
-@Suite struct DecoderRobustnessTests {
+@Suite(.timeLimit(.minutes(5))) struct DecoderRobustnessTests {
     let decoder = ImageDecoder()
 
     @Test(arguments: ["chelsea.png", "camera.png", "rocket.jpg", "chelsea-progressive.jpg", "cmyk-red-grey.jpg"])

@@ -4,7 +4,7 @@ import Testing
 
 /// Decoding real photos and hand-made PNG variants against independently computed values
 /// (Pillow for the photos, the writer's own samples for the synthetic PNGs).
-@Suite struct DecoderTests {
+@Suite(.timeLimit(.minutes(5))) struct DecoderTests {
     let decoder = ImageDecoder()
 
     @Test func decodesRGBPNGPhoto() throws {

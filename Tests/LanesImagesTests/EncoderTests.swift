@@ -3,7 +3,7 @@ import LanesImages
 import Testing
 
 /// PNG and JPEG encoding, checked by decoding the result again.
-@Suite struct EncoderTests {
+@Suite(.timeLimit(.minutes(5))) struct EncoderTests {
     let encoder = ImageEncoder()
     let decoder = ImageDecoder()
 

@@ -3,7 +3,7 @@ import LanesImages
 import Testing
 
 /// Exif orientation transforms and downsampled (DCT-scaled) decoding.
-@Suite struct OrientationAndScalingTests {
+@Suite(.timeLimit(.minutes(5))) struct OrientationAndScalingTests {
     let decoder = ImageDecoder()
 
     // Stored 3 x 2:   A B C

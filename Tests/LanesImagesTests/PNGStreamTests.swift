@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The row-at-a-time PNG encoder and the blur/tilt-shift it overlaps with.
-@Suite struct PNGStreamTests {
+@Suite(.timeLimit(.minutes(5))) struct PNGStreamTests {
     let encoder = ImageEncoder()
     let decoder = ImageDecoder()
 

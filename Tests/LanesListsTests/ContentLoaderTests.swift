@@ -4,7 +4,7 @@ import LanesTesting
 import Testing
 
 @MainActor
-@Suite("ContentLoader")
+@Suite("ContentLoader", .timeLimit(.minutes(5)))
 struct ContentLoaderTests {
     @Test("requests for the same key share one item and all get the result")
     func dedupe() {

@@ -3,7 +3,7 @@ import LanesLists
 import LanesTesting
 import Testing
 
-@Suite("CostLimitedCache")
+@Suite("CostLimitedCache", .timeLimit(.minutes(5)))
 struct CostLimitedCacheTests {
     @Test("evicts least recently used entries to fit the cost limit")
     func lruEviction() {

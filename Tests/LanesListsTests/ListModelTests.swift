@@ -23,7 +23,7 @@ private func makeList(rows: Int, viewport: Double, ahead: Double, behind: Double
 }
 
 @MainActor
-@Suite("ListModel")
+@Suite("ListModel", .timeLimit(.minutes(5)))
 struct ListModelTests {
     @Test("visible rows are those intersecting the viewport")
     func visibleRows() {

@@ -5,7 +5,7 @@ import Testing
 
 /// A list wired to a loader with `connect`: the seeds' behaviour with no app code beyond the binding.
 @MainActor
-@Suite("ListModel wired to a ContentLoader")
+@Suite("ListModel wired to a ContentLoader", .timeLimit(.minutes(5)))
 struct ListWiringTests {
     private func makeList(_ h: LoaderHarness, rows: Int = 1_000, viewport: Double, ahead: Double = 1, behind: Double = 0)
         -> ListModel<TestCell>

@@ -4,7 +4,7 @@ import LanesTesting
 import Testing
 
 @MainActor
-@Suite("Reused cells and invalidate")
+@Suite("Reused cells and invalidate", .timeLimit(.minutes(5)))
 struct ReuseAndInvalidateTests {
     @Test("row 3's cell is reused for row 40 while row 3 renders: row 3's result never reaches it")
     func reuseWhileRendering() async {

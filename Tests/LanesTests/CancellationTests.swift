@@ -3,7 +3,7 @@ import LanesTesting
 import Synchronization
 import Testing
 
-@Suite("Cancellation")
+@Suite("Cancellation", .timeLimit(.minutes(5)))
 struct CancellationTests {
     @Test("a cancelled pending item never starts and finishes at once; dependents follow their policy")
     func pendingCancel() async throws {

@@ -4,7 +4,7 @@ import LanesTesting
 import Synchronization
 import Testing
 
-@Suite("Main queue and Swift concurrency")
+@Suite("Main queue and Swift concurrency", .timeLimit(.minutes(5)))
 struct ConcurrencyBridgeTests {
     @Test("items on WorkQueue.main run on the main thread, serially")
     func mainQueue() async throws {
@@ -45,7 +45,7 @@ struct ConcurrencyBridgeTests {
         let first = Task { try await item.value }
         let second = Task { try await item.value }
         // Let both register before cancelling one (deterministic: poll the item, not the clock).
-        while item.awaitingTaskCount < 2 { await Task.yield() }
+        try await waitUntil("two awaiting tasks") { item.awaitingTaskCount >= 2 }
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
         #expect(!item.isCancelled)
@@ -59,7 +59,7 @@ struct ConcurrencyBridgeTests {
         let started = Gate()
         let item = queue.add { _ async -> Bool in
             started.open()
-            while !Task.isCancelled { await Task.yield() }
+            try? await waitUntil("the task's cancellation") { Task.isCancelled }
             return Task.isCancelled
         }
         await started.wait()

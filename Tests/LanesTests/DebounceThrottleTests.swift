@@ -2,7 +2,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Debounce and throttle")
+@Suite("Debounce and throttle", .timeLimit(.minutes(5)))
 struct DebounceThrottleTests {
     /// A UI lane driven by hand.
     struct Lane {

@@ -3,7 +3,7 @@ import LanesTesting
 import Synchronization
 import Testing
 
-@Suite("Dependencies")
+@Suite("Dependencies", .timeLimit(.minutes(5)))
 struct DependencyTests {
     @Test("B after A, across queues")
     func plainEdge() async throws {

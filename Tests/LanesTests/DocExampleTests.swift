@@ -63,7 +63,7 @@ final class SearchScreen: Sendable {
     }
 }
 
-@Test func searchesOncePausedAndDropsStaleResults() {
+@Test(.timeLimit(.minutes(5))) func searchesOncePausedAndDropsStaleResults() {
     let clock = VirtualClock()
     let ui = ManualExecutor()
     let search = ManualExecutor()

@@ -31,7 +31,7 @@ private func draw(row: Int, _ ctx: WorkContext) throws -> Chart {
     return Chart(rows: row)
 }
 
-@Suite("Documentation examples")
+@Suite("Documentation examples", .timeLimit(.minutes(5)))
 struct DocumentationTests {
     @Test("README: process off main, deliver to main, cancel")
     func readmeTaste() async throws {

@@ -29,7 +29,7 @@ private final class Counted: Sendable {
     deinit { Self.alive.subtract(1, ordering: .relaxed) }
 }
 
-@Suite("Concurrent enumeration")
+@Suite("Concurrent enumeration", .timeLimit(.minutes(5)))
 struct EnumerationTests {
     @Test("concurrentMap equals map, in order, for cheap and for slow bodies, on slices too")
     func mapMatches() async throws {

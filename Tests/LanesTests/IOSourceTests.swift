@@ -10,7 +10,7 @@ import Musl
 import Darwin
 #endif
 
-@Suite("File-descriptor readability")
+@Suite("File-descriptor readability", .timeLimit(.minutes(5)))
 struct IOSourceTests {
     /// A pipe: (read end, write end).
     static func makePipe() -> (Int32, Int32) {

@@ -7,7 +7,7 @@ import Testing
 
 struct Boom: Error, Equatable {}
 
-@Suite("Work items")
+@Suite("Work items", .timeLimit(.minutes(5)))
 struct ItemTests {
     @Test("sync, async and callback bodies produce typed values")
     func bodyKinds() async throws {

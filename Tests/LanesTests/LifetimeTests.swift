@@ -14,7 +14,7 @@ final class Box<Value: Sendable>: Sendable {
     let value = Mutex<Value?>(nil)
 }
 
-@Suite("Lifetimes", .serialized)
+@Suite("Lifetimes", .serialized, .timeLimit(.minutes(10)))
 struct LifetimeTests {
     @Test("finished items release their bodies and captured values; self-capturing bodies do not leak")
     func noLeaks() async throws {

@@ -11,7 +11,7 @@ import Darwin
 
 /// Measures what the responsiveness monitor costs, in CPU time, while the main queue is idle. It takes seconds of
 /// real time, so it runs only when asked: `LANES_MEASURE_MONITOR=1 swift test --filter MonitorCostTests`.
-@Suite("Responsiveness monitor cost")
+@Suite("Responsiveness monitor cost", .timeLimit(.minutes(5)))
 struct MonitorCostTests {
     static let enabled = ProcessInfo.processInfo.environment["LANES_MEASURE_MONITOR"] != nil
 

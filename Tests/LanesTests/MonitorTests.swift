@@ -3,7 +3,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Responsiveness monitor")
+@Suite("Responsiveness monitor", .timeLimit(.minutes(5)))
 struct MonitorTests {
     @Test("a queue blocked for 50 ms is reported as one hitch of 50 ms, naming the blocking item")
     func blockedFiftyMilliseconds() {

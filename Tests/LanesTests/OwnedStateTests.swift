@@ -23,7 +23,7 @@ private func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async
     }
 }
 
-@Suite("Owned state")
+@Suite("Owned state", .timeLimit(.minutes(5)))
 struct OwnedStateTests {
     @Test("mutations from concurrent producers are never lost and keep each producer's order")
     func concurrentProducers() async throws {

@@ -2,7 +2,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Priorities")
+@Suite("Priorities", .timeLimit(.minutes(5)))
 struct PriorityTests {
     @Test("higher levels run first; FIFO within a level")
     func ordering() {

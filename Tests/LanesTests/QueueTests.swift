@@ -3,7 +3,7 @@ import LanesTesting
 import Synchronization
 import Testing
 
-@Suite("Queues")
+@Suite("Queues", .timeLimit(.minutes(5)))
 struct QueueTests {
     @Test("the concurrency limit is honoured exactly, and can change while running")
     func limitHonoured() async throws {
@@ -21,11 +21,11 @@ struct QueueTests {
         }
         // Wait (without sleeping) until three bodies are inside (the queue counts an item running from the moment
         // a runner takes it, a little before its body starts).
-        while running.load(ordering: .relaxed) < 3 { await Task.yield() }
+        try await waitUntil("three bodies running") { running.load(ordering: .relaxed) >= 3 }
         #expect(queue.counts.running == 3)
         #expect(queue.counts.ready == 9)
         try queue.setMaxConcurrency(5)
-        while running.load(ordering: .relaxed) < 5 { await Task.yield() }
+        try await waitUntil("five bodies running") { running.load(ordering: .relaxed) >= 5 }
         #expect(queue.counts.running == 5)
         #expect(queue.counts.ready == 7)
         release.open()

@@ -2,7 +2,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Thread pool")
+@Suite("Thread pool", .timeLimit(.minutes(5)))
 struct ThreadPoolTests {
     @Test("a runner whose queue ran dry takes the next item without a new runner or a thread wake-up",
           .timeLimit(.minutes(1)))
@@ -19,7 +19,7 @@ struct ThreadPoolTests {
         #expect(statistics.threadsStarted == 1)
         // Suspending sends the lingering runner away at once (without that, this would wait out the linger).
         queue.suspend()
-        while queue.counts.runners > 0 { await Task.yield() }
+        try await waitUntil("every runner to detach") { queue.counts.runners == 0 }
         queue.resume()
         #expect(try await queue.add { _ in 3 }.value == 3)
         #expect(pool.statistics.runners == 2)
@@ -36,12 +36,12 @@ struct ThreadPoolTests {
         // One runner holds the blocked item, the other lingers.
         #expect(queue.counts.runners == 2)
         try queue.setMaxConcurrency(1)
-        while queue.counts.runners > 1 { await Task.yield() }
+        try await waitUntil("one runner left") { queue.counts.runners <= 1 }
         #expect(queue.counts.runners == 1)
         gate.open()
         try await blocked.value
         queue.suspend()
-        while queue.counts.runners > 0 { await Task.yield() }
+        try await waitUntil("every runner to detach") { queue.counts.runners == 0 }
     }
 
     @Test("with no linger, a runner detaches as soon as its queue runs dry; the next item gets a new one",
@@ -51,7 +51,7 @@ struct ThreadPoolTests {
         let queue = WorkQueue("no-linger", maxConcurrency: 1, executor: pool)
         #expect(try await queue.add { _ in 1 }.value == 1)
         // The runner may still be on its way out right after the item finished; it never stays.
-        while queue.counts.runners > 0 { await Task.yield() }
+        try await waitUntil("every runner to detach") { queue.counts.runners == 0 }
         #expect(try await queue.add { _ in 2 }.value == 2)
         let statistics = pool.statistics
         #expect(statistics.runners == 2)

@@ -2,7 +2,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Timeouts and retries")
+@Suite("Timeouts and retries", .timeLimit(.minutes(5)))
 struct TimeoutRetryTests {
     struct Flaky: Error, Equatable { let attempt: Int }
 

@@ -3,7 +3,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Clocks and timers")
+@Suite("Clocks and timers", .timeLimit(.minutes(5)))
 struct TimingTests {
     @Test("the virtual clock fires in deadline order, then in scheduling order, including actions scheduled meanwhile")
     func virtualClockOrder() {

@@ -27,7 +27,7 @@ private struct LoadedTrace {
     }
 }
 
-@Suite("Traces")
+@Suite("Traces", .timeLimit(.minutes(5)))
 struct TraceTests {
     @Test("a trace file loads back with tracks, one slice per item, an instant per cancel, and exact labels")
     func roundTrip() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Drives the real `stocks` binary in tmux on data whose folder name carries an OSC "set title" sequence and whose
 /// symbols are CJK: the title must not change and the columns must hold. Skips when tmux or the binary is missing.
-@Suite struct HostileDataEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileDataEndToEndTests {
     @Test(.enabled(if: TerminalEndToEndTests.available, "needs tmux and a built stocks binary"),
           .timeLimit(.minutes(1)))
     func escapeSequencesInDataNeverReachTheTerminal() throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import StocksApp
 
-@Suite struct KeyDecoderTests {
+@Suite(.timeLimit(.minutes(5))) struct KeyDecoderTests {
     private func keys(_ bytes: [UInt8]) -> [Key] {
         var decoder = KeyDecoder()
         return decoder.decode(bytes)

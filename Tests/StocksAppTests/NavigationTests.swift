@@ -1,7 +1,7 @@
 import Testing
 @testable import StocksApp
 
-@Suite struct NavigationTests {
+@Suite(.timeLimit(.minutes(5))) struct NavigationTests {
     @Test func openCategoryScrollOpenStockAndBack() {
         var nav = NavigationState(categoryCount: 3, pageSize: 10)
         #expect(nav.handle(.down) == [.moved])

@@ -3,7 +3,7 @@ import StocksKit
 import Testing
 @testable import StocksApp
 
-@Suite struct ScreenRenderTests {
+@Suite(.timeLimit(.minutes(5))) struct ScreenRenderTests {
     private let rows = [
         StockSummary(id: "AAA", symbol: "AAA", last: 12.5, change: 2.5, percentChange: 25, spark: "▁▂▃▄"),
         StockSummary(id: "BBB", symbol: "BBB", last: 8, change: -2, percentChange: -20, spark: "▄▃▂▁"),

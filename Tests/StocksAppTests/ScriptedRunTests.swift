@@ -4,7 +4,7 @@ import StocksKit
 import Testing
 @testable import StocksApp
 
-@Suite(.serialized) struct ScriptedRunTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ScriptedRunTests {
     /// Plays `script` against a fresh app on the main queue and returns its figures.
     @MainActor
     private func play(_ script: KeyScript, mode: AppMode, universe: StockUniverse) async -> (RunFigures, Frame?) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Drives the real `stocks` binary in a detached tmux session. Skips when tmux or the binary is missing.
-@Suite struct TerminalEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct TerminalEndToEndTests {
     static let binary: URL? = {
         if let path = ProcessInfo.processInfo.environment["STOCKS_BIN"] { return URL(fileURLWithPath: path) }
         // The test bundle sits in the build's bin directory, next to the products.

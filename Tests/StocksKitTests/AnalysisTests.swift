@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Analysis.run")
+@Suite("Analysis.run", .timeLimit(.minutes(5)))
 struct AnalysisTests {
     private func day(_ y: Int, _ m: Int, _ d: Int) -> Date { StockDates.date(year: y, month: m, day: d)! }
 

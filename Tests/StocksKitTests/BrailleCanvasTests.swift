@@ -1,7 +1,7 @@
 import StocksKit
 import Testing
 
-@Suite("Braille canvas")
+@Suite("Braille canvas", .timeLimit(.minutes(5)))
 struct BrailleCanvasTests {
     private func single(_ x: Int, _ y: Int) -> String {
         var canvas = BrailleCanvas(width: 1, height: 1)

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Bundled data set")
+@Suite("Bundled data set", .timeLimit(.minutes(5)))
 struct BundledStocksTests {
     @Test func loadsBothFilesWithoutErrors() throws {
         let result = try BundledStocks.load()

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Cancellation")
+@Suite("Cancellation", .timeLimit(.minutes(5)))
 struct CancellationTests {
     private let long = noisySeries(count: 20_000)
 

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Chart renderer")
+@Suite("Chart renderer", .timeLimit(.minutes(5)))
 struct ChartRendererTests {
     private func assertShape(_ chart: Chart, width: Int, height: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(chart.rows.count == height, sourceLocation: sourceLocation)

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Forecast and summary")
+@Suite("Forecast and summary", .timeLimit(.minutes(5)))
 struct ForecastTests {
     @Test func aPerfectLineContinuesTheLineWithAZeroWidthBand() throws {
         let line = (0..<50).map { 3 * Double($0) + 10 }

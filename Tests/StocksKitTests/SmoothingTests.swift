@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Smoothing")
+@Suite("Smoothing", .timeLimit(.minutes(5)))
 struct SmoothingTests {
     @Test func simpleExponentialSmoothingMatchesHandComputation() throws {
         #expect(try ExponentialSmoothing.simple([1, 2, 3, 4], alpha: 0.5) == [1, 1.5, 2.25, 3.125])

@@ -1,7 +1,7 @@
 import StocksKit
 import Testing
 
-@Suite("Sparkline")
+@Suite("Sparkline", .timeLimit(.minutes(5)))
 struct SparklineTests {
     @Test func anIncreasingSeriesRisesFromLowestToHighestBlock() {
         #expect(Sparkline.render([1, 2, 3, 4, 5, 6, 7, 8], width: 8) == "▁▂▃▄▅▆▇█")

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("StockCSV parsing")
+@Suite("StockCSV parsing", .timeLimit(.minutes(5)))
 struct StockCSVParsingTests {
     private func day(_ y: Int, _ m: Int, _ d: Int) -> Date { StockDates.date(year: y, month: m, day: d)! }
 

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Date parsing")
+@Suite("Date parsing", .timeLimit(.minutes(5)))
 struct StockDatesTests {
     @Test(arguments: [
         ("Jan 1 2000", 2000, 1, 1),

@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Loading directories")
+@Suite("Loading directories", .timeLimit(.minutes(5)))
 struct StockDirectoryLoaderTests {
     /// A fresh temporary directory holding `files`, removed by the caller.
     private func makeDirectory(_ files: [String: String]) throws -> URL {

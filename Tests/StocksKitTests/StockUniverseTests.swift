@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Stock universe")
+@Suite("Stock universe", .timeLimit(.minutes(5)))
 struct StockUniverseTests {
     private func series(_ symbol: String, sector: Sector? = nil, source: String = "") -> PriceSeries {
         PriceSeries(symbol: symbol, dates: [StockDates.date(dayNumber: 0)], prices: [1], sector: sector, source: source)

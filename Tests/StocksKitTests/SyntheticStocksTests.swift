@@ -2,7 +2,7 @@ import Foundation
 import StocksKit
 import Testing
 
-@Suite("Synthetic stocks and PRNG")
+@Suite("Synthetic stocks and PRNG", .timeLimit(.minutes(5)))
 struct SyntheticStocksTests {
     @Test func splitMixMatchesTheReferenceSequence() {
         var mix = SplitMix64(seed: 0)

@@ -57,10 +57,20 @@ public final class WorkNode: Sendable {
     // MARK: Observing
 
     /// Whether the node was cancelled, by itself or by its queue's cancel-all.
+    ///
+    /// A finished item reports what it finished as: it is cancelled exactly when its state reads `.cancelled` (or
+    /// it was cancelled and then timed out). The answer is decided under the lock from the state alone: the flag read
+    /// first is only a shortcut, and may be stale by the time the lock is taken (a cancel-all's sweep can finish the
+    /// item in between).
     var isCancelled: Bool {
         if cancelFlag.load(ordering: .acquiring) { return true }
         return state.withLock { state in
-            guard let queue = state.queue, !state.isFinished else { return false }
+            if state.cancelRequested { return true }
+            if state.isFinished {
+                if case .cancelled = state.outcome { return true }
+                return false
+            }
+            guard let queue = state.queue else { return false }
             return queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed))
         }
     }
@@ -99,6 +109,7 @@ public final class WorkNode: Sendable {
             state.queue = queue
             queueRef.store(Unmanaged.passUnretained(queue), ordering: .releasing)
             if WorkEvents.isObserved { effects.append(.event(.added, self, queue, .pending)) }
+            defer { check(state) }
             if let verdict = state.verdict {
                 state.finish(verdict.outcome, node: self, into: &effects)
                 return .success(.finished)
@@ -120,13 +131,31 @@ public final class WorkNode: Sendable {
 
     /// Claims the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
     /// to the caller (no copy): the node no longer holds it, and the caller drops it once it has run.
+    ///
+    /// A node the runner claimed before its queue's cancel-all and starts after it does not run: cancel-all promises
+    /// that no item pending when it returns starts its body, and a claimed node is still pending. It finishes
+    /// cancelled here, unrun (the runner gives its slot back as for any stale node).
     func start() -> Body? {
-        state.withLock { state in
+        #if DEBUG || LANES_INTERNAL_CHECKS
+        runningQueue.debugHooks.claimed(self)
+        #endif
+        var effects: [Effect] = []
+        let body = state.withLock { state -> Body? in
             guard case .pending = state.phase, state.dependencies.isEmpty, !state.cancelRequested else { return nil }
+            defer { check(state) }
+            if queueCancelledAll {
+                state.cancelRequested = true
+                cancelFlag.store(true, ordering: .releasing)
+                state.finish(.cancelled, node: self, into: &effects)
+                if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
+                return nil
+            }
             state.phase = .running
             state.hasBody = false
             return state.body.take()
         }
+        Effects.run(consume effects)
+        return body
     }
 
     func setTask(_ task: Task<Void, Never>) {
@@ -164,7 +193,14 @@ public final class WorkNode: Sendable {
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
             let cancelled = state.cancelRequested || queueCancelledAll
+            if cancelled, !state.cancelRequested {
+                // Cancelled by a cancel-all it learnt of through the epoch: record it, so `isCancelled` agrees with
+                // the state without asking the queue again.
+                state.cancelRequested = true
+                cancelFlag.store(true, ordering: .releasing)
+            }
             state.finish(cancelled ? .cancelled : make(), node: self, into: &effects)
+            check(state)
             return true
         }
         Effects.run(consume effects)
@@ -184,8 +220,16 @@ public final class WorkNode: Sendable {
     /// result is true.
     @discardableResult
     func cancel(into effects: inout [Effect], batching: WorkQueue? = nil) -> Bool {
+        cancel(into: &effects, batching: batching, phase: nil)
+    }
+
+    /// `cancel(into:batching:)` that also reports the phase the node was in when this call cancelled it (untouched
+    /// if it was cancelled or finished already).
+    private func cancel(into effects: inout [Effect], batching: WorkQueue?, phase: UnsafeMutablePointer<NodeState.Phase>?) -> Bool {
         state.withLock { state -> Bool in
             guard !state.cancelRequested, !state.isFinished else { return false }
+            defer { check(state) }
+            phase?.pointee = state.phase
             state.cancelRequested = true
             cancelFlag.store(true, ordering: .releasing)
             switch state.phase {
@@ -209,6 +253,16 @@ public final class WorkNode: Sendable {
             }
             return false
         }
+    }
+
+    /// Cancels the node like ``cancel()`` and tells whether this call finished it before its body started (it was
+    /// idle or pending): then its body never runs. For the stress test, which must know it exactly.
+    package func _cancelBeforeStart() -> Bool {
+        var effects: [Effect] = []
+        var phase = NodeState.Phase.finished
+        _ = cancel(into: &effects, batching: nil, phase: &phase)
+        Effects.run(consume effects)
+        return phase == .idle || phase == .pending
     }
 
     /// Calls `handler` with the outcome when the node finishes, at once if it has.
@@ -265,6 +319,7 @@ public final class WorkNode: Sendable {
     func dependencyFinished(_ dependency: WorkNode, success: Bool, into effects: inout [Effect]) {
         state.withLock { state in
             guard let edge = state.dependencies.remove(dependency) else { return }
+            defer { check(state) }
             if !success {
                 switch edge.policy {
                 case .run: break
@@ -307,6 +362,7 @@ public final class WorkNode: Sendable {
                 let new = NodeState.effective(own: newValue, lent: state.lent)
                 effectiveLevel.store(new.rawValue, ordering: .relaxed)
                 state.priorityChanged(from: old, to: new, node: self, into: &effects)
+                check(state)
             }
             Effects.run(consume effects)
         }
@@ -318,6 +374,7 @@ public final class WorkNode: Sendable {
         state.withLock { state in
             guard !state.isFinished else { return }
             adjustLent(from: old, to: new, in: &state, into: &effects)
+            check(state)
         }
     }
 

@@ -94,6 +94,15 @@ struct QueueState {
         }
     }
 
+    /// A waiting member's last dependency finished (the `becameReady` effect): list it. Only a node in the waiting
+    /// list is: one whose dependencies finished between its enqueue and its admission was listed by the admission
+    /// itself, and listing it again would count it twice in `live` (the second entry goes stale when the first is
+    /// popped, but stays counted).
+    mutating func dependenciesFinished(_ node: WorkNode) {
+        guard node.slot.waitingIndex.load(ordering: .relaxed) >= 0 else { return }
+        becameReady(node)
+    }
+
     mutating func becameReady(_ node: WorkNode) {
         guard node.slot.member.load(ordering: .relaxed), node.slot.epoch.load(ordering: .relaxed) == epoch else { return }
         if !waitingNodes.isEmpty { unwait(node) }
@@ -158,14 +167,25 @@ struct QueueState {
 
     /// Accounts for a node that finished. `ran` is true when it held a running slot.
     mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
-        if ran { unrun(node, sync: sync) }
+        if ran { releaseSlot(node, sync: sync) }
         guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
         if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: ran)
     }
 
-    /// Gives back the running slot of a node that was popped (it finished, or went stale before it started).
+    /// Gives back the running slot of a node that was popped and went stale before it started (it was cancelled,
+    /// alone or by a cancel-all, between the pop and the start). A barrier that never ran lets the segments after it
+    /// go on, as a cancelled barrier that was never popped does.
     mutating func unrun(_ node: WorkNode, sync: Bool) {
+        releaseSlot(node, sync: sync)
+        if node.isBarrier, barrierRunning {
+            barrierRunning = false
+            skipCancelledBarriers()
+        }
+    }
+
+    /// Gives back the running slot of a node that was popped.
+    private mutating func releaseSlot(_ node: WorkNode, sync: Bool) {
         running -= 1
         if sync { syncRunning -= 1 }
         let index = node.slot.runningIndex.exchange(-1, ordering: .relaxed)
@@ -204,7 +224,14 @@ struct QueueState {
         } else if index >= 0 && index < segments.count {
             segments[index].unfinished -= 1
         }
-        while let front = segments.first, front.unfinished == 0, front.barrierCancelled, !barrierRunning {
+        skipCancelledBarriers()
+    }
+
+    /// Moves past front segments that are empty and closed by a cancelled barrier.
+    private mutating func skipCancelledBarriers() {
+        while let front = segments.first, front.unfinished == 0, front.barrierCancelled, !barrierRunning,
+            segments.count > 1
+        {
             advanceSegment()
         }
     }

@@ -41,6 +41,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let poppableMirror = Atomic<Bool>(false)
     /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
     let lingerBreaks = Atomic<UInt32>(0)
+    #if DEBUG || LANES_INTERNAL_CHECKS
+    /// Test hooks on the runners (see `RunnerHooks`).
+    let debugHooks = DebugHooks()
+    #endif
 
     /// Creates a queue.
     /// - Parameters:
@@ -166,6 +170,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             let result = state.beginCancelAll()
             cancelEpoch.store(state.epoch, ordering: .releasing)
             state.sweeping += 1
+            if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
             return (result.nodes, result.buckets, UncheckedChain(head: chain))
         }
         // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
@@ -280,6 +285,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             if poppableMirror.load(ordering: .relaxed) != poppable {
                 poppableMirror.store(poppable, ordering: .releasing)
             }
+            if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
             return result
         }
     }
@@ -301,14 +307,14 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     func nodesBecameReady(_ nodes: [WorkNode]) {
         update { state, action in
-            for node in nodes { state.becameReady(node) }
+            for node in nodes { state.dependenciesFinished(node) }
             state.requestRunners(into: &action)
         }
     }
 
     func nodeBecameReady(_ node: WorkNode) {
         update { state, action in
-            state.becameReady(node)
+            state.dependenciesFinished(node)
             state.requestRunners(into: &action)
         }
     }

@@ -3,10 +3,10 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite struct MemoryBudgetAsyncTests {
-    /// Yields until `condition` holds (the other task has queued its request); no sleeping.
-    private func until(_ condition: () -> Bool) async {
-        while !condition() { await Task.yield() }
+@Suite(.timeLimit(.minutes(5))) struct MemoryBudgetAsyncTests {
+    /// Waits until `condition` holds (the other task has queued its request), failing the test after a deadline.
+    private func until(_ condition: () -> Bool) async throws {
+        try await waitUntil("the other task's request", condition)
     }
 
     @Test func returnsAtOnceWhenThereIsRoomAndWaitsForARelease() async throws {
@@ -14,7 +14,7 @@ import Testing
         let first = try await budget.reserve(7, priority: .normal)
         #expect(first.bytes == 7)
         let waiter = Task { try await budget.reserve(5, priority: .visible) }
-        await until { budget.waiting == 1 }
+        try await until { budget.waiting == 1 }
         #expect(budget.inUse == 7)
         first.release()
         let second = try await waiter.value
@@ -28,7 +28,7 @@ import Testing
         let budget = MemoryBudget(limit: 10)
         let holder = try #require(budget.tryReserve(10))
         let waiter = Task { try await budget.reserve(5, priority: .normal) }
-        await until { budget.waiting == 1 }
+        try await until { budget.waiting == 1 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
         #expect(budget.waiting == 0)

@@ -3,7 +3,7 @@ import Lanes
 import LanesImages
 import Testing
 
-@Suite struct MemoryBudgetConcurrencyTests {
+@Suite(.timeLimit(.minutes(5))) struct MemoryBudgetConcurrencyTests {
     @Test func eightThreadsReservingAndReleasingNeverExceedTheLimit() async {
         let limit = 1_000
         let budget = MemoryBudget(limit: limit)

@@ -18,7 +18,7 @@ private final class GrantLog: Sendable {
     }
 }
 
-@Suite struct MemoryBudgetTests {
+@Suite(.timeLimit(.minutes(5))) struct MemoryBudgetTests {
     @Test func grantsAtOnceWhileThereIsRoomThenInOrderAsBytesAreReleased() throws {
         let budget = MemoryBudget(limit: 100)
         let log = GrantLog()

@@ -2,7 +2,7 @@ import Foundation
 import LanesImages
 import Testing
 
-@Suite struct DiskCacheBasicTests {
+@Suite(.timeLimit(.minutes(5))) struct DiskCacheBasicTests {
     @Test func roundTripCountsAndSizes() throws {
         try DiskTestSupport.withDirectory { directory in
             let cache = try DiskCache(directory: directory.appendingPathComponent("nested/images"), sizeLimit: 1 << 20)

@@ -3,7 +3,7 @@ import Lanes
 import LanesImages
 import Testing
 
-@Suite struct DiskCacheConcurrencyTests {
+@Suite(.timeLimit(.minutes(5))) struct DiskCacheConcurrencyTests {
     /// A payload that names its key, writer and version, and whose body is derived from them — so a reader can tell
     /// whether it got an intact value written for the key it asked for.
     private static func payload(key: String, writer: Int, version: Int, length: Int) -> Data {

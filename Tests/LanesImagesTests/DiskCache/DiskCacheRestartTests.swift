@@ -2,7 +2,7 @@ import Foundation
 import LanesImages
 import Testing
 
-@Suite struct DiskCacheRestartTests {
+@Suite(.timeLimit(.minutes(5))) struct DiskCacheRestartTests {
     @Test func aNewInstanceSeesTheEntriesInTheirRecencyOrder() throws {
         try DiskTestSupport.withDirectory { directory in
             let entry = 36 + 5 + 100

@@ -7,7 +7,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Fetch cancellation and timeouts")
+@Suite("Fetch cancellation and timeouts", .timeLimit(.minutes(5)))
 struct FetchCancelTests {
     @Test("cancel mid-body: .cancelled exactly once, at once, and the server sees the connection close")
     func cancelDuringTransfer() async throws {

@@ -22,7 +22,7 @@ private struct TemporaryDirectory {
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
 }
 
-@Suite("Fetch from file URLs")
+@Suite("Fetch from file URLs", .timeLimit(.minutes(5)))
 struct FetchFileTests {
     @Test("a file's bytes arrive, read on the file queue rather than inside fetch")
     func readsFile() async throws {

@@ -4,7 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Fetch over HTTP: answers and errors")
+@Suite("Fetch over HTTP: answers and errors", .timeLimit(.minutes(5)))
 struct FetchHTTPTests {
     @Test("a 200 with a body delivers exactly those bytes, in one request")
     func success() async throws {

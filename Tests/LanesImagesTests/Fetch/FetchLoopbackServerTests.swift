@@ -5,7 +5,7 @@ import LanesTesting
 import Testing
 
 /// The test server's own guarantees: it is bounded, and stopping it never hangs, whatever its connections are doing.
-@Suite("Fetch test server bounds")
+@Suite("Fetch test server bounds", .timeLimit(.minutes(5)))
 struct FetchLoopbackServerTests {
     @Test("requests beyond the limit are refused with a reset, which the fetch reports as a connection error")
     func refusesBeyondLimit() async throws {

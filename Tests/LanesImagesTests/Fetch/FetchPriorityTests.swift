@@ -4,7 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Fetch priority")
+@Suite("Fetch priority", .timeLimit(.minutes(5)))
 struct FetchPriorityTests {
     @Test("setPriority reaches the running URLSessionTask, live")
     func httpTaskPriority() async throws {

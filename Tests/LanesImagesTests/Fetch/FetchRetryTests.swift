@@ -12,7 +12,7 @@ import Darwin
 
 /// Backoff waits run on a `VirtualClock`: no retry happens until the test moves the clock, so each step is checked
 /// before the next one can start.
-@Suite("Fetch retries with backoff on the policy's clock")
+@Suite("Fetch retries with backoff on the policy's clock", .timeLimit(.minutes(5)))
 struct FetchRetryTests {
     @Test("500, 500, then 200: succeeds on the third request, each retry waiting for its backoff on the clock")
     func recoversAfterServerErrors() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The transfer state machine on its own (task references are plain numbers): every path hands the completion out
 /// once, with the right result, and asks for the right side effects.
-@Suite("Fetch transfer state machine")
+@Suite("Fetch transfer state machine", .timeLimit(.minutes(5)))
 struct FetchStateMachineTests {
     typealias Log = Recorder<Result<Data, FetchError>>
     typealias State = TransferState<Int>

@@ -5,7 +5,7 @@ import LanesTesting
 import Testing
 
 @MainActor
-@Suite("Image bindings")
+@Suite("Image bindings", .timeLimit(.minutes(5)))
 struct ImageBindingTests {
     /// A cell: what it shows, and how often it was handed something.
     final class Cell {

@@ -22,7 +22,7 @@ private struct Invert: ImageProcessor {
     }
 }
 
-@Suite("Images documentation examples")
+@Suite("Images documentation examples", .timeLimit(.minutes(5)))
 struct ImageDocumentationTests {
     @Test("Loading images for a list: pipeline, request, binding, prefetch, await, custom processor")
     func article() async throws {

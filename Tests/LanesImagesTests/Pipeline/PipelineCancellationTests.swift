@@ -4,7 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Pipeline cancellation and priority")
+@Suite("Pipeline cancellation and priority", .timeLimit(.minutes(5)))
 struct PipelineCancellationTests {
     @Test("The transfer is cancelled only when its last consumer leaves")
     func lastConsumerCancelsTheTransfer() throws {
@@ -97,7 +97,7 @@ struct PipelineCancellationTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))], holds: true)
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let waiter = Task { try await pipeline.image(for: ImageRequest(url: photoURL)) }
-        while pipeline.statistics.requests == 0 { await Task.yield() }
+        try await waitUntil("the request to reach the pipeline") { pipeline.statistics.requests > 0 }
         executor.runAll()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }

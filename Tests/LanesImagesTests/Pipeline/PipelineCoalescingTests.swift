@@ -4,7 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Pipeline coalescing")
+@Suite("Pipeline coalescing", .timeLimit(.minutes(5)))
 struct PipelineCoalescingTests {
     @Test("100 concurrent requests for one URL and chain cause 1 fetch, 1 decode and 1 filter run")
     func hundredRequestsOneOfEachStage() throws {

@@ -5,7 +5,7 @@ import LanesTesting
 import Testing
 
 /// The whole pipeline over real HTTP: URLSession against the loopback server.
-@Suite("Pipeline over HTTP")
+@Suite("Pipeline over HTTP", .timeLimit(.minutes(5)))
 struct PipelineHTTPTests {
     private func pipeline(_ policy: FetchPolicy) -> ImagePipeline {
         ImagePipeline(configuration: ImagePipelineConfiguration(fetcher: DataFetcher(policy: policy)))
@@ -21,7 +21,7 @@ struct PipelineHTTPTests {
                                    processors: [TiltShift()])
         let images = try await withThrowingTaskGroup(of: Bitmap.self) { group in
             for _ in 0..<20 { group.addTask { try await pipeline.image(for: request, priority: .visible) } }
-            while pipeline.statistics.requests < 20 { await Task.yield() }
+            try await waitUntil("20 requests") { pipeline.statistics.requests >= 20 }
             server.open("go")
             return try await group.reduce(into: [Bitmap]()) { $0.append($1) }
         }

@@ -4,7 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
-@Suite("Pipeline memory and disk")
+@Suite("Pipeline memory and disk", .timeLimit(.minutes(5)))
 struct PipelineMemoryTests {
     @Test("Decodes wait for room in the budget instead of all allocating at once")
     func decodesWaitForRoom() throws {

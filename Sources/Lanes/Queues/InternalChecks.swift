@@ -1,0 +1,105 @@
+import DequeModule
+import Foundation
+import Synchronization
+
+/// Lanes' self-checks: the queue and node state machines verify their invariants at the end of their critical
+/// sections and stop the process with the broken rule's name when one fails. Compiled into debug builds (and into
+/// any build made with `-Xswiftc -DLANES_INTERNAL_CHECKS`), off until switched on: by the environment
+/// (`LANES_INTERNAL_CHECKS=1`, read once) or by a test through ``isEnabled``. Release builds without the define
+/// have no checks and no switch to test.
+///
+/// ```swift
+/// InternalChecks.isEnabled = true   // the stress test does this before it starts
+/// ```
+package enum InternalChecks {
+    #if DEBUG || LANES_INTERNAL_CHECKS
+    private static let enabled = Atomic<Bool>(ProcessInfo.processInfo.environment["LANES_INTERNAL_CHECKS"] == "1")
+    /// Counts checks, to space out full scans.
+    private static let checks = Atomic<UInt64>(0)
+    #endif
+
+    /// Whether the checks run (always false in builds without them).
+    package static var isEnabled: Bool {
+        @inline(__always) get {
+            #if DEBUG || LANES_INTERNAL_CHECKS
+            return enabled.load(ordering: .relaxed)
+            #else
+            return false
+            #endif
+        }
+        set {
+            #if DEBUG || LANES_INTERNAL_CHECKS
+            enabled.store(newValue, ordering: .relaxed)
+            #endif
+        }
+    }
+
+    /// Whether this check should also scan every entry: always for small states; for a state of n entries, once in
+    /// max(256, n) checks, so that scanning costs O(1) per check amortised (a million items in one queue stay linear).
+    static func wantsFullScan(entries: Int) -> Bool {
+        #if DEBUG || LANES_INTERNAL_CHECKS
+        if entries <= 64 { return true }
+        return checks.add(1, ordering: .relaxed).newValue % UInt64(max(256, entries)) == 0
+        #else
+        return false
+        #endif
+    }
+
+    static func fail(_ what: String, _ rule: String) -> Never {
+        preconditionFailure("Lanes internal check failed (\(what)): \(rule)")
+    }
+}
+
+extension QueueState {
+    /// Checks the queue's books (called under its lock, at the end of every critical section, when enabled).
+    func _checkInvariants(queue name: String) {
+        func require(_ condition: Bool, _ rule: @autoclosure () -> String) {
+            if !condition { InternalChecks.fail("queue '\(name)'", rule()) }
+        }
+        require(limit >= 1, "limit \(limit) >= 1")
+        require(running >= 0 && syncRunning >= 0 && syncRunning <= running, "0 <= syncRunning \(syncRunning) <= running \(running)")
+        require(live >= 0 && unfinished >= 0 && workers >= 0 && sweeping >= 0,
+                "live \(live), unfinished \(unfinished), workers \(workers), sweeping \(sweeping) >= 0")
+        require(!barrierRunning || running == 1, "a running barrier runs alone (running \(running))")
+        require(runningNodes.count <= running, "tracked running \(runningNodes.count) <= running \(running)")
+        require(unfinished >= waitingNodes.count + live,
+                "unfinished \(unfinished) >= waiting \(waitingNodes.count) + ready \(live)")
+        require(!segments.isEmpty && segments[segments.count - 1].barrier == nil, "the last segment is open")
+        let entries = buckets.reduce(0) { $0 + $1.count } + runningNodes.count + waitingNodes.count + segments.count
+        guard InternalChecks.wantsFullScan(entries: entries) else { return }
+        for (index, segment) in segments.enumerated() {
+            require(segment.unfinished >= 0, "segment \(index) unfinished \(segment.unfinished) >= 0")
+            require(index == segments.count - 1 || segment.barrier != nil, "segment \(index) is closed by a barrier")
+        }
+        for (index, node) in runningNodes.enumerated() {
+            require(node.slot.runningIndex.load(ordering: .relaxed) == index, "running node \(node.label) knows its index")
+        }
+        for (index, node) in waitingNodes.enumerated() {
+            require(node.slot.waitingIndex.load(ordering: .relaxed) == index, "waiting node \(node.label) knows its index")
+            require(node.slot.member.load(ordering: .relaxed), "waiting node \(node.label) is a member")
+            require(node.slot.level.load(ordering: .relaxed) < 0, "waiting node \(node.label) has no ready entry")
+        }
+        var liveEntries = 0
+        for (level, bucket) in buckets.enumerated() {
+            for entry in bucket
+            where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
+                && entry.node.slot.level.load(ordering: .relaxed) == level
+            {
+                liveEntries += 1
+                require(entry.node.slot.member.load(ordering: .relaxed), "ready node \(entry.node.label) is a member")
+                require(entry.node.slot.epoch.load(ordering: .relaxed) == epoch,
+                        "ready node \(entry.node.label) was admitted in this cancel-all epoch")
+                require(entry.node.slot.waitingIndex.load(ordering: .relaxed) < 0,
+                        "ready node \(entry.node.label) is not also waiting")
+            }
+        }
+        require(liveEntries == live, "live entries \(liveEntries) == live \(live)")
+    }
+}
+
+extension WorkQueue {
+    /// Checks the queue's invariants now (whether or not the switch is on); stops the process if one is broken.
+    package func _checkInvariants() {
+        state.withLock { $0._checkInvariants(queue: name) }
+    }
+}

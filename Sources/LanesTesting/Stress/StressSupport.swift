@@ -1,0 +1,114 @@
+import Lanes
+import Synchronization
+
+/// A fixed table of atomic counters, `fields` per item: shared by the stress driver, the runners' hooks and the
+/// bodies without a lock (a lock would order the very threads the stress test wants to race).
+final class AtomicTable: @unchecked Sendable {
+    // @unchecked Sendable: the storage is allocated once in `init`, never moves or grows, and every element is an
+    // `Atomic`, read and written only through its atomic operations; `deinit` runs when no one else holds it.
+    private let storage: UnsafeMutablePointer<Atomic<Int>>
+    let rows: Int
+    let fields: Int
+
+    init(rows: Int, fields: Int, initial: Int = 0) {
+        self.rows = rows
+        self.fields = fields
+        storage = .allocate(capacity: rows * fields)
+        for index in 0..<(rows * fields) { (storage + index).initialize(to: Atomic(initial)) }
+    }
+
+    deinit {
+        storage.deinitialize(count: rows * fields)
+        storage.deallocate()
+    }
+
+    func load(_ row: Int, _ field: Int) -> Int { storage[row * fields + field].load(ordering: .acquiring) }
+
+    func store(_ row: Int, _ field: Int, _ value: Int) { storage[row * fields + field].store(value, ordering: .releasing) }
+
+    /// Adds one and returns the value before.
+    @discardableResult
+    func increment(_ row: Int, _ field: Int) -> Int {
+        storage[row * fields + field].add(1, ordering: .acquiringAndReleasing).oldValue
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so a stress run is reproducible from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// What broke during a stress run: the first messages in full, and how many there were.
+final class ViolationLog: Sendable {
+    private let state = LockedValue<(count: Int, first: [String])>((0, []))
+
+    func record(_ message: @autoclosure () -> String) {
+        let text = message()
+        state.withLock { state in
+            state.count += 1
+            if state.first.count < 20 { state.first.append(text) }
+        }
+    }
+
+    var snapshot: (count: Int, first: [String]) { state.withLock { $0 } }
+}
+
+/// The outcome of a stress run: what it did, and what broke (nothing, when `violations` is empty).
+package struct GraphStressReport: Sendable, CustomStringConvertible {
+    package var items = 0
+    package var bodies = 0
+    package var succeeded = 0
+    package var failed = 0
+    package var cancelled = 0
+    package var plainEdges = 0
+    package var typedEdges = 0
+    package var barriers = 0
+    package var cancels = 0
+    package var cancelledPending = 0
+    package var cancelAlls = 0
+    package var reprioritised = 0
+    package var limitChanges = 0
+    package var suspensions = 0
+    package var violationCount = 0
+    package var violations: [String] = []
+
+    package init() {}
+
+    package var description: String {
+        var text = "\(items) items (\(plainEdges) plain and \(typedEdges) typed edges, \(barriers) barriers): "
+        text += "\(bodies) bodies ran; \(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled; "
+        text += "\(cancels) cancels (\(cancelledPending) pending), \(cancelAlls) cancelAll, \(reprioritised) re-prioritised, "
+        text += "\(limitChanges) limit changes, \(suspensions) suspensions; \(violationCount) violations"
+        for violation in violations { text += "\n  - " + violation }
+        return text
+    }
+
+    package mutating func add(_ other: GraphStressReport) {
+        items += other.items
+        bodies += other.bodies
+        succeeded += other.succeeded
+        failed += other.failed
+        cancelled += other.cancelled
+        plainEdges += other.plainEdges
+        typedEdges += other.typedEdges
+        barriers += other.barriers
+        cancels += other.cancels
+        cancelledPending += other.cancelledPending
+        cancelAlls += other.cancelAlls
+        reprioritised += other.reprioritised
+        limitChanges += other.limitChanges
+        suspensions += other.suspensions
+        violationCount += other.violationCount
+        violations += other.violations.prefix(max(0, 20 - violations.count))
+    }
+}
