@@ -2,6 +2,7 @@ import CGLib
 import Dispatch
 import Foundation
 import Lanes
+import LanesGLib
 import Synchronization
 
 /// The probe's phases and their figures. Lives on the main actor; background threads only post work.

@@ -1,0 +1,100 @@
+import CGtk
+import Lanes
+import LanesImages
+
+/// One reusable grid cell: a picture at thumbnail size and a caption. Bound to a row, it shows the placeholder at
+/// once and loads the row's thumbnail through an `ImageBinding` (off the main thread; never another row's image);
+/// unbound, it withdraws the load.
+@MainActor
+final class PhotoCell {
+    static let thumbnail = TargetSize(maxWidth: 160, maxHeight: 120)
+
+    let root: Widget
+    let picture: Widget
+    let caption: Widget
+    private(set) var row: Int?
+    private(set) var priority: WorkPriority = .prefetch
+    private unowned let page: PhotosPage
+    private lazy var binding = ImageBinding(
+        pipeline: page.pipeline,
+        placeholder: { [unowned self] _ in showPlaceholder() },
+        handler: { [unowned self] request, result in deliver(request, result) })
+
+    init(page: PhotosPage) {
+        self.page = page
+        root = gtk_box_new(page.useGrid ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL, 8)
+        picture = gtk_picture_new()
+        caption = gtk_label_new("")
+        gtk_widget_set_size_request(picture, Int32(Self.thumbnail.maxWidth), Int32(Self.thumbnail.maxHeight))
+        gtk_picture_set_can_shrink(gcast(picture), 0)
+        gtk_label_set_ellipsize(gcast(caption), PANGO_ELLIPSIZE_END)
+        if page.useGrid { gtk_widget_set_size_request(caption, Int32(Self.thumbnail.maxWidth), -1) }
+        gtk_label_set_xalign(gcast(caption), 0)
+        gtk_box_append(gcast(root), picture)
+        gtk_box_append(gcast(root), caption)
+    }
+
+    /// Shows row `row` (a list item's `bind`).
+    func bind(_ row: Int) {
+        self.row = row
+        setLabel(caption, page.library.title(row))
+        if page.naive {
+            page.renderNaively(row, into: self)
+            return
+        }
+        priority = page.isVisible(self) ? .visible : .prefetch
+        let request = page.thumbnailRequest(row)
+        if !binding.show(request, priority: priority) { page.stats.rendersStarted += 1 }
+    }
+
+    /// Stops showing the row (a list item's `unbind`, or the page being left): the load is withdrawn.
+    func unbind() {
+        if !page.naive, binding.request != nil, !binding.isLoaded { page.stats.rendersCancelled += 1 }
+        if !page.naive { binding.clear() }
+        row = nil
+        showPlaceholder()
+    }
+
+    /// Loads the row again after the page was left and came back.
+    func resume() {
+        guard let row, !page.naive, binding.request == nil else { return }
+        bind(row)
+    }
+
+    /// Withdraws the load but keeps the row (the page was left).
+    func suspend() {
+        guard !page.naive, binding.request != nil else { return }
+        if !binding.isLoaded { page.stats.rendersCancelled += 1 }
+        binding.clear()
+    }
+
+    /// Moves the load between visible and prefetch priority as the cell enters or leaves the viewport.
+    func updatePriority(visible: Bool) {
+        let wanted: WorkPriority = visible ? .visible : .prefetch
+        guard wanted != priority, !page.naive else { return }
+        priority = wanted
+        binding.setPriority(wanted)
+    }
+
+    func showPlaceholder() {
+        gtk_picture_set_paintable(gcast(picture), page.placeholder)
+    }
+
+    func show(_ bitmap: Bitmap) {
+        if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
+        setTexture(makeTexture(bitmap), in: picture)
+    }
+
+    private func deliver(_ request: ImageRequest, _ result: Result<Bitmap, any Error>) {
+        Profile.measure("deliver") { deliverNow(request, result) }
+    }
+
+    private func deliverNow(_ request: ImageRequest, _ result: Result<Bitmap, any Error>) {
+        page.stats.delivered += 1
+        if page.isSuspended { page.stats.deliveredWhileLeft += 1 }
+        switch result {
+        case .success(let bitmap): show(bitmap)
+        case .failure: gtk_picture_set_paintable(gcast(picture), page.failedPlaceholder)
+        }
+    }
+}
