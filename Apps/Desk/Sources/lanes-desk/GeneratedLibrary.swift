@@ -48,15 +48,19 @@ struct GeneratedLibrary: Sendable {
         let x0 = min(max(0, variant.centreX * Double(source.width) - cropW / 2), Double(source.width) - cropW)
         let y0 = min(max(0, variant.centreY * Double(source.height) - cropH / 2), Double(source.height) - cropH)
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        // 2 × 2 samples when shrinking (thumbnails), one when the crop is about the output's size (the detail view).
+        let samples = scale > 1.5 ? 4 : 1
         source.withUnsafePixels { src in
             let sw = source.width, sh = source.height
             for y in 0..<height {
                 for x in 0..<width {
                     var r = 0, g = 0, b = 0
-                    for sub in 0..<4 {
+                    for sub in 0..<samples {
                         // Output (x, y) → unrotated crop coordinates (u, v) in 0..<1.
-                        let fx = (Double(x) + 0.25 + 0.5 * Double(sub & 1)) / Double(width)
-                        let fy = (Double(y) + 0.25 + 0.5 * Double(sub >> 1)) / Double(height)
+                        let offsetX = samples == 1 ? 0.5 : 0.25 + 0.5 * Double(sub & 1)
+                        let offsetY = samples == 1 ? 0.5 : 0.25 + 0.5 * Double(sub >> 1)
+                        let fx = (Double(x) + offsetX) / Double(width)
+                        let fy = (Double(y) + offsetY) / Double(height)
                         let (u, v): (Double, Double)
                         switch turns {
                         case 1: (u, v) = (fy, 1 - fx)
@@ -70,9 +74,9 @@ struct GeneratedLibrary: Sendable {
                         r += Int(src[offset]); g += Int(src[offset + 1]); b += Int(src[offset + 2])
                     }
                     let offset = (y * width + x) * 4
-                    pixels[offset] = UInt8(r / 4)
-                    pixels[offset + 1] = UInt8(g / 4)
-                    pixels[offset + 2] = UInt8(b / 4)
+                    pixels[offset] = UInt8(r / samples)
+                    pixels[offset + 1] = UInt8(g / samples)
+                    pixels[offset + 2] = UInt8(b / samples)
                 }
             }
         }

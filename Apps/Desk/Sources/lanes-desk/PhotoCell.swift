@@ -13,7 +13,7 @@ final class PhotoCell {
     let picture: Widget
     let caption: Widget
     private(set) var row: Int?
-    private(set) var priority: WorkPriority = .prefetch
+    private(set) var priority: WorkPriority?
     private unowned let page: PhotosPage
     private lazy var binding = ImageBinding(
         pipeline: page.pipeline,
@@ -34,7 +34,7 @@ final class PhotoCell {
         gtk_box_append(gcast(root), caption)
     }
 
-    /// Shows row `row` (a list item's `bind`).
+    /// Shows row `row` (a list item's `bind`): loads it now if it is on or near the screen, else when it comes near.
     func bind(_ row: Int) {
         self.row = row
         setLabel(caption, page.library.title(row))
@@ -42,38 +42,50 @@ final class PhotoCell {
             page.renderNaively(row, into: self)
             return
         }
-        priority = page.isVisible(self) ? .visible : .prefetch
-        let request = page.thumbnailRequest(row)
-        if !binding.show(request, priority: priority) { page.stats.rendersStarted += 1 }
+        showPlaceholder()
+        updatePriority(page.priority(for: row))
     }
 
-    /// Stops showing the row (a list item's `unbind`, or the page being left): the load is withdrawn.
+    /// Stops showing the row (a list item's `unbind`): the load is withdrawn.
     func unbind() {
-        if !page.naive, binding.request != nil, !binding.isLoaded { page.stats.rendersCancelled += 1 }
-        if !page.naive { binding.clear() }
+        withdraw()
         row = nil
+        priority = nil
         showPlaceholder()
     }
 
     /// Loads the row again after the page was left and came back.
     func resume() {
-        guard let row, !page.naive, binding.request == nil else { return }
-        bind(row)
+        guard let row, !page.naive else { return }
+        priority = nil
+        updatePriority(page.priority(for: row))
     }
 
     /// Withdraws the load but keeps the row (the page was left).
     func suspend() {
+        withdraw()
+        priority = nil
+    }
+
+    /// Starts, re-prioritises or withdraws the row's load: `nil` means too far from the viewport to load now.
+    func updatePriority(_ wanted: WorkPriority?) {
+        guard let row, !page.naive, wanted != priority else { return }
+        priority = wanted
+        guard let wanted else {
+            withdraw()
+            return
+        }
+        if binding.request == nil {
+            if !binding.show(page.thumbnailRequest(row), priority: wanted) { page.stats.rendersStarted += 1 }
+        } else {
+            binding.setPriority(wanted)
+        }
+    }
+
+    private func withdraw() {
         guard !page.naive, binding.request != nil else { return }
         if !binding.isLoaded { page.stats.rendersCancelled += 1 }
         binding.clear()
-    }
-
-    /// Moves the load between visible and prefetch priority as the cell enters or leaves the viewport.
-    func updatePriority(visible: Bool) {
-        let wanted: WorkPriority = visible ? .visible : .prefetch
-        guard wanted != priority, !page.naive else { return }
-        priority = wanted
-        binding.setPriority(wanted)
     }
 
     func showPlaceholder() {

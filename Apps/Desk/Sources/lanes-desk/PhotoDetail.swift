@@ -78,7 +78,7 @@ final class PhotoDetail {
     private var fullSize: TargetSize {
         let width = max(320, Int(gtk_widget_get_width(picture)))
         let height = max(240, Int(gtk_widget_get_height(picture)))
-        return TargetSize(maxWidth: min(width, 1600), maxHeight: min(height, 1200))
+        return TargetSize(maxWidth: min(width, 1200), maxHeight: min(height, 900))
     }
 
     /// Withdraws the renders in flight.

@@ -132,25 +132,65 @@ final class PhotosPage {
 
     // MARK: Viewport
 
+    /// How far beyond the viewport (in viewport heights) bound rows are prefetched. GTK keeps ~200 rows bound
+    /// around the viewport; loading all of them would spend the cores on rows far from view.
+    static let prefetchScreens = 1.5
+
+    /// The priority row `row` should load at now: visible in the viewport, prefetch near it, nil when too far to load
+    /// yet. The list's rows are all the same height, so the adjustment says which rows the viewport shows.
+    func priority(for row: Int) -> WorkPriority? {
+        let adjustment = self.adjustment
+        let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
+        let value = gtk_adjustment_get_value(adjustment)
+        guard upper > 0, page > 0, library.count > 0 else { return row < 12 ? .visible : .prefetch }
+        let rowsPerLine = useGrid ? max(1, gridColumns) : 1
+        let lineHeight = upper / Double((library.count + rowsPerLine - 1) / rowsPerLine)
+        let top = Double(row / rowsPerLine) * lineHeight, bottom = top + lineHeight
+        if bottom > value && top < value + page { return .visible }
+        let margin = page * Self.prefetchScreens
+        if bottom > value - margin && top < value + page + margin { return .prefetch }
+        return nil
+    }
+
+    /// Columns of the grid (from the widest cell seen; GTK 4.8 does not say).
+    private var gridColumns: Int {
+        let width = Double(gtk_widget_get_width(scroller))
+        return min(12, max(1, Int(width / Double(PhotoCell.thumbnail.maxWidth + 12))))
+    }
+
     /// Whether `cell` intersects the scrolled viewport now (GTK binds ~200 rows beyond it; those are prefetch).
     func isVisible(_ cell: PhotoCell) -> Bool {
+        // GTK keeps recycled items beyond the viewport bound but not drawn; their old allocation is stale.
+        guard gtk_widget_is_drawable(cell.root) != 0 else { return false }
         var bounds = graphene_rect_t()
         guard gtk_widget_compute_bounds(cell.root, scroller, &bounds) != 0 else { return false }
         let height = Float(gtk_widget_get_height(scroller))
         return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < height
     }
 
-    /// Once a frame: promotes cells that entered the viewport, demotes those that left.
+    /// Once a frame: promotes rows that entered the viewport, demotes those that left, starts rows that came near
+    /// and withdraws rows that went far.
     func updatePriorities() {
-        guard !naive, !isSuspended, gtk_widget_get_mapped(scroller) != 0 else { return }
-        for cell in cells.values where cell.row != nil {
-            cell.updatePriority(visible: isVisible(cell))
+        guard !naive, !isSuspended else { return }
+        for cell in cells.values {
+            guard let row = cell.row else { continue }
+            cell.updatePriority(priority(for: row))
         }
     }
 
     /// Bound cells that are visible now, with their rows.
     func visibleCells() -> [PhotoCell] {
         cells.values.filter { $0.row != nil && isVisible($0) }
+    }
+
+    /// Bound cells whose picture lies wholly inside the viewport (what a screenshot shows uncovered).
+    func whollyVisibleCells() -> [PhotoCell] {
+        let height = Float(gtk_widget_get_height(scroller))
+        return visibleCells().filter { cell in
+            var bounds = graphene_rect_t()
+            guard gtk_widget_compute_bounds(cell.picture, scroller, &bounds) != 0 else { return false }
+            return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= height
+        }
     }
 
     // MARK: Leaving and coming back

@@ -74,7 +74,7 @@ enum Scripts {
         await settle(app)
         if let path = app.options.screenshot {
             do {
-                try Screenshot.save(app.window, to: path, cells: app.photos.visibleCells())
+                try Screenshot.save(app.window, to: path, cells: app.photos.whollyVisibleCells())
             } catch {
                 FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
             }
@@ -98,7 +98,7 @@ enum Scripts {
     static func leavePhotos(_ app: DeskApp) async {
         let adjustment = app.photos.adjustment
         gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + 20_000)
-        await pause(120)
+        await pause(25)
         let before = app.photos.inFlight
         let deliveredBefore = app.photos.stats.deliveredWhileLeft
         let left = DispatchTime.now().uptimeNanoseconds
@@ -222,7 +222,8 @@ enum Scripts {
             detail.setBand(0.2 + 0.6 * Double(step) / 59)
             await pause(33)
         }
-        await pause(1500)
+        let shown = detail.fullShown_
+        for _ in 0..<100 where detail.fullShown_ == shown { await pause(100) }  // the last full render, ≤ 10 s
         record(app, "detail_renders_requested", Double(detail.requested - requested))
         record(app, "detail_renders_cancelled", Double(detail.cancelled - cancelled))
         record(app, "detail_previews_shown", Double(detail.previewsShown))

@@ -20,7 +20,7 @@ enum ChildProcess {
         _ product: String, _ arguments: [String], environment extra: [String: String] = [:], deadline: Double
     ) throws -> Output {
         let process = Process()
-        process.executableURL = productsDirectory.appending(path: product)
+        process.executableURL = product.hasPrefix("/") ? URL(fileURLWithPath: product) : productsDirectory.appending(path: product)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let out = Pipe()
