@@ -27,9 +27,11 @@ let package = Package(
         // Core: work queues, work items, dependencies, cancellation, priorities, events.
         .target(
             name: "Lanes",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            dependencies: ["CLanesDispatch", .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
+        // C shim over libdispatch's main-queue run-loop SPI (the eventfd and the drain), for MainQueueDriver.
+        .target(name: "CLanesDispatch"),
         // Test support users import: manual executor, virtual clock, gates.
         .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
         // Per-cell content loading (dedupe, cache, stale guard, prefetch) and the headless list model.
@@ -56,7 +58,11 @@ let package = Package(
         ),
         // Decoder fuzz target: built with `scripts/fuzz` (-sanitize=fuzzer); a plain build replays a corpus.
         .executableTarget(name: "lanes-fuzz", dependencies: ["LanesImages"], swiftSettings: strict),
-        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting", "lanes-main-probe"], swiftSettings: strict),
+        // A child process for the main-thread tests: its real main thread runs the loop the test names.
+        .executableTarget(
+            name: "lanes-main-probe", dependencies: ["Lanes", "LanesTesting"], path: "Tests/LanesMainProbe",
+            swiftSettings: strict),
         .testTarget(name: "LanesListsTests", dependencies: ["LanesLists", "LanesTesting"], swiftSettings: strict),
         .testTarget(
             name: "LanesImagesTests",

@@ -9,13 +9,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Entry point of the `stocks` terminal app.
+/// Entry point of the `stocks` terminal app. It runs on the process's main thread with ``Lanes/MainLoop`` (not
+/// `dispatchMain()`, which on Linux would hand the main queue, and so the controller, to a worker thread).
 ///
 /// ```swift
+/// // main.swift: synchronous top-level code, on the main thread
 /// exit(StocksMain.run(CommandLine.arguments))
 /// ```
+@MainActor
 public enum StocksMain {
-    /// Runs the app; returns an exit status when it does not exit by itself.
+    /// Runs the app on the main thread until it quits; returns its exit status.
     public static func run(_ arguments: [String]) -> Int32 {
         var options: AppOptions
         do {
@@ -48,7 +51,7 @@ public enum StocksMain {
         if let script = options.script {
             return runScript(script, options: options, data: data, trace: trace)
         }
-        runInteractive(options: options, data: data, trace: trace)
+        return runInteractive(options: options, data: data, trace: trace)
     }
 
     private static func runScript(
@@ -74,71 +77,76 @@ public enum StocksMain {
             if options.printsScreen, let frame = app.lastFrame { print(frame.text + "\n") }
             print(figures.report)
             finishTrace(trace)
-            exit(0)
+            MainLoop.stop()
         }
-        DispatchQueue.main.async { runner.start() }
-        dispatchMain()
+        MainLoop.run { runner.start() }
+        return 0
     }
 
-    private static func runInteractive(options: AppOptions, data: StockData, trace: TraceRecorder?) -> Never {
+    private static func runInteractive(options: AppOptions, data: StockData, trace: TraceRecorder?) -> Int32 {
         let terminal: TerminalSession
         do {
             terminal = try TerminalSession.enter()
         } catch {
             printError("stocks: \(error)")
-            exit(1)
+            return 1
         }
         let size = TerminalSession.size
         let app = StocksController(
             universe: data.universe, mode: options.mode, width: size.width, height: size.height,
             title: "stocks · \(data.summary)") { frame in terminal.show(frame) }
         if !data.errors.isEmpty { app.notice = "\(data.errors.count) data errors (first: \(data.errors[0]))" }
-        let quit: @Sendable (Int32) -> Void = { status in
+        let exitStatus = LockedValue<Int32?>(nil)
+        let quit: @MainActor (Int32) -> Void = { status in
+            let first = exitStatus.withLock { recorded -> Bool in
+                guard recorded == nil else { return false }
+                recorded = status
+                return true
+            }
+            guard first else { return }
             app.stop()
             restoreTerminal()
             finishTrace(trace)
-            exit(status)
+            MainLoop.stop()
         }
         app.onQuit = { quit(0) }
         let decoder = LockedValue(KeyDecoder())
+        // The input and signal sources deliver on the main queue, which MainLoop drains on the main thread.
         let input = ReadabilitySource(fileDescriptor: STDIN_FILENO, on: .main, label: "keys") { readable in
-            switch readable.read() {
-            case .bytes(let bytes):
-                for key in decoder.withLock({ $0.decode(bytes) }) { app.handle(key) }
-            case .endOfFile, .failed:
-                quit(0)
-            case .wouldBlock:
-                break
+            let outcome = readable.read()
+            MainActor.assumeIsolated {
+                switch outcome {
+                case .bytes(let bytes):
+                    for key in decoder.withLock({ $0.decode(bytes) }) { app.handle(key) }
+                case .endOfFile, .failed:
+                    quit(0)
+                case .wouldBlock:
+                    break
+                }
             }
         }
         let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
             source.setEventHandler {
-                if number == SIGWINCH {
-                    let size = TerminalSession.size
-                    terminal.invalidate()
-                    app.resize(width: size.width, height: size.height)
-                } else {
-                    quit(128 + number)
+                MainActor.assumeIsolated {
+                    if number == SIGWINCH {
+                        let size = TerminalSession.size
+                        terminal.invalidate()
+                        app.resize(width: size.width, height: size.height)
+                    } else {
+                        quit(128 + number)
+                    }
                 }
             }
             source.activate()
             return source
         }
-        // Keep the sources alive for the life of the process.
-        StocksMain.keepAlive.withLock { $0 = KeepAlive(input: input, signals: signals) }
-        DispatchQueue.main.async { app.start() }
-        dispatchMain()
+        MainLoop.run { app.start() }
+        // The sources lived as long as the loop ran.
+        withExtendedLifetime((input, signals)) {}
+        return exitStatus.withLock { $0 } ?? 0
     }
-
-    private struct KeepAlive: @unchecked Sendable {
-        // Dispatch sources are thread-safe; this box only keeps them alive and is never read.
-        var input: ReadabilitySource?
-        var signals: [any DispatchSourceSignal] = []
-    }
-
-    private static let keepAlive = LockedValue(KeepAlive())
 
     private static func finishTrace(_ trace: TraceRecorder?) {
         guard let trace else { return }

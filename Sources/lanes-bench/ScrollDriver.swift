@@ -17,6 +17,7 @@ enum ScrollMode: String, CaseIterable, Sendable {
 }
 
 /// A cell of the benchmark's list.
+@MainActor
 final class ScrollCell {
     /// The row the list shows in this cell now (nil while in the reuse pool).
     var row: Int?
@@ -26,7 +27,8 @@ final class ScrollCell {
 }
 
 /// Plays the scroll script on the main queue with a 60 Hz frame tick, in one mode, and measures it. Lives on the
-/// main queue.
+/// main actor.
+@MainActor
 final class ScrollDriver {
     static let rowCount = 10_000
     static let visibleRows = 20.0
@@ -121,15 +123,15 @@ final class ScrollDriver {
                 guard case .willDisplay(let row, let cell) = event else { return }
                 cell.content = nil
                 let renderer = self.renderer, group = background
-                let target = MainBound((self, cell))
                 group.enter()
-                DispatchQueue.global().async {
+                DispatchQueue.global().async { [self] in
                     let image = renderer.render(row: row)!
                     DispatchQueue.main.async {
-                        let (driver, cell) = target.value
-                        let start = now()
-                        driver.deliver(image, to: cell, completion: true)
-                        driver.probe.delivered(duration: now() - start)
+                        MainActor.assumeIsolated {
+                            let start = now()
+                            self.deliver(image, to: cell, completion: true)
+                            self.probe.delivered(duration: now() - start)
+                        }
                         group.leave()
                     }
                 }
@@ -164,8 +166,7 @@ final class ScrollDriver {
         let first = now() + 50_000_000
         probe.origin = first
         segmentStart = first
-        let me = MainBound(self)
-        timer.setEventHandler { me.value.tick() }
+        timer.setEventHandler { [self] in MainActor.assumeIsolated { tick() } }  // a source on the main queue
         timer.schedule(
             deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(FrameProbe.interval)),
             leeway: .nanoseconds(0))

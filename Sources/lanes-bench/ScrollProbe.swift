@@ -55,24 +55,3 @@ func quantile(_ samples: [Double], _ q: Double) -> Double {
     let rank = Int((q * Double(sorted.count)).rounded(.up)) - 1
     return sorted[min(max(rank, 0), sorted.count - 1)]
 }
-
-/// Carries a main-queue object through a hop to another thread and back.
-struct MainBound<Value>: @unchecked Sendable {
-    // @unchecked Sendable: the wrapped object belongs to the main queue. The box only travels through closures
-    // that run elsewhere; `value` is read on the main queue alone, which the assertion checks in debug builds.
-    private let wrapped: Value
-
-    init(_ value: Value) { wrapped = value }
-
-    var value: Value {
-        assert(MainQueue.isCurrent, "MainBound read off the main queue")
-        return wrapped
-    }
-}
-
-/// Runs `body` on the main queue and returns its result.
-func onMain<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.main.async { continuation.resume(returning: body()) }
-    }
-}

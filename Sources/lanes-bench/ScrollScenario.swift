@@ -27,24 +27,26 @@ func scrollScenario(repeats: Int, quick: Bool) async -> [Row] {
 
 private func playScroll(mode: ScrollMode, renderer: RowRenderer, quick: Bool, renderMilliseconds: Double) async -> Row {
     let load = loadAverage()
-    let driver: MainBound<ScrollDriver> = await withCheckedContinuation { continuation in
+    let driver: ScrollDriver = await withCheckedContinuation { continuation in
         DispatchQueue.main.async {
-            let driver = ScrollDriver(mode: mode, renderer: renderer, quick: quick)
-            let bound = MainBound(driver)
-            driver.start { continuation.resume(returning: bound) }
+            MainActor.assumeIsolated {
+                let driver = ScrollDriver(mode: mode, renderer: renderer, quick: quick)
+                driver.start { continuation.resume(returning: driver) }
+            }
         }
     }
     // Let what is still in flight finish, so every render is counted: Lanes' cancelled items and the naive
     // background backlog (whose late deliveries still land in cells).
-    let (queue, group) = await onMain { (driver.value.renderQueue, driver.value.background) }
+    let (queue, group) = await MainActor.run { (driver.renderQueue, driver.background) }
     if let queue { await queue.idle() }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         group.notify(queue: .main) { continuation.resume() }
     }
     await WorkQueue.main.idle()
-    return await onMain { summarize(driver.value, load: load, renderMilliseconds: renderMilliseconds) }
+    return await MainActor.run { summarize(driver, load: load, renderMilliseconds: renderMilliseconds) }
 }
 
+@MainActor
 private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds: Double) -> Row {
     let probe = driver.probe
     let counters = driver.renderer.counters

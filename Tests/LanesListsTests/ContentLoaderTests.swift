@@ -3,6 +3,7 @@ import LanesLists
 import LanesTesting
 import Testing
 
+@MainActor
 @Suite("ContentLoader")
 struct ContentLoaderTests {
     @Test("requests for the same key share one item and all get the result")

@@ -7,6 +7,7 @@ private final class Log {
     var cellOf: [Int: Int] = [:]   // row → cell id at will-display
 }
 
+@MainActor
 private func makeList(rows: Int, viewport: Double, ahead: Double, behind: Double) -> (ListModel<Int>, Log) {
     var next = 0
     let list = ListModel(rowCount: rows, rowHeight: 10, viewportHeight: viewport, preloadAhead: ahead, preloadBehind: behind) {
@@ -21,6 +22,7 @@ private func makeList(rows: Int, viewport: Double, ahead: Double, behind: Double
     return (list, log)
 }
 
+@MainActor
 @Suite("ListModel")
 struct ListModelTests {
     @Test("visible rows are those intersecting the viewport")

@@ -4,6 +4,7 @@ import LanesTesting
 import Testing
 
 /// A list wired to a loader with `connect`: the seeds' behaviour with no app code beyond the binding.
+@MainActor
 @Suite("ListModel wired to a ContentLoader")
 struct ListWiringTests {
     private func makeList(_ h: LoaderHarness, rows: Int = 1_000, viewport: Double, ahead: Double = 1, behind: Double = 0)

@@ -3,6 +3,7 @@ import LanesLists
 import LanesTesting
 import Testing
 
+@MainActor
 @Suite("Reused cells and invalidate")
 struct ReuseAndInvalidateTests {
     @Test("row 3's cell is reused for row 40 while row 3 renders: row 3's result never reaches it")

@@ -67,6 +67,7 @@ struct TestFailure: Error, Equatable {
 }
 
 /// A cell with a binding that logs what it was handed.
+@MainActor
 final class TestCell {
     let id: Int
     var shown: [String] = []

@@ -16,7 +16,7 @@ struct CancellationTests {
         item.cancel()
         #expect(item.state == .cancelled)
         #expect(cancels.state == .cancelled)
-        await #expect(throws: LanesError.cancelled("victim")) { try await item.value }
+        await #expect(throws: CancellationError.self) { try await item.value }
         manual.runAll()
         let didRun = ran.load(ordering: .relaxed)
         #expect(!didRun)
@@ -42,7 +42,7 @@ struct CancellationTests {
         #expect(item.state == .running)
         item.cancel()
         item.cancel()
-        await #expect(throws: LanesError.self) { try await item.value }
+        await #expect(throws: CancellationError.self) { try await item.value }
         #expect(item.state == .cancelled)
         #expect(item.isCancelled)
         #expect(handlerRuns.load(ordering: .relaxed) == 1)
@@ -77,7 +77,7 @@ struct CancellationTests {
         #expect(pending.allSatisfy { $0.state == .cancelled })
         let after = queue.add { _ in "fresh" }
         gate.open()
-        await #expect(throws: LanesError.cancelled("head")) { try await head.value }  // the running head was flagged
+        await #expect(throws: CancellationError.self) { try await head.value }  // the running head was flagged
         #expect(try await after.value == "fresh")
         await queue.idle()
         #expect(bodies.load(ordering: .relaxed) == 0)
@@ -123,7 +123,7 @@ struct CancellationTests {
         let sawCancel = seenCancelled.load(ordering: .relaxed)
         #expect(sawCancel)
         #expect(bodies.load(ordering: .relaxed) == 0)
-        await #expect(throws: LanesError.cancelled("held")) { try await held.value }
+        await #expect(throws: CancellationError.self) { try await held.value }
         // The queue works normally afterwards, barriers included.
         let log = Recorder<String>()
         queue.add { _ in log.append("a") }
@@ -160,7 +160,7 @@ struct CancellationTests {
         let late = lateHandler.load(ordering: .relaxed)
         #expect(late == 1)
         #expect(plain.state == .cancelled)
-        await #expect(throws: LanesError.cancelled("plain")) { try await plain.value }
+        await #expect(throws: CancellationError.self) { try await plain.value }
         // A handler registered while running, then a cancel-all: fired once; items added afterwards run normally.
         let fired = Gate()
         let count = Atomic<Int>(0)
@@ -180,5 +180,43 @@ struct CancellationTests {
         #expect(fires == 1)
         #expect(second.state == .cancelled)
         #expect(try await queue.add(label: "after") { _ in 3 }.value == 3)
+    }
+}
+
+@Suite("Cancellation looks like Swift's", .timeLimit(.minutes(1)))
+struct SwiftCancellationTests {
+    @Test("catch is CancellationError catches an awaited item that was cancelled, or whose awaiting task was")
+    func awaitedCancellation() async throws {
+        let manual = ManualExecutor()
+        let queue = WorkQueue("swift", maxConcurrency: 1, executor: manual)
+        let cancelled = queue.add(label: "cancelled") { _ in 1 }
+        cancelled.cancel()
+        var caught = false
+        do { _ = try await cancelled.value } catch is CancellationError { caught = true }
+        #expect(caught)
+        if case .failure(let error) = await cancelled.result { #expect(error is CancellationError) } else { Issue.record("succeeded") }
+
+        // The awaiting task is cancelled (before or after it registers): the item, awaited by nobody else, is too.
+        let awaited = queue.add(label: "awaited") { _ in 2 }
+        let task = Task { () -> Bool in
+            do { _ = try await awaited.value } catch is CancellationError { return true } catch {}
+            return false
+        }
+        task.cancel()
+        #expect(await task.value)
+        #expect(awaited.state == .cancelled)
+        manual.runAll()
+    }
+
+    @Test("callbacks keep LanesError.cancelled, which names the item")
+    func callbackCancellation() async throws {
+        let manual = ManualExecutor()
+        let queue = WorkQueue("named", maxConcurrency: 1, executor: manual)
+        let item = queue.add(label: "chart") { _ in 1 }
+        item.cancel()
+        let result = await withCheckedContinuation { continuation in
+            item.onCompletion(on: WorkQueue("delivery", maxConcurrency: 1)) { continuation.resume(returning: $0) }
+        }
+        #expect(throws: LanesError.cancelled("chart")) { try result.get() }
     }
 }

@@ -32,7 +32,7 @@ struct ConcurrencyBridgeTests {
         let waiter = Task { try await item.value }
         await started.wait()
         waiter.cancel()
-        await #expect(throws: LanesError.self) { try await waiter.value }
+        await #expect(throws: CancellationError.self) { try await waiter.value }
         await queue.idle()
         #expect(item.state == .cancelled)
     }
@@ -47,7 +47,7 @@ struct ConcurrencyBridgeTests {
         // Let both register before cancelling one (deterministic: poll the item, not the clock).
         while item.awaitingTaskCount < 2 { await Task.yield() }
         first.cancel()
-        await #expect(throws: LanesError.self) { try await first.value }
+        await #expect(throws: CancellationError.self) { try await first.value }
         #expect(!item.isCancelled)
         release.open()
         #expect(try await second.value == "done")

@@ -72,31 +72,59 @@ struct DocumentationTests {
         let render = charts.add(label: "row 12", priority: .prefetch) { ctx in try draw(row: 12, ctx) }
         render.priority = .visible
         #expect(try await render.value.rows == 12)
-        // Step 5: never deliver into a reused cell.
-        final class Cell: Sendable {
-            let row = LockedRow()
+        // Step 5: never deliver into a reused cell (ChartCell, below, is the article's).
+        let cell = ChartCell()
+        await MainActor.run {
+            cell.bind(row: 3, charts: charts)
+            cell.bind(row: 40, charts: charts)   // reused for row 40 before row 3's render was delivered
         }
-        let cell = Cell()
-        cell.row.set(40)   // reused for row 40 before row 3's render finished
-        let row = 3
-        let delivered = Recorder<Int>()
-        let stale = charts.add { ctx in try draw(row: row, ctx) }
-        let done = Gate()
-        stale.onCompletion(on: .main) { result in
-            defer { done.open() }
-            guard cell.row.get() == row else { return }   // the cell shows another row now
-            if let chart = try? result.get() { delivered.append(chart.rows) }
+        await charts.idle()
+        await WorkQueue.main.idle()
+        #expect(await cell.row == 40)
+        #expect(await cell.chart?.rows == 40)
+        // Step 6: await from Swift concurrency; cancellation looks like Swift's.
+        var shown: [Int] = []
+        let show = { (chart: Chart) in shown.append(chart.rows) }
+        // --- Step 6
+        do {
+            let chart = try await charts.add { ctx in try draw(row: 3, ctx) }.value
+            show(chart)
+        } catch is CancellationError {
+            // the item, or the task awaiting it, was cancelled
         }
-        await done.wait()
-        #expect(delivered.elements.isEmpty)
-        // Step 6: await from Swift concurrency.
-        let chart = try await charts.add { ctx in try draw(row: 3, ctx) }.value
-        #expect(chart.rows == 3)
+        // ---
+        #expect(shown == [3])
+        let hold = Gate()   // the item cannot finish before the task is cancelled
+        let cancelled = Task {
+            do {
+                _ = try await charts.add { ctx in hold.wait(); return try draw(row: 4, ctx) }.value
+            } catch is CancellationError {
+                return true
+            }
+            return false
+        }
+        cancelled.cancel()
+        #expect(try await cancelled.value)
+        hold.open()
     }
 }
 
-final class LockedRow: Sendable {
-    private let value = Recorder<Int>()
-    func set(_ row: Int) { value.append(row) }
-    func get() -> Int? { value.elements.last }
+// --- Getting started, step 5: a @MainActor cell, no assumeIsolated (the article's, made file-private here).
+@MainActor private final class ChartCell {
+    private(set) var row: Int?
+    private(set) var chart: Chart?
+    private var render: WorkItem<Chart>?
+
+    func bind(row: Int, charts: WorkQueue) {
+        render?.cancel()                          // reused: the old row's render is waste
+        self.row = row
+        chart = nil
+        let render = charts.add(label: "row \(row)") { ctx in try draw(row: row, ctx) }
+        self.render = render
+        render.onMainCompletion { result in
+            guard self.row == row else { return }   // the cell shows another row now
+            self.chart = try? result.get()
+        }
+    }
 }
+// ---

@@ -155,7 +155,7 @@ struct EnumerationTests {
         }
         handle.append(item)
         ready.open()
-        await #expect(throws: LanesError.cancelled("scan")) { try await item.value }
+        await #expect(throws: CancellationError.self) { try await item.value }
         #expect(thrown.elements == [LanesError.cancelled("scan").description])
         #expect(ran.load(ordering: .relaxed) < 1_000)
     }
@@ -176,7 +176,7 @@ struct EnumerationTests {
         await started.wait()
         task.cancel()
         release.open()
-        await #expect(throws: LanesError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await task.value }
         #expect(ran.load(ordering: .relaxed) < 10_000)
     }
 

@@ -59,7 +59,7 @@ struct TimeoutRetryTests {
         other.cancel()
         clock.advance(by: .seconds(2))
         #expect(other.state == .cancelled)
-        await #expect(throws: LanesError.cancelled("cancelled")) { try await other.value }
+        await #expect(throws: CancellationError.self) { try await other.value }
     }
 
     @Test("backoff doubles from the initial delay, caps at the maximum, and jitter spreads it")
@@ -148,12 +148,12 @@ struct TimeoutRetryTests {
         manual.runAll()
         #expect(attempts.elements == [1])
         #expect(item.state == .cancelled)
-        await #expect(throws: LanesError.cancelled("sync")) { try await item.value }
+        await #expect(throws: CancellationError.self) { try await item.value }
 
         // cancelAll() on the attempts' queue cancels the whole item too.
         let second = network.addRetrying(label: "second", clock: clock) { _, _ in 1 }
         network.cancelAll()
-        await #expect(throws: LanesError.cancelled("second")) { try await second.value }
+        await #expect(throws: CancellationError.self) { try await second.value }
         #expect(second.state == .cancelled)
     }
 

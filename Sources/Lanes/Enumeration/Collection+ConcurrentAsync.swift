@@ -1,7 +1,7 @@
 extension RandomAccessCollection where Self: Sendable {
     /// The `async` form of ``concurrentForEach(maxConcurrency:priority:context:_:)``: the loop runs on Lanes' thread
     /// pool (a pool thread takes the caller's part), so no Swift concurrency thread blocks. Cancelling the awaiting
-    /// task stops the enumeration, which then throws ``LanesError/cancelled(_:)``.
+    /// task stops the enumeration, which then throws `CancellationError` (see ``WorkItem/value``).
     ///
     /// ```swift
     /// try await urls.concurrentForEach(maxConcurrency: 4) { url, _ in try prefetch(url) }
@@ -18,7 +18,7 @@ extension RandomAccessCollection where Self: Sendable {
 
     /// The `async` form of ``concurrentMap(maxConcurrency:priority:context:_:)``: results in the collection's order,
     /// computed on Lanes' thread pool without blocking a Swift concurrency thread; cancelling the awaiting task
-    /// throws ``LanesError/cancelled(_:)``.
+    /// throws `CancellationError`.
     ///
     /// ```swift
     /// let sizes = try await files.concurrentMap { try fileSize($0) }

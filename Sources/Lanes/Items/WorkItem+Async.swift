@@ -1,16 +1,28 @@
 import Synchronization
 extension WorkItem {
-    /// The item's value, awaited from Swift concurrency. Throws what the body threw, or ``LanesError/cancelled(_:)``.
-    /// Cancelling the awaiting task cancels the item if no other task awaits it.
+    /// The item's value, awaited from Swift concurrency. Throws what the body threw, or Swift's `CancellationError`
+    /// when the item was cancelled or the awaiting task was (cancelling the awaiting task cancels the item if no other
+    /// task awaits it).
+    ///
+    /// **Cancellation looks like Swift's.** Everything in Lanes that is awaited reports cancellation as
+    /// `CancellationError`: an item's `value` and `result`, the `async` concurrent enumerations, and (in LanesImages)
+    /// image requests and memory-budget waits, so one `catch is CancellationError` handles them all. Synchronous and
+    /// callback APIs (``onCompletion(on:_:)``, ``WorkContext/checkCancellation()``, the blocking enumerations) report
+    /// ``LanesError/cancelled(_:)``, which names the item.
     ///
     /// ```swift
-    /// let chart = try await renderQueue.add { ctx in try render(series, ctx) }.value
+    /// do {
+    ///     let chart = try await renderQueue.add { ctx in try render(series, ctx) }.value
+    ///     show(chart)
+    /// } catch is CancellationError {
+    ///     // the user left the screen
+    /// }
     /// ```
     public var value: Output {
         get async throws { try await result.get() }
     }
 
-    /// The item's result, awaited; see ``value``.
+    /// The item's result, awaited; see ``value`` (a cancelled item's result is `.failure(CancellationError())`).
     public var result: Result<Output, any Error> {
         get async {
             let node = self.node
@@ -25,8 +37,10 @@ extension WorkItem {
             } onCancel: {
                 node.abandonWaiter(id)
             }
-            guard let outcome else { return .failure(LanesError.cancelled(node.label)) }
-            return outcome.typed(Output.self, label: node.label)
+            switch outcome {
+            case nil, .cancelled?: return .failure(CancellationError())
+            case let outcome?: return outcome.typed(Output.self, label: node.label)
+            }
         }
     }
 }

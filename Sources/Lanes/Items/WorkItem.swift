@@ -110,7 +110,8 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     public var effectivePriority: WorkPriority { node.effectivePriority }
 
     /// Calls `handler` with the item's result on `queue` once it finishes (at once if it has). A cancelled item
-    /// reports ``LanesError/cancelled(_:)``.
+    /// reports ``LanesError/cancelled(_:)``. To update `@MainActor` state, use ``onMainCompletion(_:)``, whose handler
+    /// is isolated to the main actor.
     ///
     /// ```swift
     /// render.onCompletion(on: .main) { result in cell.chart = try? result.get() }

@@ -59,8 +59,20 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         self.limitMirror = Atomic(max(1, maxConcurrency))
     }
 
-    /// A serial queue whose items run on the main thread, through the main dispatch queue. Use it to ship results to
-    /// the UI; on Linux the program must run `dispatchMain()`, a RunLoop, or an async `main`.
+    /// A serial queue whose items run through the main dispatch queue, in order with `DispatchQueue.main` blocks and
+    /// `@MainActor` jobs (``WorkItem/onMainCompletion(_:)`` hands results to main-actor code). Use it to ship results
+    /// to the UI.
+    ///
+    /// Its items run on the process's main thread when the main thread runs a loop that drains the main queue:
+    /// ``MainLoop``, Foundation's `RunLoop`, or a GUI toolkit's loop bridged with ``MainQueueDriver``. A program
+    /// parked in `dispatchMain()` or an `async main` (on Linux) still runs them serially on the main queue (so
+    /// ``MainQueue/isCurrent`` holds and `@MainActor` code may run), but on a worker thread: see ``MainLoop``.
+    ///
+    /// ```swift
+    /// MainLoop.run {
+    ///     WorkQueue.main.add { _ in assert(Thread.isMainThread) }
+    /// }
+    /// ```
     public static let main = WorkQueue("main", maxConcurrency: 1, executor: DispatchExecutor(queue: .main, batch: 16))
 
     public var description: String { "WorkQueue(\(name))" }

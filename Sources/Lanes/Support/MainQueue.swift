@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 
 /// Tells whether code runs on the main queue. On Linux, a program parked in `dispatchMain()` (as Swift's async `main`
-/// is) has its main queue drained by a worker thread, so `Thread.isMainThread` alone is not enough.
+/// is) has its main queue drained by a worker thread, so `Thread.isMainThread` alone is not enough. Under
+/// ``MainLoop``, `RunLoop` or a loop driven by ``MainQueueDriver`` the main queue runs on the main thread.
 public enum MainQueue {
     private static let key: DispatchSpecificKey<Bool> = {
         let key = DispatchSpecificKey<Bool>()
@@ -10,7 +11,9 @@ public enum MainQueue {
         return key
     }()
 
-    /// Whether the caller runs on the main dispatch queue (or the main thread).
+    /// Whether the caller runs on the main dispatch queue or the main thread. It does not tell which thread drains
+    /// the main queue: `Thread.isMainThread` does (true inside main-queue work only under a loop on the main thread,
+    /// such as ``MainLoop``).
     ///
     /// ```swift
     /// assert(MainQueue.isCurrent, "UI updates belong on the main queue")

@@ -62,6 +62,7 @@ public struct RetryPolicy: Sendable {
     func retries(after error: any Error, attempt: Int) -> Bool {
         guard attempt < maxAttempts else { return false }
         if case LanesError.cancelled = error { return false }
+        if error is CancellationError { return false }
         return shouldRetry(error)
     }
 }

@@ -7,10 +7,13 @@ import Lanes
 /// reused for another row never receives the old row's image. Showing another request, or ``clear()``, withdraws the
 /// old one, which stops its fetch, decode and filter unless another cell wants them.
 ///
-/// A binding lives on its delivery queue (the main queue): create and use it there.
+/// A binding belongs to the main actor, like the cell that holds it, and its handlers are `@MainActor`. Results come
+/// through the delivery queue (``Lanes/WorkQueue/main`` by default); a test that injects another delivery queue must
+/// run that queue's items on the main actor (a `ManualExecutor` pumped from a `@MainActor` test does) — the hand-over
+/// checks it.
 ///
 /// ```swift
-/// final class PhotoCell {
+/// @MainActor final class PhotoCell {
 ///     var image: Bitmap?
 ///     lazy var photo = ImageBinding(pipeline: pipeline, placeholder: { [unowned self] _ in image = nil }) {
 ///         [unowned self] _, result in image = try? result.get()
@@ -20,10 +23,11 @@ import Lanes
 /// cell.photo.setPriority(.prefetch)   // near the edge of the screen
 /// cell.photo.clear()                  // did end display
 /// ```
+@MainActor
 public final class ImageBinding {
     /// Where images come from.
     public let pipeline: ImagePipeline
-    /// Where results are handed over (and where the binding must be used).
+    /// Where results are handed over (its items must run on the main actor).
     public let deliveryQueue: WorkQueue
     /// The request shown now, or nil when cleared.
     public private(set) var request: ImageRequest?
@@ -32,8 +36,8 @@ public final class ImageBinding {
     /// Results that arrived for a request the binding no longer shows, and were dropped.
     public private(set) var staleDropped = 0
 
-    private let placeholder: ((ImageRequest) -> Void)?
-    private let handler: (ImageRequest, Result<Bitmap, any Error>) -> Void
+    private let placeholder: (@MainActor (ImageRequest) -> Void)?
+    private let handler: @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
     private var task: ImageTask?
     private var generation: UInt64 = 0
 
@@ -41,14 +45,15 @@ public final class ImageBinding {
     /// - Parameters:
     ///   - deliveryQueue: ``WorkQueue/main`` unless a test injects its own queue.
     ///   - placeholder: called by ``show(_:priority:)`` when the image is not cached.
-    ///   - handler: receives the request's result.
+    ///   - handler: receives the request's result, on the main actor.
     ///
     /// ```swift
     /// let avatar = ImageBinding(pipeline: pipeline) { _, result in view.image = try? result.get() }
     /// ```
     public init(
-        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main, placeholder: ((ImageRequest) -> Void)? = nil,
-        handler: @escaping (ImageRequest, Result<Bitmap, any Error>) -> Void
+        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
+        placeholder: (@MainActor (ImageRequest) -> Void)? = nil,
+        handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
     ) {
         self.pipeline = pipeline
         self.deliveryQueue = deliveryQueue
@@ -56,7 +61,7 @@ public final class ImageBinding {
         self.handler = handler
     }
 
-    deinit { task?.cancel() }
+    isolated deinit { task?.cancel() }
 
     /// Shows `request`: a cached image is handed over now (and `true` returned); otherwise the placeholder runs and
     /// the request is loaded at `priority`. Showing the request already shown only changes its priority.
@@ -81,7 +86,8 @@ public final class ImageBinding {
         let expected = generation
         let reference = WeakBindingReference(self)
         task = pipeline.load(request, priority: priority, on: deliveryQueue) { result in
-            reference.value?.deliver(result, generation: expected)
+            // On the delivery queue (the main queue), or synchronously from the main queue: the main actor.
+            MainActor.assumeIsolated { reference.value?.deliver(result, generation: expected) }
         }
         return isLoaded
     }
@@ -117,10 +123,9 @@ public final class ImageBinding {
 }
 
 /// Carries the binding into the delivery closure without keeping it alive (a dropped cell cancels its request in
-/// `deinit`). Unchecked because the binding is not Sendable: it is confined to its delivery queue, and the closure
-/// that reads this reference runs on that queue, so the binding is only ever touched there.
-private final class WeakBindingReference: @unchecked Sendable {
-    weak var value: ImageBinding?
+/// `deinit`). Sendable because the binding is (it is `@MainActor`).
+private final class WeakBindingReference: Sendable {
+    weak let value: ImageBinding?
     init(_ value: ImageBinding) { self.value = value }
 }
 

@@ -21,8 +21,8 @@ import Synchronization
 /// ```swift
 /// let pipeline = ImagePipeline()
 /// let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 400), processors: [TiltShift()])
-/// let task = pipeline.load(request, priority: .visible, on: .main) { result in
-///     cell.image = try? result.get()
+/// let task = pipeline.load(request, priority: .visible) { result in
+///     cell.image = try? result.get()   // on the main actor
 /// }
 /// // The cell scrolled away:
 /// task.cancel()
@@ -64,18 +64,36 @@ public final class ImagePipeline: Sendable {
 
     // MARK: Loading
 
-    /// Loads `request` at `priority` and calls `completion` once with the image or the error — on `queue`, or on
-    /// the thread that finished the work when `queue` is nil. A memory-cache hit is delivered before this returns
-    /// when that is already the right place (no queue, or the main queue called from the main queue).
+    /// Loads `request` at `priority` and calls `completion` once with the image or the error on the main actor
+    /// (through ``Lanes/WorkQueue/main``), so a `@MainActor` view can take the image directly. A memory-cache hit
+    /// asked for on the main queue is delivered before this returns (no placeholder flicker).
     ///
     /// ```swift
-    /// pipeline.load(ImageRequest(url: url, targetSize: TargetSize(maxWidth: 200)), on: .main) { result in
+    /// pipeline.load(ImageRequest(url: url, targetSize: TargetSize(maxWidth: 200))) { result in
     ///     avatar.image = try? result.get()
     /// }
     /// ```
     @discardableResult
     public func load(
-        _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue? = nil,
+        _ request: ImageRequest, priority: WorkPriority = .normal,
+        completion: @escaping @MainActor (Result<Bitmap, any Error>) -> Void
+    ) -> ImageTask {
+        load(request, priority: priority, on: .main) { result in
+            // Delivered by WorkQueue.main, or synchronously on the main queue: the main actor either way.
+            MainActor.assumeIsolated { completion(result) }
+        }
+    }
+
+    /// Loads `request` at `priority` and calls `completion` once with the image or the error — on `queue`, or on
+    /// the thread that finished the work when `queue` is nil. A memory-cache hit is delivered before this returns
+    /// when that is already the right place (no queue, or the main queue called from the main queue).
+    ///
+    /// ```swift
+    /// pipeline.load(ImageRequest(url: url), on: nil) { result in thumbnails.store(try? result.get()) }
+    /// ```
+    @discardableResult
+    public func load(
+        _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
         counters.requests.add(1, ordering: .relaxed)
@@ -113,7 +131,7 @@ public final class ImagePipeline: Sendable {
                 if holder.withLock({ if case .cancelled = $0 { true } else { false } }) {
                     return continuation.resume(throwing: CancellationError())
                 }
-                let task = load(request, priority: priority) { continuation.resume(with: $0) }
+                let task = load(request, priority: priority, on: nil) { continuation.resume(with: $0) }
                 let cancelNow = holder.withLock { holder -> Bool in
                     if case .cancelled = holder { return true }
                     holder = .task(task)
@@ -151,7 +169,7 @@ public final class ImagePipeline: Sendable {
     public func prefetch(_ requests: some Sequence<ImageRequest>, priority: WorkPriority = .prefetch) {
         for request in requests where memoryCache[request.finalKey] == nil {
             guard prefetches.withLock({ $0[request] == nil }) else { continue }
-            let task = load(request, priority: priority) { [weak self] _ in
+            let task = load(request, priority: priority, on: nil) { [weak self] _ in
                 self?.prefetches.withLock { prefetches in _ = prefetches.removeValue(forKey: request) }
             }
             let duplicate = prefetches.withLock { prefetches -> Bool in

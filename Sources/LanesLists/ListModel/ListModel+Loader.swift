@@ -1,6 +1,7 @@
 import Lanes
 
 /// Wiring a list to a content loader: the seeds' table of expensive cells with no app code beyond the binding.
+@MainActor
 extension ListModel {
     /// Drives `loader` from the list: a row that will display is bound (in its reused cell) at visible priority, a
     /// row that ends display releases its cell's binding, rows entering the preload range are prefetched and rows
@@ -8,14 +9,14 @@ extension ListModel {
     /// prefetch priority; a prefetched row that comes on screen is promoted at once. Returns the observer id.
     ///
     /// ```swift
-    /// final class ChartCell { lazy var content = charts.binding { _, result in self.chart = try? result.get() } }
+    /// @MainActor final class ChartCell { lazy var content = charts.binding { _, result in self.chart = try? result.get() } }
     /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartCell() }
     /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
     /// ```
     @discardableResult
     public func connect<Key, Value>(
-        to loader: ContentLoader<Key, Value>, key: @escaping (Int) -> Key,
-        binding: @escaping (Cell) -> ContentBinding<Key, Value>
+        to loader: ContentLoader<Key, Value>, key: @escaping @MainActor (Int) -> Key,
+        binding: @escaping @MainActor (Cell) -> ContentBinding<Key, Value>
     ) -> Int {
         observe { event in
             switch event {

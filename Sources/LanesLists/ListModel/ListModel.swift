@@ -17,7 +17,7 @@
 /// rows load first, rows about to appear are prefetched, rows that leave are cancelled, reused cells never receive
 /// another row's content.
 ///
-/// The model is not thread-safe: use it on the main queue, like the views it drives.
+/// The model belongs to the main actor, like the views it drives; its cell factory and observers are `@MainActor`.
 ///
 /// ```swift
 /// let list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 880) { ChartCell() }
@@ -25,6 +25,7 @@
 /// list.layoutIfNeeded()            // rows 0..<20 will display; the next screen is prefetched
 /// list.scroll(to: 440)             // rows 0..<10 end display; 20..<30 display in reused cells
 /// ```
+@MainActor
 public final class ListModel<Cell> {
     private var geometry: ListGeometry
     /// The scroll offset, between 0 and ``maxScrollOffset``.
@@ -36,8 +37,8 @@ public final class ListModel<Cell> {
     private var preload = PreloadRows.empty
     private var cells: [Int: Cell] = [:]
     private var pool: [Cell] = []
-    private let makeCell: () -> Cell
-    private var observers: [(id: Int, handler: (ListEvent<Cell>) -> Void)] = []
+    private let makeCell: @MainActor () -> Cell
+    private var observers: [(id: Int, handler: @MainActor (ListEvent<Cell>) -> Void)] = []
     private var nextObserver = 0
     private var isLaidOut = false
     private var isEmitting = false
@@ -59,7 +60,7 @@ public final class ListModel<Cell> {
     /// ```
     public init(
         rowCount: Int, rowHeight: Double, viewportHeight: Double, preloadAhead: Double = 1, preloadBehind: Double = 0.25,
-        makeCell: @escaping () -> Cell
+        makeCell: @escaping @MainActor () -> Cell
     ) {
         geometry = ListGeometry(
             rowCount: max(0, rowCount), rowHeight: rowHeight, viewportHeight: viewportHeight,
@@ -98,7 +99,7 @@ public final class ListModel<Cell> {
     /// let id = list.observe { event in print(event) }
     /// ```
     @discardableResult
-    public func observe(_ handler: @escaping (ListEvent<Cell>) -> Void) -> Int {
+    public func observe(_ handler: @escaping @MainActor (ListEvent<Cell>) -> Void) -> Int {
         nextObserver += 1
         observers.append((nextObserver, handler))
         return nextObserver

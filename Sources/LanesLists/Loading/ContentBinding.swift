@@ -9,10 +9,13 @@ import Synchronization
 /// result never reaches it (it goes to the cache for next time). Showing another key or clearing withdraws the old
 /// request, which cancels the old key's work unless someone else still wants it.
 ///
-/// A binding lives on the loader's delivery queue (the main queue): create and use it there.
+/// A binding belongs to the main actor, like the cell that holds it, and its handlers are `@MainActor`: a
+/// `@MainActor` cell touches its own state in them directly. Results come through the loader's delivery queue
+/// (``Lanes/WorkQueue/main`` by default); a test that injects another delivery queue must run that queue's items on
+/// the main actor (a `ManualExecutor` pumped from a `@MainActor` test does) — the hand-over checks it.
 ///
 /// ```swift
-/// final class ChartCell {
+/// @MainActor final class ChartCell {
 ///     var chart: Chart?
 ///     lazy var content = loader.binding(placeholder: { [unowned self] _ in chart = nil }) { [unowned self] _, result in
 ///         chart = try? result.get()
@@ -21,6 +24,7 @@ import Synchronization
 /// cell.content.show("AAPL")        // will display
 /// cell.content.clear()             // did end display
 /// ```
+@MainActor
 public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// Where the content comes from.
     public let loader: ContentLoader<Key, Value>
@@ -31,8 +35,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// How urgent the binding's request is.
     public private(set) var priority: WorkPriority = .visible
 
-    private let placeholder: ((Key) -> Void)?
-    private let handler: (Key, Result<Value, any Error>) -> Void
+    private let placeholder: (@MainActor (Key) -> Void)?
+    private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
     private var request: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
     private lazy var reference = BindingReference(self)
@@ -40,21 +44,22 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// Creates a binding.
     /// - Parameters:
     ///   - placeholder: called by ``show(_:priority:)`` when the value is not cached (show a spinner or nothing).
-    ///   - handler: receives the key's result, on the delivery queue or synchronously inside `show`.
+    ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside
+    ///     `show`.
     ///
     /// ```swift
     /// let content = ContentBinding(loader: avatars) { _, result in imageView.image = try? result.get() }
     /// ```
     public init(
-        loader: ContentLoader<Key, Value>, placeholder: ((Key) -> Void)? = nil,
-        handler: @escaping (Key, Result<Value, any Error>) -> Void
+        loader: ContentLoader<Key, Value>, placeholder: (@MainActor (Key) -> Void)? = nil,
+        handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) {
         self.loader = loader
         self.placeholder = placeholder
         self.handler = handler
     }
 
-    deinit { request?.cancel() }
+    isolated deinit { request?.cancel() }
 
     /// Shows `key`: a cached result is handed over now; otherwise the placeholder runs and the key is loaded at
     /// `priority`. Showing the key already shown only changes the priority. Returns whether the result was handed
@@ -65,7 +70,6 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// ```
     @discardableResult
     public func show(_ key: Key, priority: WorkPriority = .visible) -> Bool {
-        checkQueue()
         if self.key == key, isLoaded || request?.isPending == true {
             setPriority(priority)
             return isLoaded
@@ -78,7 +82,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         generation &+= 1
         let generation = self.generation, reference = self.reference
         let request = loader.submit(key, priority: priority) { result in
-            reference.binding?.receive(result, key: key, generation: generation)
+            // On the delivery queue (the main queue), or synchronously inside `show`: the main actor either way.
+            MainActor.assumeIsolated { reference.binding?.receive(result, key: key, generation: generation) }
         }
         // The handler may have shown another key while receiving a cached result.
         guard generation == self.generation, !isLoaded else { return isLoaded }
@@ -104,7 +109,6 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// func didEndDisplay(_ cell: ChartCell) { cell.content.clear() }
     /// ```
     public func clear() {
-        checkQueue()
         request?.cancel()
         request = nil
         key = nil
@@ -129,10 +133,6 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         loader.counters.deliveries.add(1, ordering: .relaxed)
         handler(key, result)
     }
-
-    private func checkQueue() {
-        assert(loader.deliveryQueue !== WorkQueue.main || MainQueue.isCurrent, "use a ContentBinding on the main queue")
-    }
 }
 
 extension ContentLoader {
@@ -142,19 +142,18 @@ extension ContentLoader {
     /// let content = loader.binding { symbol, result in cell.chart = try? result.get() }
     /// content.show("AAPL")
     /// ```
+    @MainActor
     public func binding(
-        placeholder: ((Key) -> Void)? = nil, handler: @escaping (Key, Result<Value, any Error>) -> Void
+        placeholder: (@MainActor (Key) -> Void)? = nil,
+        handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) -> ContentBinding<Key, Value> {
         ContentBinding(loader: self, placeholder: placeholder, handler: handler)
     }
 }
 
-/// Carries a binding across the hop to the delivery queue without keeping it alive.
-final class BindingReference<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the binding is not Sendable because it belongs to the delivery queue. This reference only
-    // travels with a request to a worker thread and back; it is dereferenced only on the delivery queue, where the
-    // loader delivers results (or synchronously inside `show`, which runs there too). It is immutable, and loading a
-    // weak reference is thread-safe in the Swift runtime.
+/// Carries a binding across the hop to the delivery queue without keeping it alive. Sendable because the binding is
+/// (it is `@MainActor`): whoever dereferences it must be on the main actor to use it.
+final class BindingReference<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     weak let binding: ContentBinding<Key, Value>?
 
     init(_ binding: ContentBinding<Key, Value>) { self.binding = binding }

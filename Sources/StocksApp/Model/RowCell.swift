@@ -13,6 +13,7 @@ public struct RowChartKey: Hashable, Sendable {
 }
 
 /// A reusable list row: holds the chart its binding delivered. Lives on the main queue with the list model.
+@MainActor
 final class RowCell {
     private(set) var chart: ChartRow?
     private(set) var binding: ContentBinding<RowChartKey, ChartRow>!

@@ -10,15 +10,15 @@ import StocksKit
 /// values (a category's `[PriceSeries]`, a series) and send back immutable results (`[StockSummary]`, `ChartRow`,
 /// `DetailContent`) on the main queue. With ``AppMode/naive`` the same work runs synchronously on the main queue.
 ///
-/// `@unchecked Sendable`: it is confined to the main queue (every entry point is called there — key handlers,
-/// completions shipped with `onCompletion(on: .main)`, timers on `DispatchQueue.main`); closures that other lanes
-/// run only capture it to hop back to the main queue.
+/// `@MainActor`: every entry point runs on the main actor (key handlers, completions shipped with
+/// `onMainCompletion`, timers on `DispatchQueue.main`); closures that other lanes run capture only immutable values.
 ///
 /// ```swift
 /// let app = StocksController(universe: universe, mode: .lanes, width: 100, height: 30) { frame in show(frame) }
 /// app.handle(.enter)   // opens the first category
 /// ```
-public final class StocksController: @unchecked Sendable {
+@MainActor
+public final class StocksController {
     public let mode: AppMode
     public let universe: StockUniverse
     public private(set) var nav: NavigationState
@@ -83,7 +83,9 @@ public final class StocksController: @unchecked Sendable {
         monitor.start()
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        timer.setEventHandler { [weak self] in self?.scheduleRedraw() }
+        timer.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.scheduleRedraw() }  // a source on the main queue
+        }
         timer.activate()
         hudTimer = timer
         draw()
@@ -148,7 +150,7 @@ public final class StocksController: @unchecked Sendable {
             try StockWork.summaries(series, sparkWidth: width, isCancelled: { context.isCancelled })
         }
         categoryItem = item
-        item.onCompletion(on: .main) { [self] result in
+        item.onMainCompletion { [self] result in
             guard token == generation, let rows = try? result.get() else { return }
             categoryItem = nil
             loaded(rows)
@@ -196,7 +198,7 @@ public final class StocksController: @unchecked Sendable {
                                       isCancelled: { context.isCancelled })
         }
         detailItem = item
-        item.onCompletion(on: .main) { [self] result in
+        item.onMainCompletion { [self] result in
             guard token == generation, let content = try? result.get() else { return }
             detailItem = nil
             detail = content

@@ -5,14 +5,14 @@ import StocksKit
 /// Plays a ``KeyScript`` against a ``StocksController`` on the main queue, with real timings, and reports the
 /// figures when the script ends (or the app quits). No terminal needed: frames go to a virtual screen.
 ///
-/// `@unchecked Sendable`: confined to the main queue like the controller it drives (every method runs there).
+/// `@MainActor`, like the controller it drives.
 ///
 /// ```swift
 /// let runner = ScriptRunner(app: app, script: .demo) { figures in print(figures.report); exit(0) }
-/// runner.start()
-/// dispatchMain()
+/// MainLoop.run { runner.start() }
 /// ```
-public final class ScriptRunner: @unchecked Sendable {
+@MainActor
+public final class ScriptRunner {
     public let app: StocksController
     public let script: KeyScript
     private let finished: (RunFigures) -> Void

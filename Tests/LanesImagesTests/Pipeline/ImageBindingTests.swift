@@ -4,6 +4,7 @@ import LanesImages
 import LanesTesting
 import Testing
 
+@MainActor
 @Suite("Image bindings")
 struct ImageBindingTests {
     /// A cell: what it shows, and how often it was handed something.
@@ -66,7 +67,7 @@ struct ImageBindingTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 32))
-        pipeline.load(request) { _ in }
+        pipeline.load(request, on: nil) { _ in }
         executor.runAll()
         let cell = Cell()
         let binding = ImageBinding(pipeline: pipeline, deliveryQueue: WorkQueue("cells", executor: executor),
@@ -77,5 +78,24 @@ struct ImageBindingTests {
         #expect(cell.shown == ["chelsea.png"] && cell.placeholders == 0)
         binding.clear()
         #expect(binding.request == nil && !binding.isLoaded)
+    }
+
+    @Test("load delivers on the main actor by default; a memory-cache hit asked for on the main queue arrives before load returns")
+    func loadDeliversOnMain() async throws {
+        let url = try #require(Bundle.module.url(forResource: "chelsea", withExtension: "png", subdirectory: "Fixtures"))
+        let pipeline = ImagePipeline()   // its own threads: the work finishes off the main queue
+        let request = ImageRequest(url: url, targetSize: TargetSize(maxWidth: 32))
+        let cell = Cell()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pipeline.load(request) { result in
+                // @MainActor: the cell's state, no assumeIsolated.
+                if case .success = result { cell.shown.append("first main=\(MainQueue.isCurrent)") }
+                continuation.resume()
+            }
+        }
+        #expect(cell.shown == ["first main=true"])
+
+        pipeline.load(request) { _ in cell.shown.append("cached") }
+        #expect(cell.shown == ["first main=true", "cached"])   // before load returned
     }
 }

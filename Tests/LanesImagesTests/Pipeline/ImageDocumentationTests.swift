@@ -61,7 +61,7 @@ struct ImageDocumentationTests {
         let pipeline = ImagePipeline()
         let requests = [ImageRequest(url: url, targetSize: TargetSize(maxWidth: 60))]
         // --- 3
-        final class PhotoCell {
+        @MainActor final class PhotoCell {
             let pipeline: ImagePipeline
             init(pipeline: ImagePipeline) { self.pipeline = pipeline }
             var image: Bitmap?

@@ -11,8 +11,8 @@ struct PipelineCancellationTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))], holds: true)
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let results = ResultBox()
-        let tilted = pipeline.load(ImageRequest(url: photoURL, processors: [TiltShift()])) { results.append($0) }
-        let plain = pipeline.load(ImageRequest(url: photoURL)) { results.append($0) }
+        let tilted = pipeline.load(ImageRequest(url: photoURL, processors: [TiltShift()]), on: nil) { results.append($0) }
+        let plain = pipeline.load(ImageRequest(url: photoURL), on: nil) { results.append($0) }
         executor.runAll()
         let transfer = try #require(fetcher.handles.first)
         tilted.cancel()
@@ -36,7 +36,7 @@ struct PipelineCancellationTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let results = ResultBox()
-        let task = pipeline.load(ImageRequest(url: photoURL)) { results.append($0) }
+        let task = pipeline.load(ImageRequest(url: photoURL), on: nil) { results.append($0) }
         _ = executor.runNext()   // the fetch runs and completes; the decode is queued
         #expect(fetcher.fetchCount == 1)
         task.cancel()
@@ -56,7 +56,7 @@ struct PipelineCancellationTests {
         let transfer = try #require(fetcher.handles.first)
         #expect(transfer.priorities == [.prefetch])
         let results = ResultBox()
-        let visible = pipeline.load(request, priority: .visible) { results.append($0) }
+        let visible = pipeline.load(request, priority: .visible, on: nil) { results.append($0) }
         #expect(pipeline.priorityInFlight(of: request) == .visible)
         #expect(transfer.priorities.last == .visible)
         visible.priority = .normal
@@ -80,7 +80,7 @@ struct PipelineCancellationTests {
         let order = LockedValue([Int]())
         var tasks: [ImageTask] = []
         for (index, url) in urls.enumerated() {
-            tasks.append(pipeline.load(ImageRequest(url: url), priority: .background) { _ in
+            tasks.append(pipeline.load(ImageRequest(url: url), priority: .background, on: nil) { _ in
                 order.withLock { $0.append(index) }
             })
         }

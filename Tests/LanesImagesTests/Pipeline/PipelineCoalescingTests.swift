@@ -13,7 +13,7 @@ struct PipelineCoalescingTests {
         let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 200), processors: [TiltShift()])
         let results = ResultBox()
         DispatchQueue.concurrentPerform(iterations: 100) { _ in
-            pipeline.load(request, priority: .visible) { results.append($0) }
+            pipeline.load(request, priority: .visible, on: nil) { results.append($0) }
         }
         #expect(pipeline.stagesInFlight == (fetches: 1, bitmaps: 2))   // one fetch; one decode and one chain
         executor.runAll()
@@ -36,9 +36,9 @@ struct PipelineCoalescingTests {
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let size = TargetSize(maxWidth: 120)
         let results = ResultBox()
-        pipeline.load(ImageRequest(url: photoURL, targetSize: size, processors: [TiltShift()])) { results.append($0) }
-        pipeline.load(ImageRequest(url: photoURL, targetSize: size, processors: [Greyscale()])) { results.append($0) }
-        pipeline.load(ImageRequest(url: photoURL, targetSize: size)) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, targetSize: size, processors: [TiltShift()]), on: nil) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, targetSize: size, processors: [Greyscale()]), on: nil) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, targetSize: size), on: nil) { results.append($0) }
         executor.runAll()
         #expect(results.successes.count == 3)
         let stats = pipeline.statistics
@@ -51,12 +51,12 @@ struct PipelineCoalescingTests {
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 64), processors: [Greyscale()])
         let first = ResultBox()
-        pipeline.load(request) { first.append($0) }
+        pipeline.load(request, on: nil) { first.append($0) }
         executor.runAll()
         #expect(first.successes.count == 1)
         #expect(pipeline.cachedImage(for: request) != nil)
         let second = ResultBox()
-        pipeline.load(request) { second.append($0) }
+        pipeline.load(request, on: nil) { second.append($0) }
         #expect(second.successes.count == 1)   // before any executor turn
         #expect(executor.pendingRunners == 0)
         #expect(pipeline.statistics.memoryHits == 1 && pipeline.statistics.fetches == 1)
@@ -69,14 +69,14 @@ struct PipelineCoalescingTests {
         let fetcher = ScriptedFetcher([:])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let results = ResultBox()
-        pipeline.load(ImageRequest(url: photoURL, processors: [TiltShift()])) { results.append($0) }
-        pipeline.load(ImageRequest(url: photoURL)) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, processors: [TiltShift()]), on: nil) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL), on: nil) { results.append($0) }
         executor.runAll()
         #expect(results.errors.count == 2)
         #expect(results.errors.allSatisfy { ($0 as? FetchError) == .httpStatus(code: 404, url: photoURL.absoluteString) })
         #expect(pipeline.statistics.failures == 2 && pipeline.statistics.decodes == 0)
         // Failures are not cached: the next request fetches again.
-        pipeline.load(ImageRequest(url: photoURL)) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL), on: nil) { results.append($0) }
         executor.runAll()
         #expect(fetcher.fetchCount == 2)
     }
@@ -87,7 +87,7 @@ struct PipelineCoalescingTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(html)])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher, budget: 1 << 20)
         let results = ResultBox()
-        pipeline.load(ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 50))) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 50)), on: nil) { results.append($0) }
         executor.runAll()
         let error = try #require(results.errors.first as? ImageError)
         guard case .unsupportedFormat = error else { Issue.record("got \(error)"); return }

@@ -73,8 +73,8 @@ struct PipelineHTTPTests {
         let pipeline = pipeline(testPolicy())
         let request = ImageRequest(url: server.url("/huge.png"), processors: [Greyscale()])
         let results = ResultBox()
-        let first = pipeline.load(request, priority: .visible) { results.append($0) }
-        let second = pipeline.load(request, priority: .prefetch) { results.append($0) }
+        let first = pipeline.load(request, priority: .visible, on: nil) { results.append($0) }
+        let second = pipeline.load(request, priority: .prefetch, on: nil) { results.append($0) }
         #expect(await server.waitUntil { $0.contains { if case .stalled = $0 { true } else { false } } })
         let connection = try #require(server.events.connections(requesting: "/huge.png").first)
         first.cancel()

@@ -15,7 +15,7 @@ struct PipelineMemoryTests {
         let (pipeline, executor) = manualPipeline(fetcher: fetcher, budget: 600_000)
         let budget = try #require(pipeline.budget)
         let results = ResultBox()
-        for url in urls { pipeline.load(ImageRequest(url: url)) { results.append($0) } }
+        for url in urls { pipeline.load(ImageRequest(url: url), on: nil) { results.append($0) } }
         executor.runAll()
         fetcher.completeAll()   // three decodes want 541,200 bytes each; one fits
         #expect(budget.inUse == 541_200 && budget.waiting == 2)
@@ -32,8 +32,8 @@ struct PipelineMemoryTests {
             [photoURL.absoluteString: .success(data), otherURL.absoluteString: .success(data)], holds: true)
         let (pipeline, executor) = manualPipeline(fetcher: fetcher, budget: 600_000)
         let budget = try #require(pipeline.budget)
-        pipeline.load(ImageRequest(url: photoURL)) { _ in }
-        let waiting = pipeline.load(ImageRequest(url: otherURL)) { _ in }
+        pipeline.load(ImageRequest(url: photoURL), on: nil) { _ in }
+        let waiting = pipeline.load(ImageRequest(url: otherURL), on: nil) { _ in }
         executor.runAll()
         fetcher.completeAll()
         #expect(budget.waiting == 1)
@@ -49,7 +49,7 @@ struct PipelineMemoryTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(header)])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher, budget: 1 << 20)
         let results = ResultBox()
-        pipeline.load(ImageRequest(url: photoURL, processors: [TiltShift()])) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, processors: [TiltShift()]), on: nil) { results.append($0) }
         executor.runAll()
         #expect(results.errors.first as? ImageError == .tooLarge(width: 100_000, height: 100_000, limit: 100_000_000))
         #expect(pipeline.budget?.peakInUse == 0 && pipeline.statistics.processorRuns == 0)
@@ -64,14 +64,14 @@ struct PipelineMemoryTests {
         let first = ScriptedFetcher([photoURL.absoluteString: .success(data)])
         do {
             let (pipeline, executor) = manualPipeline(fetcher: first, diskCache: try DiskCache(directory: directory, sizeLimit: 10 << 20))
-            pipeline.load(request) { _ in }
+            pipeline.load(request, on: nil) { _ in }
             executor.runAll()   // includes the background disk write
             #expect(pipeline.statistics.fetches == 1)
         }
         let second = ScriptedFetcher([photoURL.absoluteString: .success(data)])
         let (pipeline, executor) = manualPipeline(fetcher: second, diskCache: try DiskCache(directory: directory, sizeLimit: 10 << 20))
         let results = ResultBox()
-        pipeline.load(request) { results.append($0) }
+        pipeline.load(request, on: nil) { results.append($0) }
         executor.runAll()
         #expect(results.successes.first?.width == 90)
         #expect(pipeline.statistics.diskHits == 1 && second.fetchCount == 0)
@@ -94,7 +94,7 @@ struct PipelineMemoryTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(data)])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher, diskCache: try DiskCache(directory: directory, sizeLimit: 10 << 20))
         let results = ResultBox()
-        pipeline.load(ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 50))) { results.append($0) }
+        pipeline.load(ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 50)), on: nil) { results.append($0) }
         executor.runAll()
         #expect(results.successes.first?.width == 50)
         #expect(pipeline.statistics.diskHits == 0 && fetcher.fetchCount == 1)

@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The main loop for command-line apps: runs main-queue work (``WorkQueue/main`` items, `DispatchQueue.main` blocks,
+/// `@MainActor` jobs) on the process's real main thread until ``stop()``.
+///
+/// Call it from a synchronous `main` (top-level code in `main.swift`, or a synchronous `static func main()`):
+///
+/// ```swift
+/// // main.swift
+/// MainLoop.run {
+///     let app = App()          // @MainActor state, built on the main thread
+///     app.start()              // schedules work; results come back with onMainCompletion
+/// }
+/// // MainLoop.stop() was called: clean up and exit.
+/// ```
+///
+/// **Why not `async main` or `dispatchMain()`.** On Linux `dispatchMain()` ends the main thread (it calls
+/// `pthread_exit`) and hands the main dispatch queue to a worker thread. An `async main` parks the main thread the
+/// same way. Main-queue work then still runs serially, so `@MainActor` holds and ``MainQueue/isCurrent`` is true, but
+/// `Thread.isMainThread` is false, and libraries that need the real main thread (GUI toolkits, some C libraries,
+/// signal masks set up in `main`) break. `MainLoop` keeps the main thread: it sleeps in `poll` on libdispatch's
+/// main-queue descriptor and drains the queue there (``MainQueueDriver``), the way Foundation's `RunLoop` and GLib
+/// bridges do.
+///
+/// **Why not Foundation's `RunLoop`.** `RunLoop.main.run()` also keeps the main thread and drains the main queue, and
+/// Lanes works under it (see ``WorkQueue/main``). `MainLoop` is the smaller tool for a program that has no run-loop
+/// sources of its own: no CoreFoundation machinery per wake-up, and a ``stop()`` that any thread may call and that
+/// returns control to the caller of ``run(_:)`` at once, where `RunLoop.run()` never returns. On platforms without a
+/// main-queue descriptor (Darwin) it runs `RunLoop.main` underneath.
+public enum MainLoop {
+    private static let stopRequested = LockedValue(false)
+
+    /// Runs `body` on the main thread, then runs main-queue work on the main thread until ``stop()`` is called
+    /// (by `body` or by any later work, on any thread). Main thread only (checked with a precondition).
+    ///
+    /// ```swift
+    /// MainLoop.run {
+    ///     WorkQueue.main.add { _ in print(Thread.isMainThread) } // true
+    ///     LaneTimer.after(.seconds(1), on: .main) { MainLoop.stop() }
+    /// }
+    /// ```
+    public static func run(_ body: @MainActor () throws -> Void = {}) rethrows {
+        precondition(Thread.isMainThread, "MainLoop.run must be called on the main thread")
+        stopRequested.withLock { $0 = false }
+        try MainActor.assumeIsolated { try body() }
+        loop { stopRequested.withLock { $0 } }
+    }
+
+    /// Runs main-queue work on the main thread until `condition` holds. The condition runs on the main thread before
+    /// the loop sleeps and after each batch of main-queue work, so make it depend on state that main-queue work
+    /// changes (or wake the loop with ``stop()`` or a main-queue block). Returns at once if it holds already. Main
+    /// thread only.
+    ///
+    /// ```swift
+    /// let total = queue.add { _ in sum(values) }
+    /// var answer: Int?
+    /// total.onMainCompletion { answer = try? $0.get() }
+    /// MainLoop.run(until: { answer != nil })
+    /// ```
+    public static func run(until condition: @MainActor () -> Bool) {
+        precondition(Thread.isMainThread, "MainLoop.run(until:) must be called on the main thread")
+        stopRequested.withLock { $0 = false }
+        loop { MainActor.assumeIsolated { condition() } || stopRequested.withLock { $0 } }
+    }
+
+    /// Makes the running ``run(_:)`` or ``run(until:)`` return once the main-queue work in hand has run. Safe from any
+    /// thread; a stop requested while no loop runs is forgotten when the next loop starts.
+    ///
+    /// ```swift
+    /// app.onQuit = { MainLoop.stop() }
+    /// ```
+    public static func stop() {
+        stopRequested.withLock { $0 = true }
+        DispatchQueue.main.async {}  // wakes the loop if it sleeps
+    }
+
+    private static func loop(until done: () -> Bool) {
+        guard let fd = MainQueueDriver.wakeupDescriptor else {
+            while !done() { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+            return
+        }
+        // The first drain runs work enqueued before the loop started (its wake-up may have been acknowledged by an
+        // earlier drain that ran a snapshot without it).
+        MainQueueDriver.drain()
+        while !done() {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, -1)
+            if ready < 0 && errno != EINTR { fatalError("MainLoop: poll failed (errno \(errno))") }
+            if ready > 0 { MainQueueDriver.drain() }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+// A child process for the main-thread tests (Tests/LanesTests/MainThreadTests.swift). swift-testing runs tests off
+// the main thread, so the tests start this program, whose real main thread runs the loop named by its argument, and
+// read what it prints: one line per kind of main-queue work, telling whether it ran on the main thread.
+import Dispatch
+import Foundation
+import Lanes
+import LanesTesting
+import Synchronization
+
+let mode = CommandLine.arguments.dropFirst().first ?? ""
+let expected = ["dispatch-main", "mainactor-run", "mainactor-task", "onMainCompletion", "workqueue-main"]
+let results = Mutex<[String: Bool]>([:])
+
+func record(_ kind: String, _ ok: Bool) {
+    let count = results.withLock { results in
+        results[kind] = ok
+        return results.count
+    }
+    guard count == expected.count else { return }
+    if mode == "dispatchmain" { report() }
+    MainLoop.stop()
+}
+
+func report() -> Never {
+    let final = results.withLock { $0 }
+    for kind in expected { print("\(kind) main=\(final[kind].map(String.init) ?? "missing")") }
+    exit(expected.allSatisfy { final[$0] == true } ? 0 : 1)
+}
+
+var isComplete: Bool { results.withLock { $0.count } == expected.count }
+
+@MainActor final class Cell {
+    var value: Int?
+    func bind(_ item: WorkItem<Int>) {
+        item.onMainCompletion { result in
+            self.value = try? result.get()  // main-actor state, no assumeIsolated
+            record("onMainCompletion", Thread.isMainThread && self.value == 42)
+        }
+    }
+}
+
+@MainActor func schedule(_ cell: Cell) {
+    WorkQueue.main.add(label: "probe") { _ in record("workqueue-main", Thread.isMainThread) }
+    DispatchQueue.main.async { record("dispatch-main", Thread.isMainThread) }
+    Task { @MainActor in record("mainactor-task", Thread.isMainThread) }
+    Task.detached { await MainActor.run { record("mainactor-run", Thread.isMainThread) } }
+    cell.bind(WorkQueue("probe background", maxConcurrency: 1).add(label: "answer") { _ in 6 * 7 })
+}
+
+// Never hang a test: give up after 20 s.
+DispatchQueue.global().asyncAfter(deadline: .now() + 20) {
+    print("TIMEOUT", results.withLock { $0 })
+    exit(3)
+}
+
+let cell = Cell()
+print("mode \(mode) main=\(Thread.isMainThread)")
+switch mode {
+case "mainloop":
+    MainLoop.run { schedule(cell) }
+case "mainloop-until":
+    schedule(cell)
+    MainLoop.run(until: { isComplete })
+case "runloop":
+    schedule(cell)
+    while !isComplete { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 1)) }
+case "pump":
+    // Synchronous driving: work enqueued from the main thread runs in the next drain, before it returns.
+    WorkQueue.main.add(label: "sync") { _ in print("sync-drain main=\(Thread.isMainThread)") }
+    MainQueueDriver.drain()
+    print("after-drain")
+    schedule(cell)
+    if !MainQueuePump.run(until: { isComplete }, timeout: .seconds(15)) { print("pump timed out") }
+case "dispatchmain":
+    // The counter-example: dispatchMain() ends the main thread and a worker drains the main queue.
+    schedule(cell)
+    dispatchMain()
+default:
+    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain")
+    exit(2)
+}
+report()

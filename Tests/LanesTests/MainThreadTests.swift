@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// swift-testing runs tests off the main thread (its process parks the main thread in `dispatchMain()`, so here the
+/// main queue is drained by a worker). Each test therefore starts `lanes-main-probe`, whose real main thread runs the
+/// loop under test, and checks what it reports for WorkQueue.main items, DispatchQueue.main blocks, @MainActor jobs
+/// and onMainCompletion handlers.
+@Suite("Main-queue work on the main thread", .timeLimit(.minutes(2)))
+struct MainThreadTests {
+    static let kinds = ["dispatch-main", "mainactor-run", "mainactor-task", "onMainCompletion", "workqueue-main"]
+
+    @Test("every kind of main-queue work runs on the main thread", arguments: ["mainloop", "mainloop-until", "runloop", "pump"])
+    func onMainThread(loop: String) async throws {
+        let run = try await Probe.run(loop)
+        #expect(run.status == 0, "\(run.output)")
+        for kind in Self.kinds { #expect(run.lines.contains("\(kind) main=true"), "\(kind): \(run.output)") }
+    }
+
+    @Test("the synchronous driver runs work enqueued on the main thread before drain() returns")
+    func synchronousDrain() async throws {
+        let run = try await Probe.run("pump")
+        let drained = try #require(run.lines.firstIndex(of: "sync-drain main=true"), "\(run.output)")
+        let after = try #require(run.lines.firstIndex(of: "after-drain"), "\(run.output)")
+        #expect(drained < after)
+    }
+
+    @Test("under dispatchMain() the same work runs serially, but on a worker thread (why MainLoop exists)")
+    func dispatchMainLosesTheMainThread() async throws {
+        let run = try await Probe.run("dispatchmain")
+        #expect(run.status == 1, "\(run.output)")
+        for kind in Self.kinds { #expect(run.lines.contains("\(kind) main=false"), "\(kind): \(run.output)") }
+    }
+}
+
+/// Starts `lanes-main-probe` (built beside the test bundle) and collects its output, killing it after a deadline.
+enum Probe {
+    struct Run {
+        var status: Int32
+        var output: String
+        var lines: [String] { output.split(separator: "\n").map(String.init) }
+    }
+
+    struct NotBuilt: Error, CustomStringConvertible {
+        var path: String
+        var description: String { "lanes-main-probe not found at \(path): run `swift build --build-tests` first" }
+    }
+
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("lanes-main-probe")
+    }
+
+    static func run(_ loop: String, deadline: DispatchTimeInterval = .seconds(60)) async throws -> Run {
+        var url = executable
+        if !FileManager.default.isExecutableFile(atPath: url.path) {
+            // `swift test` may run the bundle from inside `LanesPackageTests.xctest/Contents/MacOS` on Darwin.
+            url = url.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("lanes-main-probe")
+        }
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw NotBuilt(path: url.path) }
+        let process = Process()
+        process.executableURL = url
+        process.arguments = [loop]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+                return
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [process] in
+                if process.isRunning { process.terminate() }
+            }
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        return Run(status: status, output: String(decoding: data, as: UTF8.self))
+    }
+}
