@@ -1,12 +1,14 @@
 import CGLib
 import Foundation
+import Lanes
 
 /// A GLib source that runs libdispatch's main queue — `DispatchQueue.main`, Lanes' `WorkQueue.main` and every
 /// `@MainActor` job — on the thread that runs the GLib main loop (the process's main thread).
 ///
 /// GLib's loop never drains libdispatch's main queue by itself. This source watches the queue's wake-up eventfd (no
-/// polling: an idle loop sleeps in `poll`), and each dispatch drains one snapshot of the queue — work enqueued while
-/// it runs waits for the next iteration — so other sources get their turn between snapshots. Its priority sits just
+/// polling: an idle loop sleeps in `poll`; Lanes' `MainQueueDriver` provides the descriptor and the drain), and each
+/// dispatch drains one snapshot of the queue — work enqueued while it runs waits for the next iteration — so other
+/// sources get their turn between snapshots. Its priority sits just
 /// below GTK's redraw (``defaultPriority``, 130: `GDK_PRIORITY_REDRAW` is 120), so a flooded main queue never
 /// starves frames, while input, layout and painting still run before it.
 ///
@@ -39,7 +41,10 @@ public final class MainQueueSource {
     public init(priority: Int32 = MainQueueSource.defaultPriority) {
         precondition(Thread.isMainThread, "MainQueueSource drains the main queue: create it on the main thread")
         self.priority = priority
-        self.descriptor = DispatchMainHooks.wakeupDescriptor
+        guard let descriptor = MainQueueDriver.wakeupDescriptor else {
+            preconditionFailure("this platform's main queue has no wake-up descriptor (its own run loop drains it)")
+        }
+        self.descriptor = descriptor
     }
 
     /// Attaches the source to the thread-default main context (the global default one when none is pushed).
@@ -82,7 +87,7 @@ public final class MainQueueSource {
     /// Drains one snapshot of the main queue now (the source's dispatch does this). For loops that drive themselves.
     public func drainNow() {
         dispatches += 1
-        DispatchMainHooks.drain(descriptor: descriptor)
+        MainQueueDriver.drain()
     }
 
     private func dispatch() -> gboolean {
