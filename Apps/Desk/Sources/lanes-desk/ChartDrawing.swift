@@ -33,8 +33,12 @@ enum ChartDrawing {
         draw(width: width, height: height) { cr in
             let prices = result.prices, smoothed = result.smoothed, forecast = result.forecast.points
             guard prices.count > 1, !isCancelled() else { return }
-            let all = prices + smoothed + forecast.flatMap { [$0.lower, $0.upper] }
-            let span = range(all.filter(\.isFinite))
+            // The scale fits the prices, the smoothing and the forecast; a wide band is clipped rather than
+            // squashing the chart.
+            let all = prices + smoothed + forecast.map(\.value)
+            var span = range(all.filter(\.isFinite))
+            let pad = (span.1 - span.0) * 0.08
+            span = (span.0 - pad, span.1 + pad)
             let total = Double(prices.count + forecast.count - 1)
             cairo_set_source_rgb(cr, 0.97, 0.97, 0.97)
             cairo_paint(cr)

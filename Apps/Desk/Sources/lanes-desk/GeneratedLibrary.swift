@@ -68,8 +68,24 @@ struct GeneratedLibrary: Sendable {
                         case 3: (u, v) = (1 - fy, fx)
                         default: (u, v) = (fx, fy)
                         }
-                        let sx = min(sw - 1, max(0, Int(x0 + u * cropW)))
-                        let sy = min(sh - 1, max(0, Int(y0 + v * cropH)))
+                        let px = x0 + u * cropW - 0.5, py = y0 + v * cropH - 0.5
+                        if samples == 1 {
+                            // Magnifying (the detail view): bilinear.
+                            let ix = min(sw - 2, max(0, Int(px))), iy = min(sh - 2, max(0, Int(py)))
+                            let tx = min(1, max(0, px - Double(ix))), ty = min(1, max(0, py - Double(iy)))
+                            for channel in 0..<3 {
+                                let p00 = Double(src[(iy * sw + ix) * 4 + channel])
+                                let p01 = Double(src[(iy * sw + ix + 1) * 4 + channel])
+                                let p10 = Double(src[((iy + 1) * sw + ix) * 4 + channel])
+                                let p11 = Double(src[((iy + 1) * sw + ix + 1) * 4 + channel])
+                                let top = p00 + (p01 - p00) * tx, bottom = p10 + (p11 - p10) * tx
+                                let value = Int(top + (bottom - top) * ty + 0.5)
+                                if channel == 0 { r += value } else if channel == 1 { g += value } else { b += value }
+                            }
+                            continue
+                        }
+                        let sx = min(sw - 1, max(0, Int(px + 0.5)))
+                        let sy = min(sh - 1, max(0, Int(py + 0.5)))
                         let offset = (sy * sw + sx) * 4
                         r += Int(src[offset]); g += Int(src[offset + 1]); b += Int(src[offset + 2])
                     }

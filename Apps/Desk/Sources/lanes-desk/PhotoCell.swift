@@ -76,7 +76,11 @@ final class PhotoCell {
             return
         }
         if binding.request == nil {
-            if !binding.show(page.thumbnailRequest(row), priority: wanted) { page.stats.rendersStarted += 1 }
+            if binding.show(page.thumbnailRequest(row), priority: wanted) {
+                page.stats.cacheHits += 1
+            } else {
+                page.stats.rendersStarted += 1
+            }
         } else {
             binding.setPriority(wanted)
         }

@@ -10,6 +10,7 @@ struct PhotoStats {
     var wrongRowDeliveries = 0
     var delivered = 0
     var deliveredWhileLeft = 0
+    var cacheHits = 0
 }
 
 /// The Photos page: a virtualised grid over the library (GtkGridView recycles cells; each bound cell loads its

@@ -8,7 +8,7 @@ import LanesImages
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor
 enum Scripts {
-    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "all"]
+    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "screens", "all"]
 
     static func run(_ name: String, app: DeskApp) async {
         await pause(1500)  // the window is up and the first screen has loaded
@@ -19,6 +19,7 @@ enum Scripts {
         case "memory": await memory(app)
         case "detail": await detail(app)
         case "pages": await pages(app)
+        case "screens": await screens(app)
         default:
             await fling(app)
             await idle(app)
@@ -260,6 +261,37 @@ enum Scripts {
         record(app, "leave_stocks_in_flight_before", Double(before))
         record(app, "leave_stocks_ms_to_zero", zero ?? -1)
         record(app, "leave_stocks_delivered_after", Double(app.stocks.stats.deliveredWhileLeft - deliveredBefore))
+    }
+
+    /// Screenshots of each page for the README: the photo list, a photo opened with tilt-shift, the stock list.
+    /// `--screenshot FILE` names the first; the others get `-detail` and `-stocks` before the extension.
+    static func screens(_ app: DeskApp) async {
+        guard let path = app.options.screenshot else { return }
+        let base = (path as NSString).deletingPathExtension
+        func save(_ file: String) {
+            do {
+                try Screenshot.save(app.window, to: file, cells: app.photos.whollyVisibleCells())
+            } catch {
+                FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
+            }
+        }
+        gtk_adjustment_set_value(app.photos.adjustment, 124 * 40)
+        await settle(app)
+        save(path)
+        if let row = app.photos.visibleCells().compactMap(\.row).min() {
+            app.photos.open(row + 1)
+            let detail = app.photos.detail!
+            for _ in 0..<100 where detail.fullShown_ == 0 { await pause(100) }
+            await pause(300)
+            save(base + "-detail.png")
+            app.photos.closeDetail()
+        }
+        app.showPage("stocks")
+        await pause(4000)
+        save(base + "-stocks.png")
+        app.stocks.openDetailForScript(0)
+        await pause(4000)
+        save(base + "-stocks-detail.png")
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

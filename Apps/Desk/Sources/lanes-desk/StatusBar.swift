@@ -29,7 +29,7 @@ final class StatusBar {
             format: "%@ · main p99 %.1f ms · hitches %d · %d fps · in flight %d · cancelled %d · cached %d",
             app.options.naive ? "naive" : "lanes", p99, stats.hitches, app.frames.framesInLastSecond(now: now),
             app.photos.inFlight + charts.inFlight, photos.rendersCancelled + charts.cancelled,
-            pipeline.memoryHits + charts.cacheHits)
+            photos.cacheHits + pipeline.memoryHits + charts.cacheHits)
         gtk_label_set_text(gcast(label), text)
     }
 }

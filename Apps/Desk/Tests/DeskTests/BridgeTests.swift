@@ -19,10 +19,10 @@ struct BridgeTests {
         // No polling: an idle loop sleeps in poll(). Measured ~0.1%; a spinning loop (the eventfd not read) is ~95%.
         let idle = try #require(figures["idle_cpu_pct"] as? Double)
         #expect(idle < 5)
-        // Frames keep coming while the main queue is flooded. Measured 54–58 per second on a loaded machine; the
-        // bound catches starvation (0 at priority 0, below).
+        // Frames keep coming while the main queue is flooded. Measured 54–58 per second at load 12 (and 15 with a GTK
+        // app running beside it at load 18); the bound catches starvation (0 at priority 0, below).
         let frames = try #require(figures["flood_frames_per_s"] as? Double)
-        #expect(frames > 30)
+        #expect(frames > 10)
         #expect((figures["flood_jobs"] as? Double ?? 0) > 100, "the flood ran")
     }
 
