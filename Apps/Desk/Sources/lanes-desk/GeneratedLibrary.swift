@@ -138,13 +138,20 @@ struct ImmediateFetch: FetchHandle {
 }
 
 /// Renders library descriptors (see ``GeneratedLibrary``) and decodes everything else with Lanes' `ImageDecoder`.
-/// Source photos are decoded once, at most 800 pixels wide, and kept.
+/// Source photos are decoded at most 800 pixels wide, once, and kept.
 final class LibraryDecoder: ImageDecoding {
     let library: GeneratedLibrary
     private let real = ImageDecoder()
     private let sources = Mutex<[Int: Bitmap]>([:])
 
-    init(library: GeneratedLibrary) { self.library = library }
+    /// Whether decoded source photos are kept (the naive mode decodes the source file on every bind, as a cell that
+    /// loads its photo itself would).
+    let keepsSources: Bool
+
+    init(library: GeneratedLibrary, keepsSources: Bool = true) {
+        self.library = library
+        self.keepsSources = keepsSources
+    }
 
     func decode(_ data: Data, targetSize: TargetSize?, maxPixels: Int) throws -> Bitmap {
         guard data.starts(with: GeneratedLibrary.marker),
@@ -160,7 +167,7 @@ final class LibraryDecoder: ImageDecoding {
         if let bitmap = sources.withLock({ $0[number] }) { return bitmap }
         let data = try Data(contentsOf: library.sources[number])
         let bitmap = try real.decode(data, targetSize: TargetSize(maxWidth: 800, maxHeight: 800))
-        sources.withLock { $0[number] = bitmap }
+        if keepsSources { sources.withLock { $0[number] = bitmap } }
         return bitmap
     }
 }

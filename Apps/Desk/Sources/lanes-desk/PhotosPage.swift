@@ -34,6 +34,9 @@ final class PhotosPage {
     private let naiveDecoder: LibraryDecoder?
 
     static let cacheBudget = 48 << 20
+    /// Where decodes and filters run: one thread per core at nice 10, below the main thread.
+    nonisolated static let background = NiceExecutor(
+        threads: ProcessInfo.processInfo.activeProcessorCount, nice: 10, name: "lanes-desk work")
 
     let useGrid: Bool
 
@@ -44,13 +47,13 @@ final class PhotosPage {
         self.tiltShift = tiltShift
         let decoder: LibraryDecoder
         switch library.content {
-        case .generated(let generated, _): decoder = LibraryDecoder(library: generated)
+        case .generated(let generated, _): decoder = LibraryDecoder(library: generated, keepsSources: !naive)
         case .urls: decoder = LibraryDecoder(library: GeneratedLibrary(sources: []))
         }
         naiveDecoder = naive ? decoder : nil
         pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(
             fetcher: LibraryFetcher(), decoder: decoder, memoryCacheLimit: Self.cacheBudget,
-            decodedBytesLimit: 64 << 20))
+            decodedBytesLimit: 64 << 20, executor: Self.background))
         placeholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(grey: 200)))
         failedPlaceholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(red: 200, green: 80, blue: 80)))
         stack = gtk_stack_new()

@@ -27,7 +27,7 @@ final class StocksPage {
     private let stack: Widget
     private let detailPicture: Widget
     private let detailTitle: Widget
-    let charts = WorkQueue("charts", maxConcurrency: 2)
+    let charts = WorkQueue("charts", maxConcurrency: 2, executor: PhotosPage.background)
     private(set) var series: [PriceSeries] = []
     var stats = ChartStats()
     private(set) var isSuspended = false
