@@ -30,10 +30,11 @@ struct GeneratedLibrary: Sendable {
     }
 
     func variant(of index: Int) -> Variant {
-        var random = SplitMix(seed: UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        // Seeds an odd multiple apart that is not SplitMix's own increment, so neighbours' streams never overlap.
+        var random = SplitMix(seed: UInt64(index) &* 0xD1B5_4A32_D192_ED03 ^ 0x5851_F42D_4C95_7F2D)
         return Variant(
             source: index % max(1, sources.count),
-            centreX: 0.3 + 0.4 * random.unit(), centreY: 0.3 + 0.4 * random.unit(),
+            centreX: 0.2 + 0.6 * random.unit(), centreY: 0.2 + 0.6 * random.unit(),
             zoom: 1 + 2 * random.unit(), quarterTurns: Int(random.next() % 4))
     }
 

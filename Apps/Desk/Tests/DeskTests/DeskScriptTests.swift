@@ -13,13 +13,14 @@ struct DeskScriptTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let report = directory.appending(path: "report.json").path
         var arguments = arguments + ["--report", report]
-        var product = "lanes-desk"
-        var environment = ["GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"]
+        // scripts/desk-test points this at the release build (frame figures mean little in a debug build).
+        var product = ProcessInfo.processInfo.environment["LANES_DESK_BINARY"] ?? "lanes-desk"
+        var environment = ["GDK_BACKEND": "x11", "GTK_A11Y": "none"]
         if ProcessInfo.processInfo.environment["GSK_RENDERER"] == nil { environment["GSK_RENDERER"] = "cairo" }
         if ProcessInfo.processInfo.environment["DISPLAY"] == nil {
             // No display: wrap the app in its own Xvfb.
-            arguments = ["-a", "-s", "-screen 0 1280x1024x24", ChildProcess.productsDirectory.appending(path: product).path]
-                + arguments
+            let binary = product.hasPrefix("/") ? product : ChildProcess.productsDirectory.appending(path: product).path
+            arguments = ["-a", "-s", "-screen 0 1280x1024x24", binary] + arguments
             product = "/usr/bin/xvfb-run"
             environment["DISPLAY"] = nil
         }
@@ -40,14 +41,14 @@ struct DeskScriptTests {
         let screenshotDirectory = FileManager.default.temporaryDirectory.appending(path: "lanes-desk-shot-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
         let screenshot = screenshotDirectory.appending(path: "fling.png").path
-        // A smaller window keeps the detail view's full renders quick in a debug build.
+        // A smaller window keeps the detail view's full renders quick even in a debug build.
         let figures = try Self.runApp(["--script", "all", "--size", "800x600", "--screenshot", screenshot])
 
         // Every delivered thumbnail carried its own row's index in its pixels.
         #expect(try Self.number(figures, "wrong_row_deliveries") == 0)
         #expect(try Self.number(figures, "photo_deliveries") > 0)
-        // Frames kept coming during the fling (target ≥ 175 of 180 in release; loose here).
-        #expect(try Self.number(figures, "frames") >= 60)
+        // Frames kept coming during the fling (target ≥ 175 of 180; loose here, the machine is shared).
+        #expect(try Self.number(figures, "frames") >= 120)
         #expect(try Self.number(figures, "scrolled_px") >= 7000)
         // Leaving the photo page withdrew its work at once and nothing arrived afterwards.
         #expect(try Self.number(figures, "leave_photos_ms_to_zero") >= 0)
