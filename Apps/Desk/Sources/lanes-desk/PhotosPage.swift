@@ -146,7 +146,8 @@ final class PhotosPage {
         let adjustment = self.adjustment
         let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
         let value = gtk_adjustment_get_value(adjustment)
-        guard upper > 0, page > 0, library.count > 0 else { return row < 12 ? .visible : .prefetch }
+        // Before the first layout the viewport is unknown: the first rows are what will show; the rest wait a frame.
+        guard upper > 0, page > 0, library.count > 0 else { return row < 12 ? .visible : nil }
         let rowsPerLine = useGrid ? max(1, gridColumns) : 1
         let lineHeight = upper / Double((library.count + rowsPerLine - 1) / rowsPerLine)
         let top = Double(row / rowsPerLine) * lineHeight, bottom = top + lineHeight
