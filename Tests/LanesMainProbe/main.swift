@@ -53,6 +53,17 @@ DispatchQueue.global().asyncAfter(deadline: .now() + 20) {
     exit(3)
 }
 
+func cpuMilliseconds() -> Int {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    let user = Int(usage.ru_utime.tv_sec) * 1000 + Int(usage.ru_utime.tv_usec) / 1000
+    return user + Int(usage.ru_stime.tv_sec) * 1000 + Int(usage.ru_stime.tv_usec) / 1000
+}
+
 let cell = Cell()
 print("mode \(mode) main=\(Thread.isMainThread)")
 switch mode {
@@ -60,7 +71,7 @@ case "mainloop":
     MainLoop.run { schedule(cell) }
 case "mainloop-until":
     schedule(cell)
-    MainLoop.run(until: { isComplete })
+    MainLoop.run(until: isComplete)
 case "runloop":
     schedule(cell)
     while !isComplete { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 1)) }
@@ -71,12 +82,28 @@ case "pump":
     print("after-drain")
     schedule(cell)
     if !MainQueuePump.run(until: { isComplete }, timeout: .seconds(15)) { print("pump timed out") }
+case "stop-from-worker":
+    // stop() from another thread wakes the sleeping loop, and run returns to its caller.
+    MainLoop.run { DispatchQueue.global().async { MainLoop.stop() } }
+    print("returned main=\(Thread.isMainThread)")
+    exit(0)
+case "idle":
+    // An idle loop sleeps: 300 ms of waiting must cost almost no CPU (a loop that drained without reading the
+    // eventfd would spin at 100%).
+    let before = cpuMilliseconds(), wakeupsBefore = MainLoop.wakeupCount
+    MainLoop.run {
+        WorkQueue.main.add { _ in }   // wakes the loop once: the wake-up must be acknowledged, not seen forever
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) { MainLoop.stop() }
+    }
+    print("idle-cpu-ms \(cpuMilliseconds() - before)")
+    print("idle-wakeups \(MainLoop.wakeupCount - wakeupsBefore)")
+    exit(0)
 case "dispatchmain":
     // The counter-example: dispatchMain() ends the main thread and a worker drains the main queue.
     schedule(cell)
     dispatchMain()
 default:
-    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain")
+    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle")
     exit(2)
 }
 report()

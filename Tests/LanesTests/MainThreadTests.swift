@@ -25,6 +25,22 @@ struct MainThreadTests {
         #expect(drained < after)
     }
 
+    @Test("MainLoop.stop() from another thread wakes the loop and run returns on the main thread")
+    func stopFromWorker() async throws {
+        let run = try await Probe.run("stop-from-worker")
+        #expect(run.status == 0 && run.lines.contains("returned main=true"), "\(run.output)")
+    }
+
+    @Test("an idle MainLoop sleeps in poll: it acknowledges each wake-up instead of seeing it forever")
+    func idleLoopDoesNotSpin() async throws {
+        let run = try await Probe.run("idle")
+        let line = try #require(run.lines.first { $0.hasPrefix("idle-wakeups ") }, "\(run.output)")
+        let wakeups = try #require(Int(line.dropFirst("idle-wakeups ".count)))
+        // Two pieces of work and a stop: a handful of wake-ups. A loop that drained without reading the eventfd
+        // wakes thousands of times in the 300 ms.
+        #expect(wakeups < 20, "\(run.output)")
+    }
+
     @Test("under dispatchMain() the same work runs serially, but on a worker thread (why MainLoop exists)")
     func dispatchMainLosesTheMainThread() async throws {
         let run = try await Probe.run("dispatchmain")

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -37,10 +38,20 @@ import Darwin
 /// returns control to the caller of ``run(_:)`` at once, where `RunLoop.run()` never returns. On platforms without a
 /// main-queue descriptor (Darwin) it runs `RunLoop.main` underneath.
 public enum MainLoop {
-    private static let stopRequested = LockedValue(false)
+    private struct State {
+        var isRunning = false
+        var stopRequested = false
+    }
+
+    private static let state = LockedValue(State())
+    private static let wakeups = Atomic<Int>(0)
+
+    /// How many times a loop woke up from `poll` (tests check that an idle loop sleeps instead of spinning).
+    package static var wakeupCount: Int { wakeups.load(ordering: .relaxed) }
 
     /// Runs `body` on the main thread, then runs main-queue work on the main thread until ``stop()`` is called
-    /// (by `body` or by any later work, on any thread). Main thread only (checked with a precondition).
+    /// (by `body` or by any later work, on any thread). Main thread only, and not nested (both checked with a
+    /// precondition).
     ///
     /// ```swift
     /// MainLoop.run {
@@ -49,27 +60,26 @@ public enum MainLoop {
     /// }
     /// ```
     public static func run(_ body: @MainActor () throws -> Void = {}) rethrows {
-        precondition(Thread.isMainThread, "MainLoop.run must be called on the main thread")
-        stopRequested.withLock { $0 = false }
+        begin()
+        defer { end() }
         try MainActor.assumeIsolated { try body() }
-        loop { stopRequested.withLock { $0 } }
+        loop { isStopRequested }
     }
 
-    /// Runs main-queue work on the main thread until `condition` holds. The condition runs on the main thread before
-    /// the loop sleeps and after each batch of main-queue work, so make it depend on state that main-queue work
-    /// changes (or wake the loop with ``stop()`` or a main-queue block). Returns at once if it holds already. Main
-    /// thread only.
+    /// Runs main-queue work on the main thread until `condition` holds (or ``stop()`` is called). The work already
+    /// waiting runs first; then the condition is checked before the loop sleeps and after each batch of main-queue
+    /// work, so make it depend on state that main-queue work changes. Main thread only.
     ///
     /// ```swift
     /// let total = queue.add { _ in sum(values) }
     /// var answer: Int?
     /// total.onMainCompletion { answer = try? $0.get() }
-    /// MainLoop.run(until: { answer != nil })
+    /// MainLoop.run(until: answer != nil)
     /// ```
-    public static func run(until condition: @MainActor () -> Bool) {
-        precondition(Thread.isMainThread, "MainLoop.run(until:) must be called on the main thread")
-        stopRequested.withLock { $0 = false }
-        loop { MainActor.assumeIsolated { condition() } || stopRequested.withLock { $0 } }
+    public static func run(until condition: @autoclosure @MainActor () -> Bool) {
+        begin()
+        defer { end() }
+        loop { MainActor.assumeIsolated { condition() } || isStopRequested }
     }
 
     /// Makes the running ``run(_:)`` or ``run(until:)`` return once the main-queue work in hand has run. Safe from any
@@ -79,9 +89,26 @@ public enum MainLoop {
     /// app.onQuit = { MainLoop.stop() }
     /// ```
     public static func stop() {
-        stopRequested.withLock { $0 = true }
+        state.withLock { $0.stopRequested = true }
         DispatchQueue.main.async {}  // wakes the loop if it sleeps
     }
+
+    /// Main thread only, and not from inside a running loop: a nested loop could never run the main-queue work that
+    /// would end it (libdispatch does not drain the main queue re-entrantly).
+    private static func begin() {
+        precondition(Thread.isMainThread, "MainLoop.run must be called on the main thread")
+        let nested = state.withLock { state -> Bool in
+            defer { state = State(isRunning: true, stopRequested: false) }
+            return state.isRunning
+        }
+        precondition(!nested, "MainLoop.run cannot be nested")
+    }
+
+    private static func end() {
+        state.withLock { $0 = State() }
+    }
+
+    private static var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
     private static func loop(until done: () -> Bool) {
         guard let fd = MainQueueDriver.wakeupDescriptor else {
@@ -94,6 +121,7 @@ public enum MainLoop {
         while !done() {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, -1)
+            wakeups.add(1, ordering: .relaxed)
             if ready < 0 && errno != EINTR { fatalError("MainLoop: poll failed (errno \(errno))") }
             if ready > 0 { MainQueueDriver.drain() }
         }

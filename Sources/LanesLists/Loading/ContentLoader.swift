@@ -55,7 +55,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// - Parameters:
     ///   - name: shown in item labels.
     ///   - queue: where `work` runs; its concurrency limit is the loader's.
-    ///   - deliveryQueue: where results are delivered; ``WorkQueue/main`` unless a test injects its own.
+    ///   - deliveryQueue: where results are delivered; ``WorkQueue/main`` unless a test injects its own. Bindings
+    ///     (`@MainActor`) need its items to run on the main actor: a test pumps an injected queue from a
+    ///     `@MainActor` test, and the hand-over checks it.
     ///   - cache: where finished values go (it may be shared with other loaders of the same keys).
     ///   - cachesFailures: remember failures too (at most `failureLimit` of them).
     ///   - work: produces the value for a key.
