@@ -10,7 +10,7 @@ import CGLib
 public final class GLibTimeout {
     private let body: () -> Bool
 
-    /// Starts the timeout on the default main context and returns its source id.
+    /// Starts the timeout on the default main context and returns its source id (for ``cancel(_:)``).
     @discardableResult
     public static func start(
         priority: Int32 = 0, intervalMilliseconds: UInt32, _ body: @escaping @MainActor () -> Bool
@@ -28,6 +28,11 @@ public final class GLibTimeout {
     }
 
     /// Stops a timeout started by ``start(priority:intervalMilliseconds:_:)``.
+    ///
+    /// ```swift
+    /// let id = GLibTimeout.start(intervalMilliseconds: 100) { tick(); return true }
+    /// GLibTimeout.cancel(id)
+    /// ```
     public static func cancel(_ id: UInt32) {
         g_source_remove(id)
     }

@@ -25,9 +25,10 @@ public final class MainQueueSource {
 
     /// The GLib priority the source runs at (lower runs first).
     public let priority: Int32
-    /// How many times the source has drained the main queue.
+    /// How many times the source has drained the main queue (`source.dispatches` after a burst of work shows how
+    /// many loop iterations it took).
     public private(set) var dispatches = 0
-    /// Whether the source is attached to a main context.
+    /// Whether the source is attached to a main context (`if !source.isAttached { source.attach() }`).
     public var isAttached: Bool { sourceID != 0 }
 
     private var sourceID: guint = 0
@@ -85,6 +86,11 @@ public final class MainQueueSource {
     }
 
     /// Drains one snapshot of the main queue now (the source's dispatch does this). For loops that drive themselves.
+    ///
+    /// ```swift
+    /// while g_main_context_iteration(nil, 0) != 0 {}   // GLib's pending work
+    /// source.drainNow()                                 // then the main queue's
+    /// ```
     public func drainNow() {
         dispatches += 1
         MainQueueDriver.drain()

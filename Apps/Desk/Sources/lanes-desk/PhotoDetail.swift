@@ -17,9 +17,9 @@ final class PhotoDetail {
     private unowned let page: PhotosPage
     private var tasks: [ImageTask] = []
     private var generation = 0
-    private var fullShown = false
+    private var showingFull = false
     /// Renders asked for, cancelled before they finished, previews shown, full renders shown.
-    private(set) var requested = 0, cancelled = 0, previewsShown = 0, fullShown_ = 0
+    private(set) var requested = 0, cancelled = 0, previewsShown = 0, fullRendersShown = 0
 
     init(page: PhotosPage) {
         self.page = page
@@ -99,7 +99,7 @@ final class PhotoDetail {
     private func render() {
         guard let row, !page.isSuspended else { return }
         cancel()
-        fullShown = false
+        showingFull = false
         let expected = generation
         let full = fullSize
         let filter = tiltShift
@@ -123,8 +123,13 @@ final class PhotoDetail {
     }
 
     private func show(_ bitmap: Bitmap, isPreview: Bool) {
-        if isPreview && fullShown { return }
-        if isPreview { previewsShown += 1 } else { fullShown = true; fullShown_ += 1 }
+        if isPreview && showingFull { return }
+        if isPreview {
+            previewsShown += 1
+        } else {
+            showingFull = true
+            fullRendersShown += 1
+        }
         page.stats.delivered += 1
         setTexture(makeTexture(bitmap), in: picture)
     }

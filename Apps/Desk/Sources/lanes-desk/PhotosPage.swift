@@ -205,7 +205,6 @@ final class PhotosPage {
         guard !isSuspended else { return }
         isSuspended = true
         for cell in cells.values { cell.suspend() }
-        pipeline.cancelPrefetch([])
         detail.cancel()
     }
 

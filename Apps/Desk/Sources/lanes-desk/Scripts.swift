@@ -102,14 +102,12 @@ enum Scripts {
         await pause(25)
         let before = app.photos.inFlight
         let deliveredBefore = app.photos.stats.deliveredWhileLeft
-        let left = DispatchTime.now().uptimeNanoseconds
         app.showPage("stocks")
         let zeroAfter = await timeUntil(deadlineMilliseconds: 1000) { app.photos.inFlight == 0 }
         await pause(500)
         record(app, "leave_photos_in_flight_before", Double(before))
         record(app, "leave_photos_ms_to_zero", zeroAfter ?? -1)
         record(app, "leave_photos_delivered_after", Double(app.photos.stats.deliveredWhileLeft - deliveredBefore))
-        _ = left
         app.showPage("photos")
         await pause(300)
     }
@@ -216,20 +214,18 @@ enum Scripts {
         guard let row = app.photos.visibleCells().compactMap(\.row).min() else { return }
         app.photos.open(row)
         await pause(800)
-        let page = app.photos.stats
         let detail = app.photos.detail!
         let requested = detail.requested, cancelled = detail.cancelled
         for step in 0..<60 {
             detail.setBand(0.2 + 0.6 * Double(step) / 59)
             await pause(33)
         }
-        let shown = detail.fullShown_
-        for _ in 0..<100 where detail.fullShown_ == shown { await pause(100) }  // the last full render, ≤ 10 s
+        let shown = detail.fullRendersShown
+        for _ in 0..<100 where detail.fullRendersShown == shown { await pause(100) }  // the last full render, ≤ 10 s
         record(app, "detail_renders_requested", Double(detail.requested - requested))
         record(app, "detail_renders_cancelled", Double(detail.cancelled - cancelled))
         record(app, "detail_previews_shown", Double(detail.previewsShown))
-        record(app, "detail_full_shown", Double(detail.fullShown_))
-        _ = page
+        record(app, "detail_full_shown", Double(detail.fullRendersShown))
         app.photos.closeDetail()
         await pause(300)
     }
@@ -281,7 +277,7 @@ enum Scripts {
         if let row = app.photos.visibleCells().compactMap(\.row).min() {
             app.photos.open(row + 1)
             let detail = app.photos.detail!
-            for _ in 0..<100 where detail.fullShown_ == 0 { await pause(100) }
+            for _ in 0..<100 where detail.fullRendersShown == 0 { await pause(100) }
             await pause(300)
             save(base + "-detail.png")
             app.photos.closeDetail()
