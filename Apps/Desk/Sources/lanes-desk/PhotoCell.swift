@@ -36,6 +36,11 @@ final class PhotoCell {
 
     /// Shows row `row` (a list item's `bind`): loads it now if it is on or near the screen, else when it comes near.
     func bind(_ row: Int) {
+        if self.row != nil {
+            // Rebound without an unbind (GTK always unbinds first; a tilt-shift toggle rebinds): drop the old load.
+            withdraw()
+            priority = nil
+        }
         self.row = row
         setLabel(caption, page.library.title(row))
         if page.naive {

@@ -238,7 +238,6 @@ final class PhotosPage {
         tiltShift = on
         for cell in cells.values {
             guard let row = cell.row else { continue }
-            cell.unbind()
             cell.bind(row)
         }
     }
