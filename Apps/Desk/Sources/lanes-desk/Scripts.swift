@@ -24,6 +24,7 @@ enum Scripts {
             await fling(app)
             await idle(app)
             await flood(app)
+            await toggle(app)
             await detail(app)
             await pages(app)
         }
@@ -207,6 +208,16 @@ enum Scripts {
         record(app, "rss_after_third_scroll_mb", rss[2])
         record(app, "rss_growth_pct", (rss[2] - rss[0]) / rss[0] * 100)
         record(app, "cache_bytes_after_scrolls", Double(app.photos.pipeline.memoryCacheCost))
+    }
+
+    /// Turns the thumbnails' tilt-shift off and on again: every bound cell rebinds in place to another request.
+    static func toggle(_ app: DeskApp) async {
+        let before = app.photos.stats.delivered
+        app.photos.setTiltShift(false)
+        await settle(app)
+        app.photos.setTiltShift(true)
+        await settle(app)
+        record(app, "toggle_deliveries", Double(app.photos.stats.delivered - before))
     }
 
     /// Opens a visible photo, drags the band slider for 2 s (30 changes a second), closes it.

@@ -62,6 +62,9 @@ struct DeskScriptTests {
         #expect(try Self.number(figures, "idle_cpu_pct") < 5)
         #expect(try Self.number(figures, "flood_frames") >= 10, "starved: a bridge above redraw priority gives 0")
         #expect(try Self.number(figures, "flood_jobs") > 100)
+        // Toggling tilt-shift rebinds every cell in place (still no wrong row, checked above); the plain thumbnails
+        // had to be made, so something was delivered.
+        #expect(try Self.number(figures, "toggle_deliveries") > 0)
         // Dragging the tilt-shift band cancelled renders in flight and showed previews and a final render.
         #expect(try Self.number(figures, "detail_renders_cancelled") > 0)
         #expect(try Self.number(figures, "detail_previews_shown") > 0)
