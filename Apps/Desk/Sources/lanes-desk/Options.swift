@@ -27,7 +27,7 @@ struct Options {
           --grid              photos in a grid (GtkGridView) instead of a list (GtkListView)
           --page photos|stocks  the page shown first
           --size WxH          window size (default 1024x768)
-          --script NAME       drive the app: fling, flood, idle, memory, detail, pages, all
+          --script NAME       drive the app, then quit: fling, flood, idle, memory, detail, pages, screens, all
           --report FILE       write the run's figures as one JSON object at exit
           --screenshot FILE   after the script settles, save the window as a PNG (and FILE.cells.json)
         """
