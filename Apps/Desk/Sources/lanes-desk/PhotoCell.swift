@@ -26,7 +26,8 @@ final class PhotoCell {
         picture = gtk_picture_new()
         caption = gtk_label_new("")
         gtk_widget_set_size_request(picture, Int32(Self.thumbnail.maxWidth), Int32(Self.thumbnail.maxHeight))
-        gtk_picture_set_can_shrink(gcast(picture), 0)
+        // Never upscale a smaller thumbnail (a landscape photo from --folder) to the cell's height.
+        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_SCALE_DOWN)
         gtk_label_set_ellipsize(gcast(caption), PANGO_ELLIPSIZE_END)
         if page.useGrid { gtk_widget_set_size_request(caption, Int32(Self.thumbnail.maxWidth), -1) }
         gtk_label_set_xalign(gcast(caption), 0)
