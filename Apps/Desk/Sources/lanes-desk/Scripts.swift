@@ -220,7 +220,7 @@ enum Scripts {
         record(app, "toggle_deliveries", Double(app.photos.stats.delivered - before))
     }
 
-    /// Opens a visible photo, drags the band slider for 2 s (30 changes a second), closes it.
+    /// Opens a visible photo, drags the band slider for 2 s (60 changes a second, in pairs), closes it.
     static func detail(_ app: DeskApp) async {
         guard let row = app.photos.visibleCells().compactMap(\.row).min() else { return }
         app.photos.open(row)
@@ -228,6 +228,9 @@ enum Scripts {
         let detail = app.photos.detail!
         let requested = detail.requested, cancelled = detail.cancelled
         for step in 0..<60 {
+            // A fast drag delivers several value changes between two frames: the second always finds the first's
+            // renders in flight and cancels them.
+            detail.setBand(0.2 + 0.6 * (Double(step) - 0.5) / 59)
             detail.setBand(0.2 + 0.6 * Double(step) / 59)
             await pause(33)
         }
