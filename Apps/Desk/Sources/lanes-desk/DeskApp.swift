@@ -60,7 +60,7 @@ final class DeskApp {
         }
         gtk_window_present(gcast(window))
         monitor.start()
-        GLibTimeout.start(priority: 200, intervalMilliseconds: 250) { [weak self] in
+        GLibTimeout.start(priority: 200, intervalMilliseconds: 500) { [weak self] in
             guard let self else { return false }
             status.update(self)
             return true

@@ -8,6 +8,7 @@ import LanesImages
 @MainActor
 final class StatusBar {
     let label: Widget
+    private var shown = ""
 
     init() {
         label = gtk_label_new("")
@@ -30,6 +31,9 @@ final class StatusBar {
             app.options.naive ? "naive" : "lanes", p99, stats.hitches, app.frames.framesInLastSecond(now: now),
             app.photos.inFlight + charts.inFlight, photos.rendersCancelled + charts.cancelled,
             photos.cacheHits + pipeline.memoryHits + charts.cacheHits)
+        // Relabelling redraws the window: only when the text changed (an idle app then draws nothing).
+        guard text != shown else { return }
+        shown = text
         gtk_label_set_text(gcast(label), text)
     }
 }
