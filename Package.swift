@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "LanesTesting", targets: ["LanesTesting"]),
         .library(name: "LanesLists", targets: ["LanesLists"]),
         .library(name: "LanesImages", targets: ["LanesImages"]),
+        .library(name: "StocksKit", targets: ["StocksKit"]),
         .executable(name: "lanes-bench", targets: ["lanes-bench"]),
         .executable(name: "stocks", targets: ["stocks"]),
         .executable(name: "lanes-image", targets: ["lanes-image"]),

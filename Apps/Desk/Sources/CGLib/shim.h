@@ -1,0 +1,8 @@
+#ifndef LANES_CGLIB_SHIM_H
+#define LANES_CGLIB_SHIM_H
+
+#include <glib.h>
+#include <glib-unix.h>
+#include <gio/gio.h>
+
+#endif

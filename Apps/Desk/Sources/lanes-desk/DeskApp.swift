@@ -1,0 +1,111 @@
+import CGtk
+import Foundation
+import Lanes
+import LanesGLib
+
+/// The window: a stack of two pages (Photos, Stocks) with a switcher, and the status bar.
+@MainActor
+final class DeskApp {
+    let options: Options
+    let photos: PhotosPage
+    let stocks: StocksPage
+    let frames = FrameRecorder()
+    let monitor = ResponsivenessMonitor()
+    let status = StatusBar()
+    private(set) var window: Widget!
+    private var pages: Widget!
+    private var application: UnsafeMutablePointer<GtkApplication>?
+    /// Figures a script adds to the report, in order.
+    var report: [(String, ReportValue)] = []
+
+    init(options: Options, library: PhotoLibrary) {
+        self.options = options
+        photos = PhotosPage(library: library, naive: options.naive, tiltShift: options.tiltShift, asGrid: options.grid)
+        stocks = StocksPage(synthetic: options.synthetic)
+    }
+
+    func activate(_ application: UnsafeMutablePointer<GtkApplication>) {
+        self.application = application
+        window = gtk_application_window_new(application)
+        gtk_window_set_title(gcast(window), "Lanes · desk" + (options.naive ? " (naive)" : ""))
+        gtk_window_set_default_size(gcast(window), Int32(options.width), Int32(options.height))
+        pages = gtk_stack_new()
+        gtk_stack_add_titled(gcast(pages), photos.root, "photos", "Photos")
+        gtk_stack_add_titled(gcast(pages), stocks.root, "stocks", "Stocks")
+        gtk_widget_set_vexpand(pages, 1)
+        let switcher = gtk_stack_switcher_new()!
+        gtk_stack_switcher_set_stack(gcast(switcher), gcast(pages))
+        gtk_widget_set_halign(switcher, GTK_ALIGN_CENTER)
+        let tilt = gtk_check_button_new_with_label("Tilt-shift thumbnails")!
+        gtk_check_button_set_active(gcast(tilt), options.tiltShift ? 1 : 0)
+        onSignal(raw(tilt), "toggled") { [unowned self] in
+            photos.setTiltShift(gtk_check_button_get_active(gcast(tilt)) != 0)
+        }
+        let header = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
+        gtk_widget_set_hexpand(switcher, 1)
+        gtk_box_append(gcast(header), switcher)
+        gtk_box_append(gcast(header), tilt)
+        gtk_widget_set_margin_top(header, 4)
+        gtk_widget_set_margin_end(header, 8)
+        let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(gcast(column), header)
+        gtk_box_append(gcast(column), pages)
+        gtk_box_append(gcast(column), status.label)
+        gtk_window_set_child(gcast(window), column)
+        if options.page == "stocks" { showPage("stocks") }
+        onSignal(raw(pages), "notify::visible-child") { [unowned self] (_: UnsafeMutableRawPointer?) in pageChanged() }
+        pageChanged()
+        onSignal(raw(window), "realize") { [unowned self] in
+            frames.install(on: window)
+        }
+        gtk_window_present(gcast(window))
+        monitor.start()
+        GLibTimeout.start(priority: 200, intervalMilliseconds: 500) { [weak self] in
+            guard let self else { return false }
+            status.update(self)
+            return true
+        }
+        frames.onFrame { [unowned self] _ in
+            Profile.measure("priorities") { photos.updatePriorities() }
+            Profile.measure("stocks tick") { stocks.frameTick() }
+        }
+        if let script = options.script {
+            Task { @MainActor in
+                await Scripts.run(script, app: self)
+                finish()
+            }
+        }
+    }
+
+    var visiblePage: String {
+        gtk_stack_get_visible_child_name(gcast(pages)).map { String(cString: $0) } ?? ""
+    }
+
+    func showPage(_ name: String) {
+        gtk_stack_set_visible_child_name(gcast(pages), name)
+    }
+
+    /// Leaving a page cancels its work; coming back starts it again for what is shown.
+    private func pageChanged() {
+        if visiblePage == "photos" {
+            stocks.suspend()
+            photos.resume()
+        } else {
+            photos.suspend()
+            stocks.resume()
+        }
+    }
+
+    /// Writes the report (if asked for) and quits.
+    func finish() {
+        Profile.dump()
+        if let path = options.report {
+            do {
+                try Report.write(self, to: path)
+            } catch {
+                FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
+            }
+        }
+        if let application { g_application_quit(gcast(raw(application))) }
+    }
+}

@@ -1,0 +1,122 @@
+import CGtk
+import Lanes
+import LanesImages
+
+/// One reusable grid cell: a picture at thumbnail size and a caption. Bound to a row, it shows the placeholder at
+/// once and loads the row's thumbnail through an `ImageBinding` (off the main thread; never another row's image);
+/// unbound, it withdraws the load.
+@MainActor
+final class PhotoCell {
+    static let thumbnail = TargetSize(maxWidth: 160, maxHeight: 120)
+
+    let root: Widget
+    let picture: Widget
+    let caption: Widget
+    private(set) var row: Int?
+    private(set) var priority: WorkPriority?
+    private unowned let page: PhotosPage
+    private lazy var binding = ImageBinding(
+        pipeline: page.pipeline,
+        placeholder: { [unowned self] _ in showPlaceholder() },
+        handler: { [unowned self] request, result in deliver(request, result) })
+
+    init(page: PhotosPage) {
+        self.page = page
+        root = gtk_box_new(page.useGrid ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL, 8)
+        picture = gtk_picture_new()
+        caption = gtk_label_new("")
+        gtk_widget_set_size_request(picture, Int32(Self.thumbnail.maxWidth), Int32(Self.thumbnail.maxHeight))
+        // Never upscale a smaller thumbnail (a landscape photo from --folder) to the cell's height.
+        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_SCALE_DOWN)
+        gtk_label_set_ellipsize(gcast(caption), PANGO_ELLIPSIZE_END)
+        if page.useGrid { gtk_widget_set_size_request(caption, Int32(Self.thumbnail.maxWidth), -1) }
+        gtk_label_set_xalign(gcast(caption), 0)
+        gtk_box_append(gcast(root), picture)
+        gtk_box_append(gcast(root), caption)
+    }
+
+    /// Shows row `row` (a list item's `bind`): loads it now if it is on or near the screen, else when it comes near.
+    func bind(_ row: Int) {
+        if self.row != nil {
+            // Rebound without an unbind (GTK always unbinds first; a tilt-shift toggle rebinds): drop the old load.
+            withdraw()
+            priority = nil
+        }
+        self.row = row
+        setLabel(caption, page.library.title(row))
+        if page.naive {
+            page.renderNaively(row, into: self)
+            return
+        }
+        showPlaceholder()
+        updatePriority(page.priority(for: row))
+    }
+
+    /// Stops showing the row (a list item's `unbind`): the load is withdrawn.
+    func unbind() {
+        withdraw()
+        row = nil
+        priority = nil
+        showPlaceholder()
+    }
+
+    /// Loads the row again after the page was left and came back.
+    func resume() {
+        guard let row, !page.naive else { return }
+        priority = nil
+        updatePriority(page.priority(for: row))
+    }
+
+    /// Withdraws the load but keeps the row (the page was left).
+    func suspend() {
+        withdraw()
+        priority = nil
+    }
+
+    /// Starts, re-prioritises or withdraws the row's load: `nil` means too far from the viewport to load now.
+    func updatePriority(_ wanted: WorkPriority?) {
+        guard let row, !page.naive, wanted != priority else { return }
+        priority = wanted
+        guard let wanted else {
+            withdraw()
+            return
+        }
+        if binding.request == nil {
+            if binding.show(page.thumbnailRequest(row), priority: wanted) {
+                page.stats.cacheHits += 1
+            } else {
+                page.stats.rendersStarted += 1
+            }
+        } else {
+            binding.setPriority(wanted)
+        }
+    }
+
+    private func withdraw() {
+        guard !page.naive, binding.request != nil else { return }
+        if !binding.isLoaded { page.stats.rendersCancelled += 1 }
+        binding.clear()
+    }
+
+    func showPlaceholder() {
+        gtk_picture_set_paintable(gcast(picture), page.placeholder)
+    }
+
+    func show(_ bitmap: Bitmap) {
+        if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
+        setTexture(makeTexture(bitmap), in: picture)
+    }
+
+    private func deliver(_ request: ImageRequest, _ result: Result<Bitmap, any Error>) {
+        Profile.measure("deliver") { deliverNow(request, result) }
+    }
+
+    private func deliverNow(_ request: ImageRequest, _ result: Result<Bitmap, any Error>) {
+        page.stats.delivered += 1
+        if page.isSuspended { page.stats.deliveredWhileLeft += 1 }
+        switch result {
+        case .success(let bitmap): show(bitmap)
+        case .failure: gtk_picture_set_paintable(gcast(picture), page.failedPlaceholder)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import CGtk
+import Foundation
+import Lanes
+import LanesImages
+
+/// A photo opened large with live tilt-shift controls. Each change cancels the render in flight and asks for a quick
+/// quarter-size preview, then the full render; the preview never replaces a full render already shown.
+@MainActor
+final class PhotoDetail {
+    let root: Widget
+    private let picture: Widget
+    private let title: Widget
+    private let band: Widget
+    private let blur: Widget
+    private let toggle: Widget
+    private(set) var row: Int?
+    private unowned let page: PhotosPage
+    private var tasks: [ImageTask] = []
+    private var generation = 0
+    private var showingFull = false
+    /// Renders asked for, cancelled before they finished, previews shown, full renders shown.
+    private(set) var requested = 0, cancelled = 0, previewsShown = 0, fullRendersShown = 0
+
+    init(page: PhotosPage) {
+        self.page = page
+        root = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)
+        let bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        let back = gtk_button_new_with_label("← Back")!
+        title = gtk_label_new("")
+        toggle = gtk_check_button_new_with_label("Tilt-shift")
+        gtk_check_button_set_active(gcast(toggle), 1)
+        band = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0.05, 0.95, 0.01)
+        blur = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 24, 0.5)
+        gtk_range_set_value(gcast(band), 0.5)
+        gtk_range_set_value(gcast(blur), 8)
+        gtk_widget_set_size_request(band, 200, -1)
+        gtk_widget_set_size_request(blur, 200, -1)
+        gtk_box_append(gcast(bar), back)
+        gtk_box_append(gcast(bar), title)
+        gtk_box_append(gcast(bar), toggle)
+        gtk_box_append(gcast(bar), gtk_label_new("Band"))
+        gtk_box_append(gcast(bar), band)
+        gtk_box_append(gcast(bar), gtk_label_new("Blur"))
+        gtk_box_append(gcast(bar), blur)
+        picture = gtk_picture_new()
+        gtk_widget_set_vexpand(picture, 1)
+        gtk_box_append(gcast(root), bar)
+        gtk_box_append(gcast(root), picture)
+        onSignal(raw(back), "clicked") { [unowned page] in page.closeDetail() }
+        onSignal(raw(band), "value-changed") { [unowned self] in render() }
+        onSignal(raw(blur), "value-changed") { [unowned self] in render() }
+        onSignal(raw(toggle), "toggled") { [unowned self] in render() }
+    }
+
+    func open(_ row: Int) {
+        self.row = row
+        setLabel(title, page.library.title(row))
+        gtk_picture_set_paintable(gcast(picture), page.placeholder)
+        render()
+    }
+
+    func close() {
+        cancel()
+        row = nil
+    }
+
+    /// Sets the band position (0...1), as a drag of its slider does.
+    func setBand(_ value: Double) { gtk_range_set_value(gcast(band), value) }
+
+    var tiltShift: TiltShift? {
+        guard gtk_check_button_get_active(gcast(toggle)) != 0 else { return nil }
+        return TiltShift(
+            focusCenter: gtk_range_get_value(gcast(band)), focusHeight: 0.15, transition: 0.2,
+            sigma: gtk_range_get_value(gcast(blur)))
+    }
+
+    /// The full-size target: the picture's allocation (the window's size before the first layout).
+    private var fullSize: TargetSize {
+        let width = max(320, Int(gtk_widget_get_width(picture)))
+        let height = max(240, Int(gtk_widget_get_height(picture)))
+        return TargetSize(maxWidth: min(width, 1200), maxHeight: min(height, 900))
+    }
+
+    /// Withdraws the renders in flight.
+    func cancel() {
+        generation += 1
+        for task in tasks where !task.isFinished {
+            task.cancel()
+            cancelled += 1
+            page.stats.rendersCancelled += 1
+        }
+        tasks = []
+    }
+
+    func resume() {
+        if row != nil { render() }
+    }
+
+    private func render() {
+        guard let row, !page.isSuspended else { return }
+        cancel()
+        showingFull = false
+        let expected = generation
+        let full = fullSize
+        let filter = tiltShift
+        let previewFilter = filter.map {
+            TiltShift(focusCenter: $0.focusCenter, focusHeight: $0.focusHeight, transition: $0.transition,
+                      sigma: $0.sigma / 4)
+        }
+        let preview = TargetSize(maxWidth: full.maxWidth / 4, maxHeight: full.maxHeight / 4)
+        for (size, processor, isPreview) in [(preview, previewFilter, true), (full, filter, false)] {
+            let request = page.library.request(row, size: size, tiltShift: processor)
+            requested += 1
+            page.stats.rendersStarted += 1
+            let task = page.pipeline.load(request, priority: .visible, on: .main) { [weak self] result in
+                MainActor.assumeIsolated {
+                    guard let self, self.generation == expected, case .success(let bitmap) = result else { return }
+                    self.show(bitmap, isPreview: isPreview)
+                }
+            }
+            tasks.append(task)
+        }
+    }
+
+    private func show(_ bitmap: Bitmap, isPreview: Bool) {
+        if isPreview && showingFull { return }
+        if isPreview {
+            previewsShown += 1
+        } else {
+            showingFull = true
+            fullRendersShown += 1
+        }
+        page.stats.delivered += 1
+        setTexture(makeTexture(bitmap), in: picture)
+    }
+}

@@ -1,0 +1,244 @@
+import CGtk
+import Foundation
+import Lanes
+import LanesImages
+
+/// What the Photos page has done, for the status bar and the report.
+struct PhotoStats {
+    var rendersStarted = 0
+    var rendersCancelled = 0
+    var wrongRowDeliveries = 0
+    var delivered = 0
+    var deliveredWhileLeft = 0
+    var cacheHits = 0
+}
+
+/// The Photos page: a virtualised grid over the library (GtkGridView recycles cells; each bound cell loads its
+/// thumbnail through the pipeline at visible or prefetch priority, by the viewport) and a detail view.
+@MainActor
+final class PhotosPage {
+    let library: PhotoLibrary
+    let pipeline: ImagePipeline
+    let naive: Bool
+    var tiltShift: Bool
+    var stats = PhotoStats()
+    let root: Widget
+    let scroller: Widget
+    private(set) var grid: Widget!
+    private(set) var isSuspended = false
+    let placeholder: OpaquePointer
+    let failedPlaceholder: OpaquePointer
+    private(set) var cells: [ObjectIdentifier: PhotoCell] = [:]
+    private let stack: Widget
+    private(set) var detail: PhotoDetail!
+    private let naiveDecoder: LibraryDecoder?
+
+    static let cacheBudget = 48 << 20
+    /// Where decodes and filters run: one thread per core at nice 10, below the main thread.
+    nonisolated static let background = NiceExecutor(
+        threads: ProcessInfo.processInfo.activeProcessorCount, nice: 10, name: "lanes-desk work")
+
+    let useGrid: Bool
+
+    init(library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool) {
+        useGrid = asGrid
+        self.library = library
+        self.naive = naive
+        self.tiltShift = tiltShift
+        let decoder: LibraryDecoder
+        switch library.content {
+        case .generated(let generated, _): decoder = LibraryDecoder(library: generated, keepsSources: !naive)
+        case .urls: decoder = LibraryDecoder(library: GeneratedLibrary(sources: []))
+        }
+        naiveDecoder = naive ? decoder : nil
+        pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(
+            fetcher: LibraryFetcher(), decoder: decoder, memoryCacheLimit: Self.cacheBudget,
+            decodedBytesLimit: 64 << 20, executor: Self.background))
+        placeholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(grey: 200)))
+        failedPlaceholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(red: 200, green: 80, blue: 80)))
+        stack = gtk_stack_new()
+        root = stack
+        scroller = gtk_scrolled_window_new()
+        gtk_widget_set_vexpand(scroller, 1)
+        gtk_widget_set_hexpand(scroller, 1)
+        gtk_stack_add_named(gcast(stack), scroller, "grid")
+        grid = makeGrid()
+        gtk_scrolled_window_set_child(gcast(scroller), grid)
+        detail = PhotoDetail(page: self)
+        gtk_stack_add_named(gcast(stack), detail.root, "detail")
+    }
+
+    private func makeGrid() -> Widget {
+        let strings = gtk_string_list_new(nil)
+        for index in 0..<library.count { gtk_string_list_append(strings, String(index)) }
+        let selection = gtk_no_selection_new(gcast(raw(strings)))
+        let factory = gtk_signal_list_item_factory_new()
+        onSignal(raw(factory), "setup") { [unowned self] item in
+            let cell = PhotoCell(page: self)
+            attach(cell, to: item, key: "lanes-cell")
+            gtk_list_item_set_child(gcast(item), cell.root)
+            cells[ObjectIdentifier(cell)] = cell
+        }
+        onSignal(raw(factory), "bind") { item in
+            guard let cell = attached(item, key: "lanes-cell", as: PhotoCell.self) else { return }
+            Profile.measure("bind") { cell.bind(Int(gtk_list_item_get_position(gcast(item)))) }
+        }
+        onSignal(raw(factory), "unbind") { item in
+            Profile.measure("unbind") { attached(item, key: "lanes-cell", as: PhotoCell.self)?.unbind() }
+        }
+        onSignal(raw(factory), "teardown") { [unowned self] item in
+            if let cell = attached(item, key: "lanes-cell", as: PhotoCell.self) {
+                cells[ObjectIdentifier(cell)] = nil
+            }
+        }
+        let grid: Widget
+        if useGrid {
+            grid = gtk_grid_view_new(gcast(raw(selection)), factory)!
+            gtk_grid_view_set_max_columns(gcast(grid), 12)
+            gtk_grid_view_set_single_click_activate(gcast(grid), 1)
+        } else {
+            grid = gtk_list_view_new(gcast(raw(selection)), factory)!
+            gtk_list_view_set_single_click_activate(gcast(grid), 1)
+        }
+        onSignal(raw(grid), "activate") { [unowned self] (position: UInt32) in open(Int(position)) }
+        return grid
+    }
+
+    var adjustment: UnsafeMutablePointer<GtkAdjustment> { gtk_scrolled_window_get_vadjustment(gcast(scroller))! }
+
+    // MARK: Requests
+
+    var thumbnailTiltShift: TiltShift? { tiltShift ? TiltShift(focusCenter: 0.5, focusHeight: 0.2, sigma: 3) : nil }
+
+    func thumbnailRequest(_ row: Int) -> ImageRequest {
+        library.request(row, size: PhotoCell.thumbnail, tiltShift: thumbnailTiltShift)
+    }
+
+    /// The `--naive` path: fetch, decode, filter and stamp right here, on the main thread, inside bind.
+    func renderNaively(_ row: Int, into cell: PhotoCell) {
+        stats.rendersStarted += 1
+        let request = thumbnailRequest(row)
+        do {
+            let data: Data
+            if GeneratedLibrary.index(of: request.url) != nil {
+                data = Data(GeneratedLibrary.marker + Array(String(row).utf8))
+            } else {
+                data = try Data(contentsOf: request.url)
+            }
+            var bitmap = try naiveDecoder!.decode(data, targetSize: request.targetSize, maxPixels: 100_000_000)
+            for processor in request.processors { bitmap = try processor.process(bitmap) }
+            stats.delivered += 1
+            cell.show(bitmap)
+        } catch {
+            gtk_picture_set_paintable(gcast(cell.picture), failedPlaceholder)
+        }
+    }
+
+    // MARK: Viewport
+
+    /// How far beyond the viewport (in viewport heights) bound rows are prefetched. GTK keeps ~200 rows bound
+    /// around the viewport; loading all of them would spend the cores on rows far from view.
+    static let prefetchScreens = 1.5
+
+    /// The priority row `row` should load at now: visible in the viewport, prefetch near it, nil when too far to load
+    /// yet. The list's rows are all the same height, so the adjustment says which rows the viewport shows.
+    func priority(for row: Int) -> WorkPriority? {
+        let adjustment = self.adjustment
+        let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
+        let value = gtk_adjustment_get_value(adjustment)
+        // Before the first layout the viewport is unknown: the first rows are what will show; the rest wait a frame.
+        guard upper > 0, page > 0, library.count > 0 else { return row < 12 ? .visible : nil }
+        let rowsPerLine = useGrid ? max(1, gridColumns) : 1
+        let lineHeight = upper / Double((library.count + rowsPerLine - 1) / rowsPerLine)
+        let top = Double(row / rowsPerLine) * lineHeight, bottom = top + lineHeight
+        if bottom > value && top < value + page { return .visible }
+        let margin = page * Self.prefetchScreens
+        if bottom > value - margin && top < value + page + margin { return .prefetch }
+        return nil
+    }
+
+    /// Columns of the grid (from the widest cell seen; GTK 4.8 does not say).
+    private var gridColumns: Int {
+        let width = Double(gtk_widget_get_width(scroller))
+        return min(12, max(1, Int(width / Double(PhotoCell.thumbnail.maxWidth + 12))))
+    }
+
+    /// Whether `cell` intersects the scrolled viewport now (GTK binds ~200 rows beyond it; those are prefetch).
+    func isVisible(_ cell: PhotoCell) -> Bool {
+        // GTK keeps recycled items beyond the viewport bound but not drawn; their old allocation is stale.
+        guard gtk_widget_is_drawable(cell.root) != 0 else { return false }
+        var bounds = graphene_rect_t()
+        guard gtk_widget_compute_bounds(cell.root, scroller, &bounds) != 0 else { return false }
+        let height = Float(gtk_widget_get_height(scroller))
+        return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < height
+    }
+
+    /// Once a frame: promotes rows that entered the viewport, demotes those that left, starts rows that came near
+    /// and withdraws rows that went far.
+    func updatePriorities() {
+        guard !naive, !isSuspended else { return }
+        for cell in cells.values {
+            guard let row = cell.row else { continue }
+            cell.updatePriority(priority(for: row))
+        }
+    }
+
+    /// Bound cells that are visible now, with their rows.
+    func visibleCells() -> [PhotoCell] {
+        cells.values.filter { $0.row != nil && isVisible($0) }
+    }
+
+    /// Bound cells whose picture lies wholly inside the viewport (what a screenshot shows uncovered).
+    func whollyVisibleCells() -> [PhotoCell] {
+        let height = Float(gtk_widget_get_height(scroller))
+        return visibleCells().filter { cell in
+            var bounds = graphene_rect_t()
+            guard gtk_widget_compute_bounds(cell.picture, scroller, &bounds) != 0 else { return false }
+            return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= height
+        }
+    }
+
+    // MARK: Leaving and coming back
+
+    /// The page was left: every load (cells and detail) is withdrawn; nothing is delivered until ``resume()``.
+    func suspend() {
+        guard !isSuspended else { return }
+        isSuspended = true
+        for cell in cells.values { cell.suspend() }
+        detail.cancel()
+    }
+
+    func resume() {
+        guard isSuspended else { return }
+        isSuspended = false
+        for cell in cells.values { cell.resume() }
+        detail.resume()
+    }
+
+    /// Image stages in flight (decodes and processor chains).
+    var inFlight: Int { pipeline.stagesInFlight.bitmaps }
+
+    // MARK: Detail
+
+    func open(_ row: Int) {
+        gtk_stack_set_visible_child_name(gcast(stack), "detail")
+        detail.open(row)
+    }
+
+    func closeDetail() {
+        detail.close()
+        gtk_stack_set_visible_child_name(gcast(stack), "grid")
+    }
+
+    var isShowingDetail: Bool { detail.row != nil }
+
+    /// Turns tilt-shift on or off for the thumbnails: every bound cell reloads (cached images come back at once).
+    func setTiltShift(_ on: Bool) {
+        guard on != tiltShift else { return }
+        tiltShift = on
+        for cell in cells.values {
+            guard let row = cell.row else { continue }
+            cell.bind(row)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import CGtk
+import Foundation
+import LanesImages
+
+/// A value in the report.
+enum ReportValue {
+    case number(Double)
+    case text(String)
+
+    var json: String {
+        switch self {
+        case .number(let value): value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)) : "null"
+        case .text(let text):
+            String(data: try! JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed]), encoding: .utf8)!
+        }
+    }
+}
+
+/// The `--report FILE` JSON: one object, the script's figures first, then the app's counters.
+@MainActor
+enum Report {
+    static func write(_ app: DeskApp, to path: String) throws {
+        var fields = app.report
+        func add(_ key: String, _ value: Double) {
+            if !fields.contains(where: { $0.0 == key }) { fields.append((key, .number(value))) }
+        }
+        let photos = app.photos.stats, pipeline = app.photos.pipeline.statistics, charts = app.stocks.stats
+        fields.append(("mode", .text(app.options.naive ? "naive" : "lanes")))
+        fields.append(("renderer", .text(Screenshot.rendererName(app.window))))
+        fields.append(("load_average", .text(loadAverage())))
+        add("cores", Double(ProcessInfo.processInfo.activeProcessorCount))
+        add("wrong_row_deliveries", Double(photos.wrongRowDeliveries))
+        add("renders_started", Double(photos.rendersStarted + charts.started))
+        add("renders_cancelled", Double(photos.rendersCancelled + charts.cancelled))
+        add("cached", Double(photos.cacheHits + pipeline.memoryHits + charts.cacheHits))
+        add("photo_cache_hits", Double(photos.cacheHits))
+        add("photo_renders_started", Double(photos.rendersStarted))
+        add("photo_renders_cancelled", Double(photos.rendersCancelled))
+        add("photo_deliveries", Double(photos.delivered))
+        add("pipeline_decodes", Double(pipeline.decodes))
+        add("pipeline_processor_runs", Double(pipeline.processorRuns))
+        add("pipeline_cancelled_stages", Double(pipeline.cancelledStages))
+        add("pipeline_memory_hits", Double(pipeline.memoryHits))
+        add("chart_renders_started", Double(charts.started))
+        add("chart_renders_cancelled", Double(charts.cancelled))
+        add("chart_deliveries", Double(charts.delivered))
+        add("cache_bytes", Double(app.photos.pipeline.memoryCacheCost))
+        add("cache_budget_bytes", Double(PhotosPage.cacheBudget))
+        add("rss_mb", residentMegabytes())
+        let text = "{" + fields.map { "\"\($0.0)\": \($0.1.json)" }.joined(separator: ", ") + "}\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "?"
+    }
+
+    /// Resident set size from /proc/self/statm.
+    static func residentMegabytes() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return 0 }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+
+    /// CPU time (user + system) of this process, in seconds.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}

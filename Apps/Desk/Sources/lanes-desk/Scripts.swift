@@ -1,0 +1,334 @@
+import CGtk
+import Dispatch
+import Foundation
+import Lanes
+import LanesGLib
+import LanesImages
+
+/// `--script NAME`: drives the app in-process and adds its figures to the report.
+@MainActor
+enum Scripts {
+    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "screens", "all"]
+
+    static func run(_ name: String, app: DeskApp) async {
+        await pause(1500)  // the window is up and the first screen has loaded
+        switch name {
+        case "fling": await fling(app)
+        case "flood": await flood(app)
+        case "idle": await idle(app)
+        case "memory": await memory(app)
+        case "detail": await detail(app)
+        case "pages": await pages(app)
+        case "screens": await screens(app)
+        default:
+            await fling(app)
+            await idle(app)
+            await flood(app)
+            await toggle(app)
+            await detail(app)
+            await pages(app)
+        }
+    }
+
+    static func pause(_ milliseconds: Int) async {
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+    }
+
+    private static func record(_ app: DeskApp, _ key: String, _ value: Double) {
+        app.report.append((key, .number(value)))
+    }
+
+    /// Scrolls the photo grid's adjustment at 2,400 px/s for 3 s, one step per frame; then lets it settle and takes
+    /// the screenshot.
+    static func fling(_ app: DeskApp) async {
+        let adjustment = app.photos.adjustment
+        let start = gtk_adjustment_get_value(adjustment)
+        let monitor = ResponsivenessMonitor(interval: .milliseconds(8), threshold: .milliseconds(16))
+        monitor.start()
+        let done = await withCheckedContinuation { (continuation: CheckedContinuation<Range<Int64>, Never>) in
+            var first: Int64?
+            app.frames.drive(app.window) { time in
+                let t0 = first ?? time
+                first = t0
+                let elapsed = Double(time - t0) / 1e6
+                gtk_adjustment_set_value(adjustment, start + 2400 * min(elapsed, 3))
+                if elapsed >= 3 {
+                    continuation.resume(returning: t0..<(t0 + 3_000_000))
+                    return false
+                }
+                return true
+            }
+        }
+        monitor.stop()
+        let latency = monitor.snapshot()
+        let (frames, intervals) = app.frames.frames(in: done)
+        record(app, "frames", Double(frames))
+        record(app, "frames_expected", 180)
+        record(app, "frame_interval_p50_ms", percentile(intervals, 0.5))
+        record(app, "frame_interval_p99_ms", percentile(intervals, 0.99))
+        record(app, "frame_interval_max_ms", intervals.max() ?? 0)
+        record(app, "frames_over_25ms", Double(intervals.filter { $0 > 25 }.count))
+        record(app, "main_latency_p50_ms", milliseconds(latency.p50))
+        record(app, "main_latency_p99_ms", milliseconds(latency.p99))
+        record(app, "main_latency_max_ms", milliseconds(latency.max))
+        record(app, "hitches", Double(latency.hitches))
+        record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
+        await settle(app)
+        if let path = app.options.screenshot {
+            do {
+                try Screenshot.save(app.window, to: path, cells: app.photos.whollyVisibleCells())
+            } catch {
+                FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
+            }
+        }
+        await leavePhotos(app)
+    }
+
+    /// Waits (up to 10 s) until no image work is in flight and every visible cell shows its image.
+    static func settle(_ app: DeskApp) async {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            await pause(100)
+            if app.photos.inFlight == 0 { break }
+        }
+        await pause(300)
+        record(app, "settled_in_flight", Double(app.photos.inFlight))
+    }
+
+    /// Jumps far down the grid (a screenful of new loads starts), then switches to Stocks at once: the photo work in
+    /// flight must reach 0 promptly and nothing may be delivered to the page afterwards.
+    static func leavePhotos(_ app: DeskApp) async {
+        let adjustment = app.photos.adjustment
+        gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + 20_000)
+        await pause(25)
+        let before = app.photos.inFlight
+        let deliveredBefore = app.photos.stats.deliveredWhileLeft
+        app.showPage("stocks")
+        let zeroAfter = await timeUntil(deadlineMilliseconds: 1000) { app.photos.inFlight == 0 }
+        await pause(500)
+        record(app, "leave_photos_in_flight_before", Double(before))
+        record(app, "leave_photos_ms_to_zero", zeroAfter ?? -1)
+        record(app, "leave_photos_delivered_after", Double(app.photos.stats.deliveredWhileLeft - deliveredBefore))
+        app.showPage("photos")
+        await pause(300)
+    }
+
+    /// Polls `condition` every millisecond (GLib timeout) and returns the milliseconds it took, or nil on timeout.
+    static func timeUntil(deadlineMilliseconds: Int, _ condition: @escaping @MainActor () -> Bool) async -> Double? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        return await withCheckedContinuation { continuation in
+            if condition() { return continuation.resume(returning: 0) }
+            GLibTimeout.start(priority: 100, intervalMilliseconds: 1) {
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                if condition() {
+                    continuation.resume(returning: elapsed)
+                    return false
+                }
+                if elapsed > Double(deadlineMilliseconds) {
+                    continuation.resume(returning: nil)
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
+    /// 2 s with nothing to do: the process's CPU use.
+    static func idle(_ app: DeskApp) async {
+        await settle(app)
+        await pause(500)
+        let cpu = Report.cpuSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        await pause(2000)
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        record(app, "idle_cpu_pct", (Report.cpuSeconds() - cpu) / wall * 100)
+    }
+
+    /// For 1 s the main queue is never empty (a 2 ms job that re-posts itself, plus bursts of WorkQueue.main items
+    /// from a background thread) while the grid scrolls slowly: frames must keep coming.
+    static func flood(_ app: DeskApp) async {
+        let stop = StopFlag()
+        let adjustment = app.photos.adjustment
+        let start = gtk_adjustment_get_value(adjustment)
+        let jobs = Counter()
+        @Sendable func again() {
+            guard !stop.isSet else { return }
+            let end = DispatchTime.now().uptimeNanoseconds + 2_000_000
+            while DispatchTime.now().uptimeNanoseconds < end {}
+            jobs.increment()
+            DispatchQueue.main.async { again() }
+        }
+        DispatchQueue.main.async { again() }
+        DispatchQueue.global().async {
+            while !stop.isSet {
+                for _ in 0..<20 {
+                    WorkQueue.main.add(label: "flood") { _ in
+                        let end = DispatchTime.now().uptimeNanoseconds + 100_000
+                        while DispatchTime.now().uptimeNanoseconds < end {}
+                        jobs.increment()
+                    }
+                }
+                usleep(5000)
+            }
+        }
+        let window = await withCheckedContinuation { (continuation: CheckedContinuation<Range<Int64>, Never>) in
+            var first: Int64?
+            app.frames.drive(app.window) { time in
+                let t0 = first ?? time
+                first = t0
+                let elapsed = Double(time - t0) / 1e6
+                gtk_adjustment_set_value(adjustment, start + 300 * min(elapsed, 1))
+                if elapsed >= 1 {
+                    continuation.resume(returning: t0..<(t0 + 1_000_000))
+                    return false
+                }
+                return true
+            }
+        }
+        stop.set()
+        record(app, "flood_frames", Double(app.frames.frames(in: window).count))
+        record(app, "flood_jobs", Double(jobs.value))
+        await pause(300)
+    }
+
+    /// Three full passes over the library in 40 jumps each: the image cache stays within its budget and RSS settles.
+    static func memory(_ app: DeskApp) async {
+        let adjustment = app.photos.adjustment
+        var rss: [Double] = []
+        for _ in 0..<3 {
+            let upper = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
+            for step in 0..<40 {
+                gtk_adjustment_set_value(adjustment, upper * Double(step) / 39)
+                await pause(120)
+            }
+            await settle(app)
+            rss.append(Report.residentMegabytes())
+        }
+        record(app, "rss_after_first_scroll_mb", rss[0])
+        record(app, "rss_after_third_scroll_mb", rss[2])
+        record(app, "rss_growth_pct", (rss[2] - rss[0]) / rss[0] * 100)
+        record(app, "cache_bytes_after_scrolls", Double(app.photos.pipeline.memoryCacheCost))
+    }
+
+    /// Turns the thumbnails' tilt-shift off and on again: every bound cell rebinds in place to another request.
+    static func toggle(_ app: DeskApp) async {
+        let before = app.photos.stats.delivered
+        app.photos.setTiltShift(false)
+        await settle(app)
+        app.photos.setTiltShift(true)
+        await settle(app)
+        record(app, "toggle_deliveries", Double(app.photos.stats.delivered - before))
+    }
+
+    /// Opens a visible photo, drags the band slider for 2 s (60 changes a second, in pairs), closes it.
+    static func detail(_ app: DeskApp) async {
+        guard let row = app.photos.visibleCells().compactMap(\.row).min() else { return }
+        app.photos.open(row)
+        await pause(800)
+        let detail = app.photos.detail!
+        let requested = detail.requested, cancelled = detail.cancelled
+        for step in 0..<60 {
+            // A fast drag delivers several value changes between two frames: the second always finds the first's
+            // renders in flight and cancels them.
+            detail.setBand(0.2 + 0.6 * (Double(step) - 0.5) / 59)
+            detail.setBand(0.2 + 0.6 * Double(step) / 59)
+            await pause(33)
+        }
+        let shown = detail.fullRendersShown
+        for _ in 0..<100 where detail.fullRendersShown == shown { await pause(100) }  // the last full render, ≤ 10 s
+        record(app, "detail_renders_requested", Double(detail.requested - requested))
+        record(app, "detail_renders_cancelled", Double(detail.cancelled - cancelled))
+        record(app, "detail_previews_shown", Double(detail.previewsShown))
+        record(app, "detail_full_shown", Double(detail.fullRendersShown))
+        app.photos.closeDetail()
+        await pause(300)
+    }
+
+    /// Stocks: opens the first stock's detail chart, resizes the window five times, then leaves the page while
+    /// charts are in flight.
+    static func pages(_ app: DeskApp) async {
+        app.showPage("stocks")
+        await pause(1500)
+        app.stocks.openDetailForScript(0)
+        await pause(800)
+        let startedBefore = app.stocks.stats.started
+        for (width, height) in [(900, 700), (1000, 740), (1100, 760), (1200, 800), (1024, 768)] {
+            gtk_window_set_default_size(gcast(app.window), Int32(width), Int32(height))
+            await pause(60)
+        }
+        await pause(1500)
+        record(app, "resize_detail_renders", Double(app.stocks.stats.started - startedBefore))
+        app.stocks.closeDetailForScript()
+        await pause(300)
+        // Scroll the stock list so rows bind and chart work is in flight, then leave.
+        app.stocks.scrollForScript(by: 3000)
+        await pause(30)
+        let before = app.stocks.stats.inFlight
+        let deliveredBefore = app.stocks.stats.deliveredWhileLeft
+        app.showPage("photos")
+        let zero = await timeUntil(deadlineMilliseconds: 1000) { app.stocks.unfinished == 0 }
+        await pause(500)
+        record(app, "leave_stocks_in_flight_before", Double(before))
+        record(app, "leave_stocks_ms_to_zero", zero ?? -1)
+        record(app, "leave_stocks_delivered_after", Double(app.stocks.stats.deliveredWhileLeft - deliveredBefore))
+    }
+
+    /// Screenshots of each page for the README: the photo list, a photo opened with tilt-shift, the stock list.
+    /// `--screenshot FILE` names the first; the others get `-detail` and `-stocks` before the extension.
+    static func screens(_ app: DeskApp) async {
+        guard let path = app.options.screenshot else { return }
+        let base = (path as NSString).deletingPathExtension
+        func save(_ file: String) {
+            do {
+                try Screenshot.save(app.window, to: file, cells: app.photos.whollyVisibleCells())
+            } catch {
+                FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
+            }
+        }
+        gtk_adjustment_set_value(app.photos.adjustment, 124 * 40)
+        await settle(app)
+        save(path)
+        if let row = app.photos.visibleCells().compactMap(\.row).min() {
+            app.photos.open(row + 1)
+            let detail = app.photos.detail!
+            for _ in 0..<100 where detail.fullRendersShown == 0 { await pause(100) }
+            await pause(300)
+            save(base + "-detail.png")
+            app.photos.closeDetail()
+        }
+        app.showPage("stocks")
+        await pause(4000)
+        save(base + "-stocks.png")
+        app.stocks.openDetailForScript(0)
+        await pause(4000)
+        save(base + "-stocks-detail.png")
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+}
+
+/// A flag set once from the main thread and read by the flood's threads.
+private final class StopFlag: Sendable {
+    private let flag = LockedFlag()
+    var isSet: Bool { flag.value }
+    func set() { flag.set() }
+}
+
+private final class LockedFlag: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var stored = false
+    private let lock = NSLock()
+    var value: Bool { lock.withLock { stored } }
+    func set() { lock.withLock { stored = true } }
+}
+
+/// A counter bumped from any thread.
+private final class Counter: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var count = 0
+    private let lock = NSLock()
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
+}

@@ -1,0 +1,45 @@
+import CGtk
+import Foundation
+import LanesGLib
+
+// lanes-desk: the GTK4 desktop app. A synchronous main: GLibMain runs g_application_run on this (the main) thread
+// with libdispatch's main queue bridged in, so WorkQueue.main and @MainActor work run here between GTK's sources.
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch let error as OptionError {
+    if error.isHelp {
+        print(error.message)
+        exit(0)
+    }
+    FileHandle.standardError.write(Data("lanes-desk: \(error.message)\n".utf8))
+    exit(2)
+}
+
+let library: PhotoLibrary
+do {
+    if let folder = options.folder {
+        library = try PhotoLibrary.folder(folder)
+    } else if let file = options.urlsFile {
+        library = try PhotoLibrary.urls(fromFile: file)
+    } else {
+        library = try PhotoLibrary.bundled(count: options.count)
+    }
+} catch let error as OptionError {
+    FileHandle.standardError.write(Data("lanes-desk: \(error.message)\n".utf8))
+    exit(1)
+}
+
+let application = gtk_application_new("org.lanes.Desk", G_APPLICATION_NON_UNIQUE)!
+// Widgets exist only after GTK is initialised, which g_application_run does before "activate".
+var app: DeskApp?
+onSignal(raw(application), "activate") {
+    let desk = DeskApp(options: options, library: library)
+    app = desk
+    desk.activate(application)
+}
+// GApplication sees only the program name: the options are ours.
+let status = GLibMain.runApplication(raw(application)!, arguments: [CommandLine.arguments[0]])
+g_object_unref(raw(application))
+exit(status)
