@@ -1,0 +1,177 @@
+import Foundation
+import Lanes
+import LanesTesting
+import Testing
+
+/// What /proc says about the calling thread.
+struct ThreadFacts: Sendable, Equatable {
+    let tid: Int
+    let nice: Int
+    let name: String
+
+    static func current() -> ThreadFacts {
+        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+        let tid = Int(link.split(separator: "/").last ?? "") ?? -1
+        return ThreadFacts(tid: tid, nice: nice(of: "/proc/self/task/\(tid)/stat"), name: comm(tid))
+    }
+
+    /// Field 19 of a stat file (fields counted from 1; the command name in field 2 may hold spaces).
+    static func nice(of path: String) -> Int {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return Int.min }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 16 ? Int(fields[16]) ?? Int.min : Int.min
+    }
+
+    static func comm(_ tid: Int) -> String {
+        let text = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)) ?? ""
+        return text.trimmingCharacters(in: .newlines)
+    }
+
+    /// The main thread's nice value: the process's normal level.
+    static var processNice: Int { nice(of: "/proc/self/stat") }
+}
+
+@Suite("Thread levels", .timeLimit(.minutes(2)))
+struct ThreadLevelTests {
+    static func expectedNice(_ priority: WorkPriority) -> Int {
+        let base = ThreadFacts.processNice
+        switch priority {
+        case .visible, .normal: return base
+        case .prefetch, .utility: return min(19, base + 5)
+        case .background: return min(19, base + 10)
+        }
+    }
+
+    @Test("each item runs at the nice value of its priority's level")
+    func niceFollowsPriority() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 8, idleTimeout: 60)
+        let queue = WorkQueue("levels", maxConcurrency: 1, executor: pool)
+        for priority in [WorkPriority.background, .visible, .utility, .normal, .prefetch, .background] {
+            let facts = try await queue.add(priority: priority) { _ in ThreadFacts.current() }.value
+            #expect(facts.nice == Self.expectedNice(priority), "\(priority)")
+        }
+        #expect(pool.threadsPerLevel.allSatisfy { $0 >= 1 })
+    }
+
+    @Test("pool threads are named after their queue, within Linux's 15 bytes")
+    func threadNames() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60)
+        let cases = [("io", "lanes: io"), ("image decode", "image decode"), ("a very long queue name", "a very long que"),
+                     ("décodage œuvres", "décodage œuvr")]
+        for (queueName, expected) in cases {
+            let queue = WorkQueue(queueName, maxConcurrency: 1, executor: pool)
+            let facts = try await queue.add { _ in ThreadFacts.current() }.value
+            #expect(facts.name == expected)
+            #expect(facts.name.utf8.count <= 15)
+        }
+    }
+
+    @Test("an item lent visible by a waiting dependent starts on a normal-level thread")
+    func lentVisibleStartsAtNormal() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 8, idleTimeout: 60)
+        let downloads = WorkQueue("downloads", maxConcurrency: 1, executor: pool)
+        let renders = WorkQueue("renders", maxConcurrency: 1, executor: pool)
+        downloads.suspend()
+        let download = downloads.add(priority: .background) { _ in ThreadFacts.current() }
+        let render = renders.add(priority: .visible, after: [download]) { _ in }
+        #expect(download.effectivePriority == .visible)
+        downloads.resume()
+        #expect(try await download.value.nice == Self.expectedNice(.visible))
+        try await render.value
+    }
+
+    @Test("an item already running at a low level keeps that level when a dependent lends it visible")
+    func runningItemKeepsItsLevel() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 8, idleTimeout: 60)
+        let queue = WorkQueue("running", maxConcurrency: 1, executor: pool)
+        let started = Gate()
+        let lent = Gate()
+        let item = queue.add(priority: .background) { _ in
+            started.open()
+            lent.wait()
+            return ThreadFacts.current()
+        }
+        await started.wait()
+        let dependent = queue.add(priority: .visible, after: [item]) { _ in }
+        #expect(item.effectivePriority == .visible)
+        lent.open()
+        #expect(try await item.value.nice == Self.expectedNice(.background))
+        try await dependent.value
+    }
+
+    @Test("a queue whose items change level hands each to a thread of its level, one band per level")
+    func mixedLevelsHandOff() async throws {
+        // Two threads at most: a band that needs a thread takes the place of an idle one of another band.
+        let pool = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 60)
+        let queue = WorkQueue("mixed", maxConcurrency: 2, executor: pool)
+        queue.suspend()
+        let priorities = (0..<60).map { WorkPriority.allCases[$0 % WorkPriority.allCases.count] }
+        let items = priorities.map { priority in queue.add(priority: priority) { _ in ThreadFacts.current().nice } }
+        queue.resume()
+        for (priority, item) in zip(priorities, items) {
+            #expect(try await item.value == Self.expectedNice(priority), "\(priority)")
+        }
+        #expect(pool.threadCount <= 2)
+    }
+
+    @Test("no pool thread ever needs its nice value lowered: the design works without CAP_SYS_NICE")
+    func neverLowersANiceValue() async throws {
+        let before = ThreadPoolExecutor.niceLoweringsNeeded
+        let pool = ThreadPoolExecutor(maxThreads: 3, idleTimeout: 60)
+        let low = WorkQueue("low", maxConcurrency: 2, executor: pool)
+        let high = WorkQueue("high", maxConcurrency: 2, executor: pool)
+        // Background items add visible work from their low threads: those threads must not create the normal-level
+        // threads themselves (a new thread inherits its creator's nice value).
+        let spawned = (0..<6).map { index in
+            low.add(priority: .background) { _ in
+                high.add(priority: index % 2 == 0 ? .visible : .utility) { _ in ThreadFacts.current().nice }
+            }
+        }
+        for item in spawned {
+            let inner = try await item.value
+            #expect(try await inner.value == Self.expectedNice(inner.effectivePriority))
+        }
+        let asyncNice = try await low.add(priority: .utility) { _ in
+            await Task.yield()
+            return ThreadFacts.current().nice
+        }.value
+        #expect(asyncNice == Self.expectedNice(.utility))
+        #expect(ThreadPoolExecutor.niceLoweringsNeeded == before)
+    }
+}
+
+@Suite("Task executors", .timeLimit(.minutes(2)))
+struct TaskExecutorTests {
+    @Test("an async body runs on a Lanes pool thread at its item's level, before and after it suspends")
+    func asyncBodyRunsOnThePool() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60)
+        let queue = WorkQueue("async levels", maxConcurrency: 1, executor: pool)
+        let (first, second) = try await queue.add(priority: .background) { _ -> (ThreadFacts, ThreadFacts) in
+            let first = ThreadFacts.current()
+            try await Task.sleep(for: .milliseconds(1))
+            return (first, ThreadFacts.current())
+        }.value
+        // Swift's global pool runs at the process's level: nice + 10 can only be a background pool thread.
+        #expect(first.nice == ThreadLevelTests.expectedNice(.background))
+        #expect(second.nice == ThreadLevelTests.expectedNice(.background))
+        #expect(pool.threadsPerLevel[0] >= 1)
+    }
+
+    @Test("a queue's task executor runs a task's code on the pool at the level asked for")
+    func queueTaskExecutor() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60)
+        let queue = WorkQueue("task executor", maxConcurrency: 1, executor: pool)
+        let executor = try #require(queue.taskExecutor(priority: .utility))
+        let nice = await withTaskExecutorPreference(executor) {
+            await Task.yield()
+            return ThreadFacts.current().nice
+        }
+        #expect(nice == ThreadLevelTests.expectedNice(.utility))
+        let task = Task(executorPreference: queue.taskExecutor(priority: .background)) { ThreadFacts.current().nice }
+        #expect(await task.value == ThreadLevelTests.expectedNice(.background))
+        let manual = WorkQueue("manual", maxConcurrency: 1, executor: ManualExecutor())
+        #expect(manual.taskExecutor() == nil)
+    }
+}
