@@ -175,3 +175,24 @@ struct TaskExecutorTests {
         #expect(manual.taskExecutor() == nil)
     }
 }
+
+@Suite("Priorities article example", .timeLimit(.minutes(1)))
+struct PrioritiesArticleTests {
+    @Test("Getting started, priorities: background items and a task on the queue's executor")
+    func article() async throws {
+        let trimmed = Recorder<Int>()
+        @Sendable func trimCaches() { trimmed.append(ThreadFacts.current().nice) }
+        @Sendable func rebuildIndex() async { trimmed.append(ThreadFacts.current().nice) }
+        var task: Task<Void, Never>?
+        // --- GettingStarted.md
+        let indexing = WorkQueue("indexing", maxConcurrency: 2)
+        indexing.add(priority: .background) { _ in trimCaches() }   // nice + 10 on Linux
+        if let executor = indexing.taskExecutor(priority: .background) {
+            task = Task(executorPreference: executor) { await rebuildIndex() }
+        }
+        // ---
+        await task?.value
+        await indexing.idle()
+        #expect(trimmed.elements == [ThreadLevelTests.expectedNice(.background), ThreadLevelTests.expectedNice(.background)])
+    }
+}
