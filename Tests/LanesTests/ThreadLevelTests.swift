@@ -196,3 +196,21 @@ struct PrioritiesArticleTests {
         #expect(trimmed.elements == [ThreadLevelTests.expectedNice(.background), ThreadLevelTests.expectedNice(.background)])
     }
 }
+
+@Suite("Thread levels at the thread limit", .timeLimit(.minutes(1)))
+struct ThreadLimitLevelTests {
+    @Test("at the thread limit, a parked thread of another level gives its place to the level that needs one")
+    func parkedThreadMakesRoom() async throws {
+        // One thread at most, and an idle timeout longer than the test: without the swap, the visible item would
+        // wait for the parked background thread to time out.
+        let pool = ThreadPoolExecutor(maxThreads: 1, idleTimeout: 600, linger: .zero)
+        let queue = WorkQueue("one thread", maxConcurrency: 1, executor: pool)
+        #expect(try await queue.add(priority: .background) { _ in ThreadFacts.current().nice }.value
+            == ThreadLevelTests.expectedNice(.background))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while queue.counts.runners > 0, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(try await queue.add(priority: .visible) { _ in ThreadFacts.current().nice }.value
+            == ThreadLevelTests.expectedNice(.visible))
+        #expect(pool.threadCount == 1)
+    }
+}

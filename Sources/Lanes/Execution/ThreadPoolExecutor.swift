@@ -40,6 +40,8 @@ public final class ThreadPoolExecutor: WorkExecutor {
     enum Work: Sendable {
         case runner(WorkRunner)
         case job(UnownedJob, PoolTaskExecutor)
+        /// Tells an idle thread to exit: a thread of another level takes its place.
+        case exit
     }
 
     final class Worker: Sendable {
@@ -127,7 +129,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
 
     /// Hands `work` to an idle thread of `level`, a new thread of that level, or the level's backlog.
     func submit(_ work: Work, level: ThreadLevel) {
-        enum Decision { case wake(Worker), spawn, queued }
+        enum Decision { case wake(Worker), spawn, replace(Worker), queued }
         let decision = state.withLock { state -> Decision in
             if case .runner = work { state.statistics.runners += 1 }
             if let worker = state.bands[level.rawValue].idle.popLast() {
@@ -141,12 +143,25 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 state.statistics.threadsStarted += 1
                 return .spawn
             }
+            // At the limit with a thread idle at another level: it exits and one of this level takes its place.
+            if let other = ThreadLevel.allCases.first(where: { !state.bands[$0.rawValue].idle.isEmpty }),
+                let idle = state.bands[other.rawValue].idle.popLast()
+            {
+                idle.assignment.withLock { $0 = .exit }
+                state.bands[other.rawValue].threads -= 1
+                state.bands[level.rawValue].threads += 1
+                state.statistics.threadsStarted += 1
+                return .replace(idle)
+            }
             state.bands[level.rawValue].backlog.append(work)
             return .queued
         }
         switch decision {
         case .wake(let worker): worker.wakeUp.signal()
         case .spawn: spawn(level: level, first: work)
+        case .replace(let idle):
+            idle.wakeUp.signal()
+            spawn(level: level, first: work)
         case .queued: break
         }
     }
@@ -212,6 +227,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 worker.wakeUp.wait()
             }
             next = worker.take()
+            if case .exit = next { return }
         }
     }
 
@@ -230,6 +246,8 @@ public final class ThreadPoolExecutor: WorkExecutor {
             }
         case .job(let job, let executor):
             job.runSynchronously(on: executor.asUnownedTaskExecutor())
+        case .exit:
+            break
         }
     }
 }
