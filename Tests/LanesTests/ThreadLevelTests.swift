@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesTesting
+import Synchronization
 import Testing
 
 /// What /proc says about the calling thread.
@@ -213,4 +214,69 @@ struct ThreadLimitLevelTests {
             == ThreadLevelTests.expectedNice(.visible))
         #expect(pool.threadCount == 1)
     }
+}
+
+/// Whether the calling process may lower nice values (root, or `CAP_SYS_NICE`).
+private var isPrivileged: Bool { geteuid() == 0 }
+
+@Suite("Thread levels without privilege", .timeLimit(.minutes(2)))
+struct UnprivilegedThreadLevelTests {
+    @Test("unprivileged here: a thread that raised its nice value cannot lower it again",
+          .enabled(if: !isPrivileged))
+    func loweringIsRefused() async {
+        let refused = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let thread = Thread {
+                let which = __priority_which_t(PRIO_PROCESS.rawValue)
+                let start = getpriority(which, 0)
+                _ = setpriority(which, 0, min(19, start + 1))
+                continuation.resume(returning: setpriority(which, 0, start) != 0)
+            }
+            thread.start()
+        }
+        #expect(refused)
+    }
+
+    /// Runs this suite's sibling, the "Thread levels" and "Task executors" suites, again as the user `nobody`: the
+    /// levels must come out right without `CAP_SYS_NICE`. Skipped where the tests already run unprivileged (the
+    /// suites then ran as they are) or where `runuser` is missing.
+    @Test("the level tests pass as an unprivileged user (runuser -u nobody)",
+          .enabled(if: isPrivileged && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser")))
+    func levelsAsNobody() throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        process.arguments = ["-u", "nobody", "--", executable, "--testing-library", "swift-testing",
+                             "--filter", "ThreadLevelTests|TaskExecutorTests|ThreadLimitLevelTests|loweringIsRefused"]
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let done = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in done.signal() }
+        try process.run()
+        let text = LockedText()
+        let read = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            text.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            read.signal()
+        }
+        reader.start()
+        if done.wait(timeout: .now() + 90) == .timedOut {
+            process.terminate()
+            Issue.record("the unprivileged run did not finish in 90 s")
+            return
+        }
+        #expect(read.wait(timeout: .now() + 10) == .success)
+        #expect(process.terminationStatus == 0, "\(text.value.suffix(3000))")
+        // The inner run was unprivileged (its refusal test ran and passed) and ran the level tests.
+        #expect(text.value.contains("cannot lower it again\" passed"), "\(text.value.suffix(3000))")
+        #expect(text.value.contains("each item runs at the nice value of its priority's level\" passed"))
+    }
+}
+
+/// Text handed from a reader thread.
+private final class LockedText: Sendable {
+    private let state = Mutex<String?>(nil)
+    func set(_ value: String) { state.withLock { $0 = value } }
+    var value: String { state.withLock { $0 ?? "" } }
 }
