@@ -280,3 +280,25 @@ private final class LockedText: Sendable {
     func set(_ value: String) { state.withLock { $0 = value } }
     var value: String { state.withLock { $0 ?? "" } }
 }
+
+@Suite("Dispatch QoS", .timeLimit(.minutes(1)))
+struct DispatchQoSTests {
+    @Test("priorities map to the QoS libdispatch expects, and DispatchExecutor.global() runs each on that global queue")
+    func globalExecutorFollowsPriority() async throws {
+        #expect(WorkPriority.visible.dispatchQoS == .userInitiated)
+        #expect(WorkPriority.normal.dispatchQoS == .default)
+        #expect(WorkPriority.prefetch.dispatchQoS == .utility)
+        #expect(WorkPriority.utility.dispatchQoS == .utility)
+        #expect(WorkPriority.background.dispatchQoS == .background)
+        let queue = WorkQueue("dispatch levels", maxConcurrency: 1, executor: DispatchExecutor.global())
+        let background = try await queue.add(priority: .background) { _ in ThreadFacts.current() }.value
+        // A turn runs at the QoS of the item that asked for it: wait until the background turn has ended.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while queue.counts.runners > 0, ContinuousClock.now < deadline { await Task.yield() }
+        let normal = try await queue.add(priority: .normal) { _ in ThreadFacts.current() }.value
+        // libdispatch names its root-queue threads after their QoS and runs background ones at a higher nice value.
+        #expect(background.name.hasSuffix("background-qos"))
+        #expect(background.nice > ThreadFacts.processNice)
+        #expect(normal.name.hasSuffix("default-qos"))
+    }
+}

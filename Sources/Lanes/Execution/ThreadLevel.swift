@@ -76,7 +76,7 @@ enum ThreadLevel: Int, Sendable, CaseIterable, Comparable {
 
     /// The nice value of the calling thread (on Linux `PRIO_PROCESS` with id 0 names the calling thread).
     static func currentNice() -> Int32 {
-        #if os(Linux)
+        #if canImport(Glibc)
         errno = 0
         let value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
         return errno == 0 ? value : 0
@@ -93,7 +93,7 @@ enum ThreadLevel: Int, Sendable, CaseIterable, Comparable {
     /// one system call, once per thread, and only ever to raise a nice value (which needs no privilege).
     func enter(base: Int32) {
         ThreadLevel.key.value = UInt64(rawValue + 1)
-        #if os(Linux)
+        #if canImport(Glibc)
         let target = min(19, base + niceOffset)
         let now = ThreadLevel.currentNice()
         if now != target {
