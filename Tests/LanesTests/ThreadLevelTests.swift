@@ -26,8 +26,9 @@ struct ThreadFacts: Sendable, Equatable {
     }
 
     static func comm(_ tid: Int) -> String {
+        // The kernel ends the name with one newline; anything else (a second newline) is part of the name.
         let text = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)) ?? ""
-        return text.trimmingCharacters(in: .newlines)
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 
     /// The main thread's nice value: the process's normal level.

@@ -126,8 +126,7 @@ enum ThreadLevel: Int, Sendable, CaseIterable, Comparable {
         // What pthread_setname_np does for the calling thread (which Glibc's Swift module does not export).
         let fd = open("/proc/thread-self/comm", O_WRONLY)
         guard fd >= 0 else { return }
-        var bytes = Array(name.utf8)
-        bytes.append(0x0A)
+        let bytes = Array(name.utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         #elseif canImport(Darwin)
