@@ -41,7 +41,7 @@ struct ThreadLevelTests {
         let base = ThreadFacts.processNice
         switch priority {
         case .visible, .normal: return base
-        case .prefetch, .utility: return min(19, base + 5)
+        case .prefetch, .utility: return min(19, base + 8)
         case .background: return min(19, base + 10)
         }
     }

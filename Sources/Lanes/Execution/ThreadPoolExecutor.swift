@@ -10,12 +10,12 @@ import Synchronization
 ///
 /// Threads come in three bands, one per operating-system level (see the table in *Priorities* in the getting-started
 /// article): an item runs on a thread of the level its effective priority maps to, so `background` items run at a
-/// nice value 10 above the process's and cannot delay the main thread's wake-ups. A thread gets its level once, when
-/// it starts, and keeps it: no system call per item, and nothing that needs privilege (Linux refuses to lower a nice
-/// value again). A runner that pops an item of another level hands it, with its place in the queue, to a thread of
-/// that level; an item already running stays at the level it started at even if a dependent later lends it
-/// `visible`. Threads are named after the queue they run (`lanes: decode`, or the queue's name alone when that
-/// would pass Linux's 15-byte limit).
+/// nice value 10 above the process's (`utility` and `prefetch` 8 above) and cannot delay the main thread's wake-ups.
+/// A thread gets its level once, when it starts, and keeps it: no system call per item, and nothing that needs
+/// privilege (Linux refuses to lower a nice value again). A runner that pops an item of another level hands it, with
+/// its place in the queue, to a thread of that level; an item already running stays at the level it started at even
+/// if a dependent later lends it `visible`. Threads are named after the queue they run (`lanes: decode`, or the
+/// queue's name alone when that would pass Linux's 15-byte limit).
 ///
 /// ```swift
 /// let io = WorkQueue("io", maxConcurrency: 8, executor: ThreadPoolExecutor.shared)

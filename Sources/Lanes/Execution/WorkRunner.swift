@@ -36,7 +36,8 @@ public struct WorkRunner: Sendable {
     /// pool). Runs only items of `level`: the first item of another level ends the run and comes back as a runner
     /// that starts with it, for a thread of that level.
     func run(lingering nanoseconds: UInt64, level: ThreadLevel) -> WorkRunner? {
-        guard let node = queue.drain(maxItems: .max, linger: nanoseconds, level: level, first: first) else { return nil }
+        let handed = queue.drain(maxItems: .max, linger: nanoseconds, level: level, first: first)
+        guard let node = handed else { return nil }
         return WorkRunner(queue: queue, priority: node.effectivePriority, first: node)
     }
 }
@@ -139,7 +140,8 @@ extension WorkQueue {
                 let context = WorkContext(node: node)
                 let priority = node.effectivePriority
                 // On Lanes' pool the body's jobs run on the pool's threads of the item's level.
-                let task = Task(executorPreference: executor.taskExecutor(priority: priority), priority: priority.taskPriority) {
+                let preferred = executor.taskExecutor(priority: priority)
+                let task = Task(executorPreference: preferred, priority: priority.taskPriority) {
                     let result: Result<any Sendable, any Error>
                     do { result = .success(try await function(context)) } catch { result = .failure(error) }
                     if node.complete(result) { self.nodeFinished(node, ran: true) }
