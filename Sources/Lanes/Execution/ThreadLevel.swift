@@ -17,13 +17,13 @@ import Synchronization
 /// | `prefetch`, `utility` | `low` | 8 above it | utility |
 /// | `background` | `lowest` | 10 above it (at most 19) | background |
 ///
-/// Nice levels rather than `SCHED_IDLE`: both keep the main thread's wake-ups at the idle floor under a saturating
-/// load, but a `SCHED_IDLE` thread gets almost nothing while any normal thread of any process wants the processor,
-/// so background work could starve on a busy machine; nice 10 still gets about a tenth of a core beside a nice-0
-/// spinner. libdispatch on Linux runs `.utility` at nice 2 and `.background` at nice 10, but caps its pool near the
-/// core count, where a Lanes queue may run four times as many threads: at nice 8 (scheduler weight 172 against
-/// nice 2's 655) eight utility threads weigh about what libdispatch's two do, and the main thread's wake-ups measured
-/// no worse (`lanes-bench main-latency`; at nice 5 eight utility items gave it a p99 1.7 times Dispatch's).
+/// Nice levels rather than `SCHED_IDLE`: in `lanes-bench main-latency` neither kept the main thread's wake-ups
+/// clearly nearer the idle floor, and a `SCHED_IDLE` thread gets almost nothing while any normal thread of any
+/// process wants the processor, so background work would starve on a busy machine; nice 10 still gets about a tenth
+/// of a core beside a nice-0 spinner. libdispatch on Linux runs `.utility` at nice 2 and `.background` at nice 10, but
+/// caps its pool near the core count, where a Lanes queue may run four times as many threads: at nice 8 (scheduler
+/// weight 172 against nice 2's 655) eight utility threads weigh about what libdispatch's two do. The README's
+/// benchmark section has the figures.
 enum ThreadLevel: Int, Sendable, CaseIterable, Comparable {
     case lowest = 0
     case low = 1
