@@ -86,11 +86,3 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("loadavg_1m", load)
     return row
 }
-
-/// The 1-minute load average (the machine is shared), or -1 where /proc is missing.
-private func loadAverage() -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-        let first = text.split(separator: " ").first, let value = Double(first)
-    else { return -1 }
-    return value
-}

@@ -5,8 +5,9 @@ import Lanes
 //
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
-// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (default: all of these),
-// and images (only when named: it compares with libvips, see scripts/bench-images).
+// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll, main-latency, scroll-busy (default:
+// all of these), and images (only when named: it compares with libvips, see scripts/bench-images). scroll-busy is
+// scroll with every core kept busy by background Lanes items.
 
 // `lanes-bench cache-writer DIR`: the disk-cache crash test's writer (it never returns).
 if CommandLine.arguments.dropFirst().first == "cache-writer" { CacheCrashWriter.run(Array(CommandLine.arguments.dropFirst(2))) }
@@ -20,7 +21,9 @@ var repeats = quick ? 3 : 5
 if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
     repeats = max(1, value)
 }
-let known = ["independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "images"]
+let known = [
+    "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "images",
+]
 let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
@@ -39,6 +42,23 @@ for scenario in selected {
     }
     if scenario == "scroll" {
         for row in await scrollScenario(repeats: repeats, quick: quick) { print(json ? row.json() : Table.render(row)) }
+        continue
+    }
+    if scenario == "scroll-busy" {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let load = Saturation(.lanes(.background), items: cores)
+        load.started(atLeast: cores)
+        let rows = await scrollScenario(repeats: repeats, quick: quick)
+        await load.stop()
+        for var row in rows {
+            row.scenario = row.scenario.replacingOccurrences(of: "scroll/", with: "scroll-busy/")
+            row.notes.append("\(cores) background Lanes items spin on every core throughout")
+            print(json ? row.json() : Table.render(row))
+        }
+        continue
+    }
+    if scenario == "main-latency" {
+        for row in await mainLatencyScenario(quick: quick) { print(json ? row.json() : Table.render(row)) }
         continue
     }
     let row: Row

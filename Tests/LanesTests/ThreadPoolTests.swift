@@ -59,3 +59,24 @@ struct ThreadPoolTests {
         #expect(statistics.wakeUps + statistics.threadsStarted == 2)
     }
 }
+
+@Suite("Thread pool lifetimes", .timeLimit(.minutes(1)))
+struct ThreadPoolLifetimeTests {
+    @Test("a queue on its own pool is freed once its work is done and its handles are gone, while the pool's thread lives on")
+    func queueFreedWhileThreadParks() async throws {
+        // An idle timeout far longer than the test: the thread that ran the queue's first runner stays parked.
+        let pool = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 600, linger: .zero)
+        weak var weakQueue: WorkQueue?
+        do {
+            let queue = WorkQueue("short-lived", maxConcurrency: 1, executor: pool)
+            weakQueue = queue
+            #expect(try await queue.add { _ in 42 }.value == 42)
+            await queue.idle()
+        }
+        // The runner detaches a moment after the item's handle resolves: wait for that, with a deadline.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while weakQueue != nil, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(weakQueue == nil)
+        #expect(pool.threadCount == 1)
+    }
+}

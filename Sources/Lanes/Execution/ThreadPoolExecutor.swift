@@ -8,6 +8,15 @@ import Synchronization
 /// A runner that runs out of work lingers a few microseconds for more before its thread parks, so a producer adding
 /// items one at a time does not pay a thread wake-up per item; idle threads exit after a few seconds without work.
 ///
+/// Threads come in three bands, one per operating-system level (see the table in *Priorities* in the getting-started
+/// article): an item runs on a thread of the level its effective priority maps to, so `background` items run at a
+/// nice value 10 above the process's (`utility` and `prefetch` 8 above) and cannot delay the main thread's wake-ups.
+/// A thread gets its level once, when it starts, and keeps it: no system call per item, and nothing that needs
+/// privilege (Linux refuses to lower a nice value again). A runner that pops an item of another level hands it, with
+/// its place in the queue, to a thread of that level; an item already running stays at the level it started at even
+/// if a dependent later lends it `visible`. Threads are named after the queue they run (`lanes: decode`, or the
+/// queue's name alone when that would pass Linux's 15-byte limit).
+///
 /// ```swift
 /// let io = WorkQueue("io", maxConcurrency: 8, executor: ThreadPoolExecutor.shared)
 /// ```
@@ -26,14 +35,36 @@ public final class ThreadPoolExecutor: WorkExecutor {
     }
 
 
-    private final class Worker: Sendable {
+    /// One unit of work for a pool thread: a queue's runner, or a job of an `async` body run with this pool as its
+    /// task executor.
+    enum Work: Sendable {
+        case runner(WorkRunner)
+        case job(UnownedJob, PoolTaskExecutor)
+        /// Tells an idle thread to exit: a thread of another level takes its place.
+        case exit
+    }
+
+    final class Worker: Sendable {
         let wakeUp = DispatchSemaphore(value: 0)
-        let assignment = LockedValue<WorkRunner?>(nil)
+        let assignment = LockedValue<Work?>(nil)
+        let level: ThreadLevel
+
+        init(level: ThreadLevel, first: Work?) {
+            self.level = level
+            assignment.withLock { $0 = first }
+        }
+
+        func take() -> Work? { assignment.withLock { $0.take() } }
+    }
+
+    private struct Band {
+        var idle: [Worker] = []
+        var backlog: Deque<Work> = []
+        var threads = 0
     }
 
     private struct PoolState {
-        var idle: [Worker] = []
-        var backlog: Deque<WorkRunner> = []
+        var bands = [Band](repeating: Band(), count: ThreadLevel.count)
         var threads = 0
         var statistics = Statistics()
     }
@@ -42,13 +73,20 @@ public final class ThreadPoolExecutor: WorkExecutor {
     private let maxThreads: Int
     private let idleTimeout: Double
     private let lingerNanoseconds: UInt64
+    /// The nice value of the thread that made the pool: the level `normal` threads run at.
+    let baseNice: Int32
+    private let spawner: ThreadSpawner
 
     /// Creates a pool.
     /// - Parameters:
-    ///   - maxThreads: the most threads it will run at once; runners beyond that wait their turn.
+    ///   - maxThreads: the most threads it will run at once, all levels together; runners beyond that wait their
+    ///     turn.
     ///   - idleTimeout: seconds an idle thread waits for work before it exits.
     ///   - linger: how long a runner whose queue ran dry keeps watching it for new items (yielding the processor
     ///     as it does) before it lets its thread park. Zero parks at once.
+    ///
+    /// Make a pool on a thread at the process's normal level (the main thread, or any thread Lanes did not lower):
+    /// its `normal` threads run at the nice value of the thread that made it.
     ///
     /// ```swift
     /// let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 10, linger: .microseconds(100))
@@ -60,10 +98,21 @@ public final class ThreadPoolExecutor: WorkExecutor {
         let (seconds, attoseconds) = linger.components
         let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
         self.lingerNanoseconds = nanoseconds <= 0 ? 0 : UInt64(min(nanoseconds, 3.6e12))
+        self.baseNice = ThreadLevel.currentNice() - (ThreadLevel.current?.niceOffset ?? 0)
+        self.spawner = ThreadSpawner()
     }
+
+    deinit { spawner.stop() }
 
     /// Threads alive now (running or parked).
     public var threadCount: Int { state.withLock { $0.threads } }
+
+    /// Threads alive now at each level, lowest first (tests).
+    package var threadsPerLevel: [Int] { state.withLock { $0.bands.map(\.threads) } }
+
+    /// Pool threads, of every pool, that started above their level's nice value and had to lower it, which needs
+    /// privilege (tests check that it never happens).
+    package static var niceLoweringsNeeded: Int { ThreadLevel.loweringsNeeded.load(ordering: .relaxed) }
 
     /// The pool's counters so far.
     ///
@@ -75,55 +124,101 @@ public final class ThreadPoolExecutor: WorkExecutor {
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     public func schedule(_ runner: WorkRunner) {
-        submit(runner)
+        submit(.runner(runner), level: ThreadLevel(runner.priority))
     }
 
-    private func submit(_ runner: WorkRunner) {
-        enum Decision { case wake(Worker), spawn(Int), queued }
+    /// Hands `work` to an idle thread of `level`, a new thread of that level, or the level's backlog.
+    func submit(_ work: Work, level: ThreadLevel) {
+        enum Decision { case wake(Worker), spawn, replace(Worker), queued }
         let decision = state.withLock { state -> Decision in
-            state.statistics.runners += 1
-            if let worker = state.idle.popLast() {
-                worker.assignment.withLock { $0 = runner }
+            if case .runner = work { state.statistics.runners += 1 }
+            if let worker = state.bands[level.rawValue].idle.popLast() {
+                worker.assignment.withLock { $0 = work }
                 state.statistics.wakeUps += 1
                 return .wake(worker)
             }
             if state.threads < maxThreads {
                 state.threads += 1
+                state.bands[level.rawValue].threads += 1
                 state.statistics.threadsStarted += 1
-                return .spawn(state.statistics.threadsStarted)
+                return .spawn
             }
-            state.backlog.append(runner)
+            // At the limit with a thread idle at another level: it exits and one of this level takes its place.
+            if let other = ThreadLevel.allCases.first(where: { !state.bands[$0.rawValue].idle.isEmpty }),
+                let idle = state.bands[other.rawValue].idle.popLast()
+            {
+                idle.assignment.withLock { $0 = .exit }
+                state.bands[other.rawValue].threads -= 1
+                state.bands[level.rawValue].threads += 1
+                state.statistics.threadsStarted += 1
+                return .replace(idle)
+            }
+            state.bands[level.rawValue].backlog.append(work)
             return .queued
         }
         switch decision {
         case .wake(let worker): worker.wakeUp.signal()
-        case .spawn(let number): spawn(number: number, first: runner)
+        case .spawn: spawn(level: level, first: work)
+        case .replace(let idle):
+            idle.wakeUp.signal()
+            spawn(level: level, first: work)
         case .queued: break
         }
     }
 
-    private func spawn(number: Int, first: WorkRunner) {
-        let thread = Thread { [self] in self.workerLoop(first: first) }
-        thread.name = "lanes-worker-\(number)"
-        thread.stackSize = 1 << 20
-        thread.start()
+    /// Starts a thread of `level`. A thread inherits the nice value of the thread that creates it, and an
+    /// unprivileged one cannot lower it again, so a thread at a lower level than `level` asks the pool's spawner
+    /// (made at the process's level with the pool) to create it instead. Only thread creation pays the hop.
+    private func spawn(level: ThreadLevel, first: Work) {
+        let worker = Worker(level: level, first: first)
+        let start: @Sendable () -> Void = { [self] in
+            let thread = Thread { [self, worker] in self.workerLoop(worker) }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        if let current = ThreadLevel.current, current < level, spawner.spawn(start) { return }
+        start()
     }
 
-    private func workerLoop(first: WorkRunner) {
-        let worker = Worker()
-        var next: WorkRunner? = first
+    private func workerLoop(_ worker: Worker) {
+        worker.level.enter(base: baseNice)
+        var named: UInt64 = 0
+        var next = worker.take()
+        enum Next { case work(Work), park, retire(ThreadLevel, Work) }
         while true {
-            if let next { next.run(lingering: lingerNanoseconds) }
-            next = state.withLock { state -> WorkRunner? in
-                if let queued = state.backlog.popFirst() { return queued }
-                state.idle.append(worker)
-                return nil
+            if let work = next.take() { perform(work, on: worker, named: &named) }
+            let decision = state.withLock { state -> Next in
+                let own = worker.level.rawValue
+                if let queued = state.bands[own].backlog.popFirst() { return .work(queued) }
+                // At the thread limit, work waiting for another level needs a thread of that level: this one gives
+                // up its place to it.
+                for other in ThreadLevel.allCases where other != worker.level {
+                    if let queued = state.bands[other.rawValue].backlog.popFirst() {
+                        state.bands[own].threads -= 1
+                        state.bands[other.rawValue].threads += 1
+                        state.statistics.threadsStarted += 1
+                        return .retire(other, queued)
+                    }
+                }
+                state.bands[own].idle.append(worker)
+                return .park
             }
-            if next != nil { continue }
+            switch decision {
+            case .work(let work):
+                next = work
+                continue
+            case .retire(let level, let work):
+                spawn(level: level, first: work)
+                return
+            case .park:
+                break
+            }
             if worker.wakeUp.wait(timeout: .now() + idleTimeout) == .timedOut {
                 let leave = state.withLock { state -> Bool in
-                    guard let index = state.idle.firstIndex(where: { $0 === worker }) else { return false }
-                    state.idle.remove(at: index)
+                    let own = worker.level.rawValue
+                    guard let index = state.bands[own].idle.firstIndex(where: { $0 === worker }) else { return false }
+                    state.bands[own].idle.remove(at: index)
+                    state.bands[own].threads -= 1
                     state.threads -= 1
                     return true
                 }
@@ -131,34 +226,28 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 // Someone assigned work just as the wait timed out; its signal is on the way.
                 worker.wakeUp.wait()
             }
-            next = worker.assignment.withLock { assignment in
-                defer { assignment = nil }
-                return assignment
-            }
+            next = worker.take()
+            if case .exit = next { return }
         }
     }
-}
 
-/// Runs a queue's items on a dispatch queue, `batch` items per dispatch turn. `WorkQueue.main` uses the main
-/// dispatch queue this way.
-///
-/// ```swift
-/// let ui = WorkQueue("ui", maxConcurrency: 1, executor: DispatchExecutor(queue: .main))
-/// ```
-public struct DispatchExecutor: WorkExecutor {
-    let queue: DispatchQueue
-    let batch: Int
-
-    /// - Parameters:
-    ///   - queue: where items run.
-    ///   - batch: how many items one dispatch turn may run before yielding to other work on that queue.
-    public init(queue: DispatchQueue, batch: Int = 16) {
-        self.queue = queue
-        self.batch = max(1, batch)
-    }
-
-    public func schedule(_ runner: WorkRunner) {
-        let batch = batch
-        queue.async { runner.run(maxItems: batch) }
+    /// Runs one unit of work. A runner whose queue hands over an item of another level passes it on to a thread of
+    /// that level. The thread takes the name of the queue it runs when that changes (a system call per change of
+    /// queue, none per item).
+    private func perform(_ work: consuming Work, on worker: Worker, named: inout UInt64) {
+        switch consume work {
+        case .runner(let runner):
+            if named != runner.queue.id {
+                named = runner.queue.id
+                ThreadLevel.nameCurrentThread(queue: runner.queue.name)
+            }
+            if let handoff = runner.run(lingering: lingerNanoseconds, level: worker.level) {
+                submit(.runner(handoff), level: ThreadLevel(handoff.priority))
+            }
+        case .job(let job, let executor):
+            job.runSynchronously(on: executor.asUnownedTaskExecutor())
+        case .exit:
+            break
+        }
     }
 }

@@ -10,6 +10,18 @@ import Synchronization
 /// ```
 public struct WorkRunner: Sendable {
     let queue: WorkQueue
+    /// The item to start with: one another runner popped and handed over to a thread of its level.
+    let first: WorkNode?
+
+    /// The priority of the most urgent item ready when the queue asked (it may have changed since): executors
+    /// that run work at an operating-system level choose it from this.
+    public let priority: WorkPriority
+
+    init(queue: WorkQueue, priority: WorkPriority = .normal, first: WorkNode? = nil) {
+        self.queue = queue
+        self.priority = priority
+        self.first = first
+    }
 
     /// The queue that asked.
     public var queueName: String { queue.name }
@@ -17,13 +29,16 @@ public struct WorkRunner: Sendable {
     /// Runs ready items one after another, up to `maxItems`, then returns. If work remains, the queue asks its
     /// executor for another runner.
     public func run(maxItems: Int = .max) {
-        queue.drain(maxItems: maxItems)
+        _ = queue.drain(maxItems: maxItems, first: first)
     }
 
     /// Runs like ``run(maxItems:)``, then lingers up to `nanoseconds` for new work before returning (Lanes' own
-    /// pool).
-    func run(lingering nanoseconds: UInt64) {
-        queue.drain(maxItems: .max, linger: nanoseconds)
+    /// pool). Runs only items of `level`: the first item of another level ends the run and comes back as a runner
+    /// that starts with it, for a thread of that level.
+    func run(lingering nanoseconds: UInt64, level: ThreadLevel) -> WorkRunner? {
+        let handed = queue.drain(maxItems: .max, linger: nanoseconds, level: level, first: first)
+        guard let node = handed else { return nil }
+        return WorkRunner(queue: queue, priority: node.effectivePriority, first: node)
     }
 }
 
@@ -32,6 +47,10 @@ public struct WorkRunner: Sendable {
 public protocol WorkExecutor: Sendable {
     /// Arranges for `runner.run(maxItems:)` to be called once, later or now.
     func schedule(_ runner: WorkRunner)
+
+    /// The task executor the `async` bodies of this executor's queues run on, at the level of `priority`; nil (the
+    /// default) runs them on Swift's global pool.
+    func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)?
 }
 
 /// The lane the current thread is running an item for, so blocking waits on it can be refused.
@@ -51,7 +70,12 @@ extension WorkQueue {
     /// finds the queue empty stays attached that many nanoseconds, watching for new work without the lock, before it
     /// detaches: a producer adding items one by one then hands them to a running thread instead of waking a parked
     /// one for each (a wake is a system call and a context switch, ten times the cost of an item).
-    func drain(maxItems: Int, linger: UInt64 = 0) {
+    ///
+    /// A runner given a `level` (the pool's) returns the first popped item whose priority maps to another level,
+    /// unstarted, keeping its place among the queue's workers, for the caller to hand to a thread of that level.
+    /// A runner given `first` starts with that item.
+    func drain(maxItems: Int, linger: UInt64 = 0, level: ThreadLevel? = nil, first: WorkNode? = nil) -> WorkNode? {
+        var handed = first
         var finished: WorkNode?
         var count = 0
         var mayLinger = linger > 0
@@ -65,7 +89,7 @@ extension WorkQueue {
             let done = finished.take()
             // Nothing to run now, but the queue may get work at any moment: stay attached and watch for it.
             var lingerNow = false
-            let next: WorkNode? = locked { state in
+            let next: WorkNode? = if let handed = handed.take() { handed } else { locked { state in
                 if let done {
                     state.finished(done, ran: true, sync: true)
                     state.collectIdle(into: &action)
@@ -79,12 +103,12 @@ extension WorkQueue {
                 state.workers -= 1
                 state.requestRunners(into: &action)
                 return nil
-            }
+            } }
             perform(action)
             guard let node = next else {
                 if !lingerNow {
                     recheckInbox()
-                    return
+                    return nil
                 }
                 // Work seen: back to the lock for it. Time up: one last look under the lock, then detach.
                 if !awaitWork(for: linger, until: &lingerDeadline, breaks: breaks) { mayLinger = false }
@@ -92,6 +116,7 @@ extension WorkQueue {
             }
             mayLinger = linger > 0
             lingerDeadline = nil
+            if let level, ThreadLevel(node.effectivePriority) != level { return node }
             count += 1
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.
@@ -113,7 +138,10 @@ extension WorkQueue {
                 finished = consume node
             case .async(let function):
                 let context = WorkContext(node: node)
-                let task = Task(priority: node.effectivePriority.taskPriority) {
+                let priority = node.effectivePriority
+                // On Lanes' pool the body's jobs run on the pool's threads of the item's level.
+                let preferred = executor.taskExecutor(priority: priority)
+                let task = Task(executorPreference: preferred, priority: priority.taskPriority) {
                     let result: Result<any Sendable, any Error>
                     do { result = .success(try await function(context)) } catch { result = .failure(error) }
                     if node.complete(result) { self.nodeFinished(node, ran: true) }

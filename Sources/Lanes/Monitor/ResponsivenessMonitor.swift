@@ -59,8 +59,8 @@ public final class ResponsivenessMonitor: Sendable {
         // A queue that runs on a dispatch queue (WorkQueue.main) is pinged there directly: cheaper, and the ping
         // then waits behind everything that dispatch queue runs, as the app's input events do.
         let pinged: Target
-        if let dispatch = target.executor as? DispatchExecutor {
-            pinged = .dispatchQueue(dispatch.queue)
+        if let dispatch = target.executor as? DispatchExecutor, let queue = dispatch.queue {
+            pinged = .dispatchQueue(queue)
         } else {
             pinged = .workQueue(target)
         }

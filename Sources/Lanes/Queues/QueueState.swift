@@ -27,6 +27,8 @@ struct Segment {
 /// What a queue must do after releasing its lock.
 struct QueueAction {
     var runners = 0
+    /// The most urgent ready level when runners were asked for (a hint for the executor's choice of thread level).
+    var runnerPriority = WorkPriority.background
     var idleContinuations: [CheckedContinuation<Void, Never>] = []
     var idleSignals: [DispatchSemaphore] = []
 }
@@ -336,6 +338,10 @@ struct QueueState {
         if wanted > free {
             action.runners += wanted - free
             workers += wanted - free
+            var level = WorkPriority.count - 1
+            while level > action.runnerPriority.rawValue, buckets[level].isEmpty { level -= 1 }
+            if barrierRunnable { level = max(level, WorkPriority.normal.rawValue) }
+            action.runnerPriority = max(action.runnerPriority, WorkPriority(rawValue: level)!)
         }
     }
 

@@ -300,7 +300,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     func perform(_ action: QueueAction) {
         // Most critical sections decide nothing: keep that case to three tests.
         guard action.runners > 0 || !action.idleContinuations.isEmpty || !action.idleSignals.isEmpty else { return }
-        for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self)) }
+        for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self, priority: action.runnerPriority)) }
         for continuation in action.idleContinuations { continuation.resume() }
         for semaphore in action.idleSignals { semaphore.signal() }
     }
