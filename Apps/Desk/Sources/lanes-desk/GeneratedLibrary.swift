@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesImages
+import StocksKit
 import Synchronization
 
 /// The embedded photo library: a few bundled photos expanded deterministically into many entries, each a crop, zoom
@@ -31,7 +32,7 @@ struct GeneratedLibrary: Sendable {
 
     func variant(of index: Int) -> Variant {
         // Seeds an odd multiple apart that is not SplitMix's own increment, so neighbours' streams never overlap.
-        var random = SplitMix(seed: UInt64(index) &* 0xD1B5_4A32_D192_ED03 ^ 0x5851_F42D_4C95_7F2D)
+        var random = SplitMix64(seed: UInt64(index) &* 0xD1B5_4A32_D192_ED03 ^ 0x5851_F42D_4C95_7F2D)
         return Variant(
             source: index % max(1, sources.count),
             centreX: 0.2 + 0.6 * random.unit(), centreY: 0.2 + 0.6 * random.unit(),
@@ -101,17 +102,8 @@ struct GeneratedLibrary: Sendable {
     }
 }
 
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SplitMix64 {
+    /// A uniform value in [0, 1) from the top 53 bits.
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 

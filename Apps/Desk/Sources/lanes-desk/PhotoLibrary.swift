@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 import LanesImages
 
 /// The photos the Photos page shows: the bundled library expanded into many entries, a folder, or a list of URLs.
@@ -41,7 +42,7 @@ struct PhotoLibrary: Sendable {
             let variant = library.variant(of: index)
             return "#\(index) · \(library.sources[variant.source].deletingPathExtension().lastPathComponent)"
         case .urls(let urls):
-            return Sanitized.text(urls[index].lastPathComponent)
+            return TerminalText.sanitized(urls[index].lastPathComponent)
         }
     }
 
@@ -60,25 +61,25 @@ struct PhotoLibrary: Sendable {
         let folder = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else { throw OptionError("--folder \(Sanitized.text(path)): not a folder") }
+        else { throw OptionError("--folder \(TerminalText.sanitized(path)): not a folder") }
         let files = try imageFiles(in: folder)
-        guard !files.isEmpty else { throw OptionError("--folder \(Sanitized.text(path)): no PNG or JPEG files") }
+        guard !files.isEmpty else { throw OptionError("--folder \(TerminalText.sanitized(path)): no PNG or JPEG files") }
         return PhotoLibrary(content: .urls(files))
     }
 
     static func urls(fromFile path: String) throws -> PhotoLibrary {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw OptionError("--urls \(Sanitized.text(path)): cannot read the file as UTF-8 text")
+            throw OptionError("--urls \(TerminalText.sanitized(path)): cannot read the file as UTF-8 text")
         }
         var urls: [URL] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let url = URL(string: trimmed), ["file", "http", "https"].contains(url.scheme?.lowercased() ?? "")
-            else { throw OptionError("--urls line \(number + 1): not a file:// or http(s):// URL: \(Sanitized.text(trimmed))") }
+            else { throw OptionError("--urls line \(number + 1): not a file:// or http(s):// URL: \(TerminalText.sanitized(trimmed))") }
             urls.append(url)
         }
-        guard !urls.isEmpty else { throw OptionError("--urls \(Sanitized.text(path)): no URLs") }
+        guard !urls.isEmpty else { throw OptionError("--urls \(TerminalText.sanitized(path)): no URLs") }
         return PhotoLibrary(content: .urls(urls))
     }
 
@@ -93,12 +94,5 @@ struct PhotoLibrary: Sendable {
             files.append(url)
         }
         return files.sorted { $0.path < $1.path }
-    }
-}
-
-/// Text from outside (file names, URLs) with control characters replaced, for labels and messages.
-enum Sanitized {
-    static func text(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
     }
 }

@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import Lanes
 
 /// Saves what `widget` shows as a PNG, rendered by the window's own renderer (the same path as the screen), and
 /// beside it `PATH.cells.json`: each visible photo cell's row and its picture's bounds in the PNG's coordinates.
@@ -18,7 +19,7 @@ enum Screenshot {
         else { throw OptionError("screenshot: the renderer made no texture") }
         defer { g_object_unref(raw(texture)) }
         guard gdk_texture_save_to_png(texture, path) != 0 else {
-            throw OptionError("screenshot: cannot write \(Sanitized.text(path))")
+            throw OptionError("screenshot: cannot write \(TerminalText.sanitized(path))")
         }
         var entries: [[String: Int]] = []
         for cell in cells {

@@ -107,9 +107,11 @@ final class StocksPage {
         let item = series[index]
         row.index = index
         row.generation += 1
-        setLabel(row.symbol, Sanitized.text(item.symbol))
+        // A symbol can come twice (the bundled AAPL and MSFT: dollar prices and a relative index), so each row says
+        // its period, and a relative series shows a factor rather than a price.
+        setLabel(row.symbol, TerminalText.sanitized(item.symbol) + "  " + item.period)
         let first = item.prices.first(where: \.isFinite) ?? 0, last = item.lastPrice ?? 0
-        setLabel(row.last, String(format: "%.2f", last))
+        setLabel(row.last, String(format: item.kind == .relative ? "×%.2f" : "%.2f", last))
         setLabel(row.change, first == 0 ? "—" : String(format: "%+.2f%%", (last - first) / first * 100))
         guard !isSuspended else { return }
         load(row, index, kind: "spark")
@@ -178,7 +180,7 @@ final class StocksPage {
         guard index < series.count else { return }
         detailRow = index
         detailSize = (0, 0)
-        setLabel(detailTitle, Sanitized.text(series[index].symbol) + " · smoothed (LOESS) and Holt forecast")
+        setLabel(detailTitle, TerminalText.sanitized(series[index].symbol) + " · smoothed (LOESS) and Holt forecast")
         gtk_picture_set_paintable(gcast(detailPicture), nil)
         gtk_stack_set_visible_child_name(gcast(stack), "detail")
     }
@@ -276,7 +278,7 @@ final class StockRow {
         change = gtk_label_new("")
         spark = gtk_picture_new()
         chart = gtk_picture_new()
-        for (label, width) in [(symbol, 70), (last, 80), (change, 80)] {
+        for (label, width) in [(symbol, 130), (last, 80), (change, 80)] {
             gtk_widget_set_size_request(label, Int32(width), -1)
             gtk_label_set_xalign(gcast(label), label == symbol ? 0 : 1)
             gtk_box_append(gcast(root), label)
