@@ -27,11 +27,13 @@ let package = Package(
         // Core: work queues, work items, dependencies, cancellation, priorities, events.
         .target(
             name: "Lanes",
-            dependencies: ["CLanesDispatch", .product(name: "DequeModule", package: "swift-collections")],
+            dependencies: ["CLanesDispatch", "CLanesThreads", .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
         // C shim over libdispatch's main-queue run-loop SPI (the eventfd and the drain), for MainQueueDriver.
         .target(name: "CLanesDispatch"),
+        // Thread scheduling calls Swift cannot make (sched_setattr through the variadic syscall).
+        .target(name: "CLanesThreads"),
         // Test support users import: manual executor, virtual clock, gates.
         .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
         // Per-cell content loading (dedupe, cache, stale guard, prefetch) and the headless list model.
@@ -72,7 +74,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image"], swiftSettings: strict),
+        .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image", "LanesTesting"], swiftSettings: strict),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
         .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesTesting"], swiftSettings: strict),
     ],

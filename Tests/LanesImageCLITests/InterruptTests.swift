@@ -3,6 +3,7 @@ import Foundation
 import Lanes
 @testable import lanes_image
 import LanesImages
+import LanesTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +31,7 @@ struct InterruptTests {
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
-    func aSignalMidWriteRemovesTheTemporaryFiles(signalNumber: Int32) throws {
+    func aSignalMidWriteRemovesTheTemporaryFiles(signalNumber: Int32) async throws {
         let binary = try #require(Self.binary, "build lanes-image first (swift build --build-tests)")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -53,14 +54,19 @@ struct InterruptTests {
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Wait (polling, with a deadline) until a temporary output exists: the run is mid-write.
-        let deadline = Date().addingTimeInterval(120)
-        while Self.temporaryFiles(in: out).isEmpty, process.isRunning, Date() < deadline {
-            usleep(2_000)  // polling interval, not a wait for an event
+        // Wait (polling, with a deadline) until a temporary output exists: the run is mid-write. The waiting is done
+        // on a thread of its own, so this test never holds one of the cooperative pool's threads while it blocks.
+        let sawTemporary = await onDedicatedThread { () -> Bool in
+            let deadline = Date().addingTimeInterval(120)
+            while Self.temporaryFiles(in: out).isEmpty, process.isRunning, Date() < deadline {
+                usleep(2_000)  // polling interval, not a wait for an event
+            }
+            let seen = !Self.temporaryFiles(in: out).isEmpty
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            return seen
         }
-        #expect(!Self.temporaryFiles(in: out).isEmpty, "no temporary file appeared")
-        kill(process.processIdentifier, signalNumber)
-        process.waitUntilExit()
+        #expect(sawTemporary, "no temporary file appeared")
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 128 + signalNumber)
         #expect(Self.temporaryFiles(in: out) == [])

@@ -5,13 +5,6 @@ import LanesTesting
 import Synchronization
 import Testing
 
-/// Runs blocking code on a thread of its own (never on Swift's cooperative pool) and returns its result.
-private func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// Burns roughly `micros` microseconds of CPU and returns something that depends on the work.
 private func spin(micros: Int) -> Int {
     let end = DispatchTime.now().uptimeNanoseconds + UInt64(micros) * 1_000
@@ -34,10 +27,10 @@ struct EnumerationTests {
     @Test("concurrentMap equals map, in order, for cheap and for slow bodies, on slices too")
     func mapMatches() async throws {
         let numbers = Array(0..<50_000)
-        let cheap = await onThread { try? numbers.concurrentMap { $0 &* 3 &+ 1 } }
+        let cheap = await onDedicatedThread { try? numbers.concurrentMap { $0 &* 3 &+ 1 } }
         #expect(cheap == numbers.map { $0 &* 3 &+ 1 })
         let slice = numbers[1_000..<1_400]
-        let slow = await onThread { try? slice.concurrentMap { value -> String in _ = spin(micros: 20); return "#\(value)" } }
+        let slow = await onDedicatedThread { try? slice.concurrentMap { value -> String in _ = spin(micros: 20); return "#\(value)" } }
         #expect(slow == slice.map { "#\($0)" })
         let asyncForm = try await (0..<3_000).concurrentMap(maxConcurrency: 3) { $0 * 2 }
         #expect(asyncForm == (0..<3_000).map { $0 * 2 })
@@ -47,7 +40,7 @@ struct EnumerationTests {
     func callerTakesPart() async throws {
         let helperRan = Gate()
         let onCaller = Recorder<Bool>()
-        let ok = await onThread {
+        let ok = await onDedicatedThread {
             Thread.current.threadDictionary["lanes.test.caller"] = true
             return (try? (0..<200).concurrentForEach(maxConcurrency: 2) { index, _ in
                 _ = spin(micros: 100)
@@ -83,7 +76,7 @@ struct EnumerationTests {
     func earlyStop() async throws {
         for slow in [false, true] {
             let ran = Atomic<Int>(0)
-            await onThread {
+            await onDedicatedThread {
                 try? (0..<20_000).concurrentForEach(maxConcurrency: 4) { _, stop in
                     if slow { _ = spin(micros: 10) }
                     if ran.add(1, ordering: .relaxed).newValue >= 50 { stop.stop() }
@@ -97,7 +90,7 @@ struct EnumerationTests {
     @Test("a body's error propagates, the other bodies stop, and a failed map releases its partial results")
     func errorsPropagate() async throws {
         let ran = Atomic<Int>(0)
-        let thrown = await onThread { () -> (any Error)? in
+        let thrown = await onDedicatedThread { () -> (any Error)? in
             do {
                 try (0..<10_000).concurrentForEach { index, _ in
                     _ = spin(micros: 5)
@@ -112,7 +105,7 @@ struct EnumerationTests {
         #expect(thrown as? MapFailure == MapFailure(at: 500))
         #expect(ran.load(ordering: .relaxed) < 10_000)
 
-        let failedMap = await onThread { () -> (any Error)? in
+        let failedMap = await onDedicatedThread { () -> (any Error)? in
             do {
                 _ = try (0..<5_000).concurrentMap { index -> Counted in
                     _ = spin(micros: 5)
