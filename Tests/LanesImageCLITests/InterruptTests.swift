@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// An interrupted run leaves nothing behind, and an output folder that cannot be written is refused before any work.
-@Suite("lanes-image interrupted runs and unwritable folders", .serialized, .timeLimit(.minutes(3)))
+@Suite("lanes-image interrupted runs and unwritable folders", .serialized, .timeLimit(.minutes(5)))
 struct InterruptTests {
     /// The built `lanes-image` beside the test bundle (nil when it was not built).
     static let binary: URL? = {

@@ -5,7 +5,7 @@ import Testing
 
 /// File names, URL paths and error text come from outside: none of their control characters reach the terminal or
 /// an output file name.
-@Suite("lanes-image terminal safety", .timeLimit(.minutes(1)))
+@Suite("lanes-image terminal safety", .timeLimit(.minutes(5)))
 struct TerminalSafetyTests {
     private func hasControls(_ text: String) -> Bool {
         text.unicodeScalars.contains { TerminalText.isUnsafe($0) }

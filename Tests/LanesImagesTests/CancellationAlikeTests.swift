@@ -6,7 +6,7 @@ import Testing
 
 /// One `catch is CancellationError` handles every cancelled await in Lanes: a work item, an image request and a
 /// memory-budget wait, each awaited from a task that is cancelled while the work is held.
-@Suite("Cancellation looks like Swift's, across the libraries", .timeLimit(.minutes(1)))
+@Suite("Cancellation looks like Swift's, across the libraries", .timeLimit(.minutes(5)))
 struct CancellationAlikeTests {
     /// Runs `body` in a task, cancels the task (the awaited work cannot finish before `release` runs), and tells
     /// whether `catch is CancellationError` caught what the await threw.

@@ -183,7 +183,7 @@ struct CancellationTests {
     }
 }
 
-@Suite("Cancellation looks like Swift's", .timeLimit(.minutes(1)))
+@Suite("Cancellation looks like Swift's", .timeLimit(.minutes(5)))
 struct SwiftCancellationTests {
     @Test("catch is CancellationError catches an awaited item that was cancelled, or whose awaiting task was")
     func awaitedCancellation() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// main queue is drained by a worker). Each test therefore starts `lanes-main-probe`, whose real main thread runs the
 /// loop under test, and checks what it reports for WorkQueue.main items, DispatchQueue.main blocks, @MainActor jobs
 /// and onMainCompletion handlers.
-@Suite("Main-queue work on the main thread", .timeLimit(.minutes(2)))
+@Suite("Main-queue work on the main thread", .timeLimit(.minutes(5)))
 struct MainThreadTests {
     static let kinds = ["dispatch-main", "mainactor-run", "mainactor-task", "onMainCompletion", "workqueue-main"]
 

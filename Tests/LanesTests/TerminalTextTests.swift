@@ -3,7 +3,7 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("Terminal text", .timeLimit(.minutes(1)))
+@Suite("Terminal text", .timeLimit(.minutes(5)))
 struct TerminalTextTests {
     /// Whether `text` holds anything a terminal would act on.
     private func hasControls(_ text: String) -> Bool {

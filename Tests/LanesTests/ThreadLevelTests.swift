@@ -35,7 +35,7 @@ struct ThreadFacts: Sendable, Equatable {
     static var processNice: Int { nice(of: "/proc/self/stat") }
 }
 
-@Suite("Thread levels", .timeLimit(.minutes(2)))
+@Suite("Thread levels", .timeLimit(.minutes(5)))
 struct ThreadLevelTests {
     static func expectedNice(_ priority: WorkPriority) -> Int {
         let base = ThreadFacts.processNice
@@ -59,7 +59,7 @@ struct ThreadLevelTests {
 
     @Test("pool threads are named after their queue, within Linux's 15 bytes")
     func threadNames() async throws {
-        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60)
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 600)
         let cases = [("io", "lanes: io"), ("image decode", "image decode"), ("a very long queue name", "a very long que"),
                      ("décodage œuvres", "décodage œuvr")]
         for (queueName, expected) in cases {
@@ -144,11 +144,11 @@ struct ThreadLevelTests {
     }
 }
 
-@Suite("Task executors", .timeLimit(.minutes(2)))
+@Suite("Task executors", .timeLimit(.minutes(5)))
 struct TaskExecutorTests {
     @Test("an async body runs on a Lanes pool thread at its item's level, before and after it suspends")
     func asyncBodyRunsOnThePool() async throws {
-        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60)
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 600)
         let queue = WorkQueue("async levels", maxConcurrency: 1, executor: pool)
         let (first, second) = try await queue.add(priority: .background) { _ -> (ThreadFacts, ThreadFacts) in
             let first = ThreadFacts.current()
@@ -163,7 +163,7 @@ struct TaskExecutorTests {
 
     @Test("a queue's task executor runs a task's code on the pool at the level asked for")
     func queueTaskExecutor() async throws {
-        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60)
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 600)
         let queue = WorkQueue("task executor", maxConcurrency: 1, executor: pool)
         let executor = try #require(queue.taskExecutor(priority: .utility))
         let nice = await withTaskExecutorPreference(executor) {
@@ -178,7 +178,7 @@ struct TaskExecutorTests {
     }
 }
 
-@Suite("Priorities article example", .timeLimit(.minutes(1)))
+@Suite("Priorities article example", .timeLimit(.minutes(5)))
 struct PrioritiesArticleTests {
     @Test("Getting started, priorities: background items and a task on the queue's executor")
     func article() async throws {
@@ -199,7 +199,7 @@ struct PrioritiesArticleTests {
     }
 }
 
-@Suite("Thread levels at the thread limit", .timeLimit(.minutes(1)))
+@Suite("Thread levels at the thread limit", .timeLimit(.minutes(5)))
 struct ThreadLimitLevelTests {
     @Test("at the thread limit, a parked thread of another level gives its place to the level that needs one")
     func parkedThreadMakesRoom() async throws {
@@ -220,7 +220,7 @@ struct ThreadLimitLevelTests {
 /// Whether the calling process may lower nice values (root, or `CAP_SYS_NICE`).
 private var isPrivileged: Bool { geteuid() == 0 }
 
-@Suite("Thread levels without privilege", .timeLimit(.minutes(2)))
+@Suite("Thread levels without privilege", .timeLimit(.minutes(5)))
 struct UnprivilegedThreadLevelTests {
     @Test("unprivileged here: a thread that raised its nice value cannot lower it again",
           .enabled(if: !isPrivileged))
@@ -282,7 +282,7 @@ private final class LockedText: Sendable {
     var value: String { state.withLock { $0 ?? "" } }
 }
 
-@Suite("Dispatch QoS", .timeLimit(.minutes(1)))
+@Suite("Dispatch QoS", .timeLimit(.minutes(5)))
 struct DispatchQoSTests {
     @Test("priorities map to the QoS libdispatch expects, and DispatchExecutor.global() runs each on that global queue")
     func globalExecutorFollowsPriority() async throws {

@@ -5,7 +5,7 @@ import Testing
 @Suite("Thread pool", .timeLimit(.minutes(5)))
 struct ThreadPoolTests {
     @Test("a runner whose queue ran dry takes the next item without a new runner or a thread wake-up",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func lingeringRunnerTakesTheNextItem() async throws {
         // A linger far longer than the test: the second item finds the first item's runner still watching.
         let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60, linger: .seconds(600))
@@ -26,7 +26,7 @@ struct ThreadPoolTests {
         queue.suspend()
     }
 
-    @Test("lowering the limit sends a lingering runner beyond it away", .timeLimit(.minutes(1)))
+    @Test("lowering the limit sends a lingering runner beyond it away", .timeLimit(.minutes(5)))
     func loweredLimitEndsLinger() async throws {
         let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60, linger: .seconds(600))
         let queue = WorkQueue("linger-limit", maxConcurrency: 2, executor: pool)
@@ -45,7 +45,7 @@ struct ThreadPoolTests {
     }
 
     @Test("with no linger, a runner detaches as soon as its queue runs dry; the next item gets a new one",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func noLinger() async throws {
         let pool = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 60, linger: .zero)
         let queue = WorkQueue("no-linger", maxConcurrency: 1, executor: pool)
@@ -60,7 +60,7 @@ struct ThreadPoolTests {
     }
 }
 
-@Suite("Thread pool lifetimes", .timeLimit(.minutes(1)))
+@Suite("Thread pool lifetimes", .timeLimit(.minutes(5)))
 struct ThreadPoolLifetimeTests {
     @Test("a queue on its own pool is freed once its work is done and its handles are gone, while the pool's thread lives on")
     func queueFreedWhileThreadParks() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// symbols are CJK: the title must not change and the columns must hold. Skips when tmux or the binary is missing.
 @Suite(.timeLimit(.minutes(5))) struct HostileDataEndToEndTests {
     @Test(.enabled(if: TerminalEndToEndTests.available, "needs tmux and a built stocks binary"),
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func escapeSequencesInDataNeverReachTheTerminal() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("stocks-hostile-\(UUID().uuidString)")
         let data = root.appendingPathComponent("d\u{1B}]0;PWNED\u{07}x")

@@ -5,7 +5,7 @@ import Testing
 @testable import StocksApp
 
 /// Untrusted text and extreme numbers on the stocks screens: nothing reaches the terminal raw, and the columns hold.
-@Suite("Screens with hostile text and extreme numbers", .timeLimit(.minutes(1)))
+@Suite("Screens with hostile text and extreme numbers", .timeLimit(.minutes(5)))
 struct ScreenSafetyTests {
     private func listFrame(_ rows: [StockSummary], width: Int = 80) -> Frame {
         var nav = NavigationState(categoryCount: 1, pageSize: 10)

@@ -21,7 +21,7 @@ import Testing
     static var available: Bool { binary != nil && tmux != nil }
 
     @Test(.enabled(if: TerminalEndToEndTests.available, "needs tmux and a built stocks binary"),
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func browseAndQuitRestoresTheTerminal() throws {
         let tmux = Tmux(executable: Self.tmux!, socket: "stocks-e2e-\(getpid())")
         try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "-s", "e2e", "env PS1='e2e$ ' sh"])

@@ -4,7 +4,7 @@ import Testing
 
 /// The data problems a new user meets first: single-series files, Yahoo's nulls, US dates, binary files, full paths,
 /// series that share a symbol, forecasts below zero.
-@Suite("Stock data from the wild", .timeLimit(.minutes(1)))
+@Suite("Stock data from the wild", .timeLimit(.minutes(5)))
 struct StockDataHardeningTests {
     private func date(_ y: Int, _ m: Int, _ d: Int) -> Date { StockDates.date(year: y, month: m, day: d)! }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Every failure class over a real connection ends with its own one-line message, and the ones that cannot get better
 /// are not retried.
-@Suite("Fetch ends over HTTP: messages for every failure class", .timeLimit(.minutes(3)))
+@Suite("Fetch ends over HTTP: messages for every failure class", .timeLimit(.minutes(5)))
 struct FetchEndsHTTPTests {
     @Test("a redirect to file:///etc/passwd is refused and named, not reported as HTTP 404")
     func redirectToFile() async throws {

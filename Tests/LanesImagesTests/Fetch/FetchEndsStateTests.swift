@@ -6,7 +6,7 @@ import Testing
 
 /// Every fetch ends, and says why: the overall deadline, the minimum rate, `Retry-After`, redirects and short bodies
 /// in the transfer state machine, driven without URLSession.
-@Suite("Fetch ends: deadline, rate, Retry-After, redirects", .timeLimit(.minutes(1)))
+@Suite("Fetch ends: deadline, rate, Retry-After, redirects", .timeLimit(.minutes(5)))
 struct FetchEndsStateTests {
     typealias State = TransferState<Int>
     let machine = FetchStateMachineTests()
