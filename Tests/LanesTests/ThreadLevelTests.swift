@@ -31,6 +31,16 @@ struct ThreadFacts: Sendable, Equatable {
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 
+    /// The scheduler's slice for a thread in nanoseconds (`se.slice` in /proc/…/sched), nil where the kernel does not
+    /// show it (before EEVDF, Linux 6.6).
+    static func slice(_ tid: Int) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/sched", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("se.slice") {
+            return line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        return nil
+    }
+
     /// The main thread's nice value: the process's normal level.
     static var processNice: Int { nice(of: "/proc/self/stat") }
 }
@@ -55,6 +65,23 @@ struct ThreadLevelTests {
             #expect(facts.nice == Self.expectedNice(priority), "\(priority)")
         }
         #expect(pool.threadsPerLevel.allSatisfy { $0 >= 1 })
+    }
+
+    @Test("low levels ask for a 0.1 ms slice, so a waking main thread preempts them; the normal level keeps the default")
+    func lowLevelsUseShortSlices() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 8, idleTimeout: 600)
+        let queue = WorkQueue("slices", maxConcurrency: 1, executor: pool)
+        var slices: [WorkPriority: Int] = [:]
+        for priority in [WorkPriority.background, .utility, .normal] {
+            let tid = try await queue.add(priority: priority) { _ in ThreadFacts.current().tid }.value
+            guard let slice = ThreadFacts.slice(tid) else { return }  // the kernel does not show slices
+            slices[priority] = slice
+        }
+        // Linux 6.12+ honours a requested slice; an older EEVDF kernel shows its default for all three.
+        guard slices[.normal] != 100_000 else { return }
+        #expect(slices[.background] == 100_000)
+        #expect(slices[.utility] == 100_000)
+        #expect(slices[.normal]! > 100_000)
     }
 
     @Test("pool threads are named after their queue, within Linux's 15 bytes")
