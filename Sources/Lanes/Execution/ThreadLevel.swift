@@ -22,8 +22,8 @@ import Synchronization
 /// ignore it): the nice value sets their share of the processor, the short slice lets the main thread preempt them as
 /// soon as it wakes.
 ///
-/// Nice levels rather than `SCHED_IDLE`: in `lanes-bench main-latency` neither kept the main thread's wake-ups
-/// clearly nearer the idle floor, and a `SCHED_IDLE` thread gets almost nothing while any normal thread of any
+/// Nice levels (with the short slice) rather than `SCHED_IDLE`: they keep the main thread's wake-ups at the idle floor
+/// in `lanes-bench main-latency`, and a `SCHED_IDLE` thread gets almost nothing while any normal thread of any
 /// process wants the processor, so background work would starve on a busy machine; nice 10 still gets about a tenth
 /// of a core beside a nice-0 spinner. libdispatch on Linux runs `.utility` at nice 2 and `.background` at nice 10, but
 /// caps its pool near the core count, where a Lanes queue may run four times as many threads: at nice 8 (scheduler
