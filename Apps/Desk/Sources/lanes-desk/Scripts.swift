@@ -1,6 +1,7 @@
 import CGtk
 import Dispatch
 import Foundation
+import Synchronization
 import Lanes
 import LanesGLib
 import LanesImages
@@ -311,24 +312,14 @@ enum Scripts {
 
 /// A flag set once from the main thread and read by the flood's threads.
 private final class StopFlag: Sendable {
-    private let flag = LockedFlag()
-    var isSet: Bool { flag.value }
-    func set() { flag.set() }
-}
-
-private final class LockedFlag: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var stored = false
-    private let lock = NSLock()
-    var value: Bool { lock.withLock { stored } }
-    func set() { lock.withLock { stored = true } }
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
 }
 
 /// A counter bumped from any thread.
-private final class Counter: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var count = 0
-    private let lock = NSLock()
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
+private final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func increment() { count.add(1, ordering: .relaxed) }
 }
