@@ -125,19 +125,16 @@ public enum StocksMain {
         app.onQuit = { quit(0) }
         let decoder = LockedValue(KeyDecoder())
         // The input and signal sources deliver on the main queue, which MainLoop drains on the main thread.
-        let input = ReadabilitySource(fileDescriptor: STDIN_FILENO, on: .main, label: "keys") { readable in
-            let outcome = readable.read()
-            MainActor.assumeIsolated {
-                switch outcome {
-                case .bytes(let bytes):
-                    for key in decoder.withLock({ $0.decode(bytes) }) { app.handle(key) }
-                case .endOfFile, .failed:
-                    quit(0)
-                case .wouldBlock:
-                    break
-                }
+        let input = ReadabilitySource(fileDescriptor: STDIN_FILENO, label: "keys", onMain: { readable in
+            switch readable.read() {
+            case .bytes(let bytes):
+                for key in decoder.withLock({ $0.decode(bytes) }) { app.handle(key) }
+            case .endOfFile, .failed:
+                quit(0)
+            case .wouldBlock:
+                break
             }
-        }
+        })
         let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)

@@ -43,7 +43,7 @@ public final class StocksController {
     private var naiveCharts: [RowChartKey: ChartRow] = [:]
     private var redrawPending = false
     private var lastDraw: UInt64 = 0
-    private var hudTimer: (any DispatchSourceTimer)?
+    private var hudTimer: LaneTimer?
     /// Work the controller withdrew: category loads and detail analyses left before they finished.
     public private(set) var screenCancels = 0
     /// Frames drawn.
@@ -81,13 +81,9 @@ public final class StocksController {
     /// Starts the monitor and the status-line refresh, and draws the first frame.
     public func start() {
         monitor.start()
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        timer.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.scheduleRedraw() }  // a source on the main queue
+        hudTimer = LaneTimer.everyOnMain(.milliseconds(250), label: "status line") { [weak self] in
+            self?.scheduleRedraw()
         }
-        timer.activate()
-        hudTimer = timer
         draw()
     }
 
