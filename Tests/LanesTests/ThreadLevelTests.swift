@@ -67,6 +67,26 @@ struct ThreadLevelTests {
         #expect(pool.threadsPerLevel.allSatisfy { $0 >= 1 })
     }
 
+    @Test("a pool with a ceiling runs items above it at the ceiling's level, in priority order")
+    func ceilingCapsTheLevel() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 60, ceiling: .background)
+        let queue = WorkQueue("capped", maxConcurrency: 1, executor: pool)
+        queue.suspend()
+        let order = Recorder<WorkPriority>()
+        let items = [WorkPriority.background, .normal, .visible, .utility].map { priority in
+            queue.add(priority: priority) { _ in
+                order.append(priority)
+                return ThreadFacts.current()
+            }
+        }
+        queue.resume()
+        for item in items { #expect(try await item.value.nice == Self.expectedNice(.background)) }
+        #expect(order.elements == [.visible, .normal, .utility, .background])
+        #expect(pool.threadsPerLevel[1] == 0 && pool.threadsPerLevel[2] == 0)
+        let task = Task(executorPreference: pool.taskExecutor(priority: .visible)) { ThreadFacts.current().nice }
+        #expect(await task.value == Self.expectedNice(.background))
+    }
+
     @Test("low levels ask for a 0.1 ms slice, so a waking main thread preempts them; the normal level keeps the default")
     func lowLevelsUseShortSlices() async throws {
         let pool = ThreadPoolExecutor(maxThreads: 8, idleTimeout: 600)

@@ -22,7 +22,7 @@ extension ThreadPoolExecutor {
     /// let task = Task(executorPreference: pool.taskExecutor(priority: .background)) { await reindex() }
     /// ```
     public func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? {
-        PoolTaskExecutor(pool: self, level: ThreadLevel(priority))
+        PoolTaskExecutor(pool: self, level: level(for: priority))
     }
 }
 

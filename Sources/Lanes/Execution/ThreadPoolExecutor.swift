@@ -75,6 +75,8 @@ public final class ThreadPoolExecutor: WorkExecutor {
     private let lingerNanoseconds: UInt64
     /// The nice value of the thread that made the pool: the level `normal` threads run at.
     let baseNice: Int32
+    /// The highest level its threads take (`normal` unless the pool was made with a lower ceiling).
+    let ceiling: ThreadLevel
     private let spawner: ThreadSpawner
 
     /// Creates a pool.
@@ -92,7 +94,20 @@ public final class ThreadPoolExecutor: WorkExecutor {
     /// let pool = ThreadPoolExecutor(maxThreads: 4, idleTimeout: 10, linger: .microseconds(100))
     /// let parsing = WorkQueue("parsing", maxConcurrency: 4, executor: pool)
     /// ```
-    public init(maxThreads: Int, idleTimeout: Double, linger: Duration = .microseconds(50)) {
+    ///
+    /// `ceiling` caps the operating-system level of the pool's threads at that priority's level: a pool made with
+    /// `ceiling: .background` runs every item at the lowest level, below the main thread, whatever its priority,
+    /// while its queues still order items by priority. An app keeps all of its background work there:
+    ///
+    /// ```swift
+    /// let gentle = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 30, ceiling: .background)
+    /// let thumbnails = WorkQueue("thumbnails", maxConcurrency: 2, executor: gentle)
+    /// thumbnails.add(priority: .visible) { _ in }  // first in line, still at the lowest OS level
+    /// ```
+    public init(
+        maxThreads: Int, idleTimeout: Double, linger: Duration = .microseconds(50), ceiling: WorkPriority = .visible
+    ) {
+        self.ceiling = ThreadLevel(ceiling)
         self.maxThreads = max(1, maxThreads)
         self.idleTimeout = idleTimeout
         let (seconds, attoseconds) = linger.components
@@ -106,6 +121,9 @@ public final class ThreadPoolExecutor: WorkExecutor {
 
     /// Threads alive now (running or parked).
     public var threadCount: Int { state.withLock { $0.threads } }
+
+    /// The level an item of `priority` runs at: its own, capped at the pool's ceiling.
+    func level(for priority: WorkPriority) -> ThreadLevel { min(ThreadLevel(priority), ceiling) }
 
     /// Threads alive now at each level, lowest first (tests).
     package var threadsPerLevel: [Int] { state.withLock { $0.bands.map(\.threads) } }
@@ -124,7 +142,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     public func schedule(_ runner: WorkRunner) {
-        submit(.runner(runner), level: ThreadLevel(runner.priority))
+        submit(.runner(runner), level: level(for: runner.priority))
     }
 
     /// Hands `work` to an idle thread of `level`, a new thread of that level, or the level's backlog.
@@ -241,8 +259,8 @@ public final class ThreadPoolExecutor: WorkExecutor {
                 named = runner.queue.id
                 ThreadLevel.nameCurrentThread(queue: runner.queue.name)
             }
-            if let handoff = runner.run(lingering: lingerNanoseconds, level: worker.level) {
-                submit(.runner(handoff), level: ThreadLevel(handoff.priority))
+            if let handoff = runner.run(lingering: lingerNanoseconds, level: worker.level, ceiling: ceiling) {
+                submit(.runner(handoff), level: level(for: handoff.priority))
             }
         case .job(let job, let executor):
             job.runSynchronously(on: executor.asUnownedTaskExecutor())

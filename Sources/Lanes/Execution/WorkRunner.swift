@@ -34,9 +34,10 @@ public struct WorkRunner: Sendable {
 
     /// Runs like ``run(maxItems:)``, then lingers up to `nanoseconds` for new work before returning (Lanes' own
     /// pool). Runs only items of `level`: the first item of another level ends the run and comes back as a runner
-    /// that starts with it, for a thread of that level.
-    func run(lingering nanoseconds: UInt64, level: ThreadLevel) -> WorkRunner? {
-        let handed = queue.drain(maxItems: .max, linger: nanoseconds, level: level, first: first)
+    /// that starts with it, for a thread of that level. Levels above `ceiling` count as `ceiling` (see
+    /// ``ThreadPoolExecutor/init(maxThreads:idleTimeout:linger:ceiling:)``).
+    func run(lingering nanoseconds: UInt64, level: ThreadLevel, ceiling: ThreadLevel) -> WorkRunner? {
+        let handed = queue.drain(maxItems: .max, linger: nanoseconds, level: level, ceiling: ceiling, first: first)
         guard let node = handed else { return nil }
         return WorkRunner(queue: queue, priority: node.effectivePriority, first: node)
     }
@@ -74,7 +75,10 @@ extension WorkQueue {
     /// A runner given a `level` (the pool's) returns the first popped item whose priority maps to another level,
     /// unstarted, keeping its place among the queue's workers, for the caller to hand to a thread of that level.
     /// A runner given `first` starts with that item.
-    func drain(maxItems: Int, linger: UInt64 = 0, level: ThreadLevel? = nil, first: WorkNode? = nil) -> WorkNode? {
+    func drain(
+        maxItems: Int, linger: UInt64 = 0, level: ThreadLevel? = nil, ceiling: ThreadLevel = .normal,
+        first: WorkNode? = nil
+    ) -> WorkNode? {
         var handed = first
         var finished: WorkNode?
         var count = 0
@@ -116,7 +120,7 @@ extension WorkQueue {
             }
             mayLinger = linger > 0
             lingerDeadline = nil
-            if let level, ThreadLevel(node.effectivePriority) != level { return node }
+            if let level, min(ThreadLevel(node.effectivePriority), ceiling) != level { return node }
             count += 1
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.

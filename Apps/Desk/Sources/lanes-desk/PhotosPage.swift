@@ -34,9 +34,11 @@ final class PhotosPage {
     private let naiveDecoder: LibraryDecoder?
 
     static let cacheBudget = 48 << 20
-    /// Where decodes and filters run: one thread per core at nice 10, below the main thread.
-    nonisolated static let background = NiceExecutor(
-        threads: ProcessInfo.processInfo.activeProcessorCount, nice: 10, name: "lanes-desk work")
+    /// Where decodes, filters and charts run: Lanes' pool capped at the lowest OS level (nice 10 and a short slice
+    /// on Linux), so the main thread preempts the app's own work the moment a frame or an event is due. Queues still
+    /// order items by priority: visible rows first.
+    nonisolated static let background = ThreadPoolExecutor(
+        maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30, ceiling: .background)
 
     let useGrid: Bool
 
