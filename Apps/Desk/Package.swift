@@ -44,7 +44,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DeskTests",
-            dependencies: ["lanes-glib-probe", "lanes-desk", .product(name: "LanesImages", package: lanes)],
+            dependencies: [
+                "lanes-glib-probe", "lanes-desk", .product(name: "Lanes", package: lanes),
+                .product(name: "LanesImages", package: lanes),
+            ],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
