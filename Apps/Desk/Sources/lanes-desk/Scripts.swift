@@ -39,6 +39,27 @@ enum Scripts {
         app.report.append((key, .number(value)))
     }
 
+    /// Moves `adjustment` from `start` at `pixelsPerSecond`, one step per frame, for `seconds`; returns the frame-clock
+    /// window (microseconds) the motion covered.
+    private static func scroll(
+        _ app: DeskApp, _ adjustment: UnsafeMutablePointer<GtkAdjustment>, from start: Double, pixelsPerSecond: Double, seconds: Double
+    ) async -> Range<Int64> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Range<Int64>, Never>) in
+            var first: Int64?
+            app.frames.drive(app.window) { time in
+                let t0 = first ?? time
+                first = t0
+                let elapsed = Double(time - t0) / 1e6
+                gtk_adjustment_set_value(adjustment, start + pixelsPerSecond * min(elapsed, seconds))
+                if elapsed >= seconds {
+                    continuation.resume(returning: t0..<(t0 + Int64(seconds * 1e6)))
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
     /// Scrolls the photo grid's adjustment at 2,400 px/s for 3 s, one step per frame; then lets it settle and takes
     /// the screenshot.
     static func fling(_ app: DeskApp) async {
@@ -46,20 +67,7 @@ enum Scripts {
         let start = gtk_adjustment_get_value(adjustment)
         let monitor = ResponsivenessMonitor(interval: .milliseconds(8), threshold: .milliseconds(16))
         monitor.start()
-        let done = await withCheckedContinuation { (continuation: CheckedContinuation<Range<Int64>, Never>) in
-            var first: Int64?
-            app.frames.drive(app.window) { time in
-                let t0 = first ?? time
-                first = t0
-                let elapsed = Double(time - t0) / 1e6
-                gtk_adjustment_set_value(adjustment, start + 2400 * min(elapsed, 3))
-                if elapsed >= 3 {
-                    continuation.resume(returning: t0..<(t0 + 3_000_000))
-                    return false
-                }
-                return true
-            }
-        }
+        let done = await scroll(app, adjustment, from: start, pixelsPerSecond: 2400, seconds: 3)
         monitor.stop()
         let latency = monitor.snapshot()
         let (frames, intervals) = app.frames.frames(in: done)
@@ -172,20 +180,7 @@ enum Scripts {
                 usleep(5000)
             }
         }
-        let window = await withCheckedContinuation { (continuation: CheckedContinuation<Range<Int64>, Never>) in
-            var first: Int64?
-            app.frames.drive(app.window) { time in
-                let t0 = first ?? time
-                first = t0
-                let elapsed = Double(time - t0) / 1e6
-                gtk_adjustment_set_value(adjustment, start + 300 * min(elapsed, 1))
-                if elapsed >= 1 {
-                    continuation.resume(returning: t0..<(t0 + 1_000_000))
-                    return false
-                }
-                return true
-            }
-        }
+        let window = await scroll(app, adjustment, from: start, pixelsPerSecond: 300, seconds: 1)
         stop.set()
         record(app, "flood_frames", Double(app.frames.frames(in: window).count))
         record(app, "flood_jobs", Double(jobs.value))
