@@ -135,23 +135,15 @@ public enum StocksMain {
                 break
             }
         })
-        let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler {
-                MainActor.assumeIsolated {
-                    if number == SIGWINCH {
-                        let size = TerminalSession.size
-                        terminal.invalidate()
-                        app.resize(width: size.width, height: size.height)
-                    } else {
-                        quit(128 + number)
-                    }
-                }
+        let signals = SignalSource(signals: [SIGINT, SIGTERM, SIGHUP, SIGWINCH], label: "signals", onMain: { number in
+            if number == SIGWINCH {
+                let size = TerminalSession.size
+                terminal.invalidate()
+                app.resize(width: size.width, height: size.height)
+            } else {
+                quit(128 + number)
             }
-            source.activate()
-            return source
-        }
+        })
         MainLoop.run { app.start() }
         // The sources lived as long as the loop ran.
         withExtendedLifetime((input, signals)) {}

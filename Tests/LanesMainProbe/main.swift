@@ -98,12 +98,22 @@ case "idle":
     print("idle-cpu-ms \(cpuMilliseconds() - before)")
     print("idle-wakeups \(MainLoop.wakeupCount - wakeupsBefore)")
     exit(0)
+case "signal":
+    // A SignalSource made on the main thread under MainLoop: SIGUSR1 reaches a main-actor handler on the main thread.
+    let source = SignalSource(signals: [SIGUSR1], onMain: { number in
+        print("signal \(number == SIGUSR1 ? "usr1" : "other") main=\(Thread.isMainThread)")
+        MainLoop.stop()
+    })
+    MainLoop.run { source.onReady { _ = kill(getpid(), SIGUSR1) } }
+    source.cancel()
+    print("cancelled \(source.isCancelled)")
+    exit(0)
 case "dispatchmain":
     // The counter-example: dispatchMain() ends the main thread and a worker drains the main queue.
     schedule(cell)
     dispatchMain()
 default:
-    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle")
+    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle|signal")
     exit(2)
 }
 report()

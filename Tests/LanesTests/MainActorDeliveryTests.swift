@@ -118,3 +118,16 @@ struct MainActorDeliveryTests {
         #expect(await screen.shown == ["decode thumbnails"])
     }
 }
+
+/// Signals reach a process's threads according to their signal masks, which `swift test` starts blocked; the test
+/// runs a child (`lanes-main-probe signal`), as an app would: a source made on the main thread under `MainLoop`.
+@Suite("Signal sources", .timeLimit(.minutes(5)))
+struct SignalSourceTests {
+    @Test("a signal reaches a main-actor handler on the main thread of a MainLoop app")
+    func deliversOnMain() async throws {
+        let run = try await Probe.run("signal")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.lines.contains("signal usr1 main=true"), "\(run.output)")
+        #expect(run.lines.contains("cancelled true"), "\(run.output)")
+    }
+}

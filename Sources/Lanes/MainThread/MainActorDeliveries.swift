@@ -1,4 +1,5 @@
-// Main-actor variants of the toolkit's deliveries: timers, debounce, throttle, readable descriptors and hitches.
+// Main-actor variants of the toolkit's deliveries: timers, debounce, throttle, readable descriptors and hitches
+// (SignalSource has its own, beside it).
 // Each one delivers on `WorkQueue.main` (the main dispatch queue, which is the main actor's executor), so a
 // `@MainActor` handler runs there without `MainActor.assumeIsolated` in the caller's code.
 

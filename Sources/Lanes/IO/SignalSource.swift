@@ -1,0 +1,135 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Calls you on the ``WorkQueue`` you choose when the process receives one of `signals` (`SIGINT`, `SIGTERM`,
+/// `SIGWINCH`…): ordinary code on an ordinary queue instead of a signal handler, where almost nothing is allowed.
+/// Built on `DispatchSource.makeSignalSource`.
+///
+/// ```swift
+/// let signals = SignalSource(signals: [SIGINT, SIGTERM], on: .main) { signal in
+///     document.saveAndQuit(status: 128 + signal)
+/// }
+/// ```
+///
+/// Creating the source sets each signal's disposition to "ignore" (so the default action, usually ending the
+/// process, does not run first) and unblocks the signals in the creating thread (create it on the main thread: a
+/// signal blocked in every thread never arrives); ``cancel()`` stops deliveries and leaves the signals ignored. Signals that arrive
+/// together may be delivered once, as the kernel coalesces them.
+public final class SignalSource: Sendable {
+    /// A dispatch source; libdispatch objects may be used from any thread, and the array is only read after `init`.
+    private struct Sources: @unchecked Sendable {
+        let all: [any DispatchSourceSignal]
+    }
+
+    /// How many of the sources libdispatch has registered, and who waits for all of them.
+    private struct Readiness: Sendable {
+        var registered = 0
+        var waiters: [@Sendable () -> Void] = []
+    }
+
+    private let sources: Sources
+    private let cancelled: LockedValue<Bool>
+    private let readiness = LockedValue(Readiness())
+    /// The signals watched.
+    public let signals: [Int32]
+
+    /// Starts watching `signals`.
+    /// - Parameters:
+    ///   - queue: where `handler` runs (nil: on a global dispatch queue).
+    ///   - label: the label of delivery items.
+    ///   - handler: gets the signal's number.
+    public init(
+        signals: [Int32], on queue: WorkQueue? = nil, label: String = "signal",
+        _ handler: @escaping @Sendable (Int32) -> Void
+    ) {
+        self.signals = signals
+        let cancelled = LockedValue(false)
+        self.cancelled = cancelled
+        // A parent may start the process with these signals blocked (SwiftPM's `swift test` does), and a signal
+        // blocked in every thread never arrives: unblock them in the creating thread (an app's main thread).
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for number in signals { sigaddset(&mask, number) }
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
+        let readiness = readiness
+        let count = signals.count
+        let sources = signals.map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInitiated))
+            source.setEventHandler {
+                Delivery.run(on: queue, label: label) {
+                    if !cancelled.withLock({ $0 }) { handler(number) }
+                }
+            }
+            source.setRegistrationHandler {
+                let waiters = readiness.withLock { state -> [@Sendable () -> Void] in
+                    state.registered += 1
+                    guard state.registered == count else { return [] }
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter() }
+            }
+            source.activate()
+            return source
+        }
+        self.sources = Sources(all: sources)
+    }
+
+    /// Runs `handler` once libdispatch watches every signal (at once if it already does). Watching starts
+    /// asynchronously: a signal sent before then meets the "ignore" disposition and is lost.
+    ///
+    /// ```swift
+    /// signals.onReady { print("ready for SIGTERM") }
+    /// ```
+    public func onReady(_ handler: @escaping @Sendable () -> Void) {
+        let count = signals.count
+        let now = readiness.withLock { state -> Bool in
+            if state.registered >= count { return true }
+            state.waiters.append(handler)
+            return false
+        }
+        if now { handler() }
+    }
+
+    deinit { cancel() }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Stops deliveries, including one already handed to the queue. The signals stay ignored. Safe to call more than
+    /// once, from any thread.
+    public func cancel() {
+        let first = cancelled.withLock { cancelled -> Bool in
+            defer { cancelled = true }
+            return !cancelled
+        }
+        guard first else { return }
+        for source in sources.all { source.cancel() }
+    }
+}
+
+extension SignalSource {
+    /// Watches `signals` and calls a main-actor `handler` on the main queue.
+    ///
+    /// ```swift
+    /// @MainActor final class Screen { var size = (80, 24) }
+    /// let screen = Screen()
+    /// let resize = SignalSource(signals: [SIGWINCH], onMain: { _ in screen.size = (100, 30) })
+    /// resize.cancel()
+    /// ```
+    public convenience init(
+        signals: [Int32], label: String = "signal", onMain handler: @escaping @MainActor (Int32) -> Void
+    ) {
+        self.init(signals: signals, on: .main, label: label) { number in
+            MainActor.assumeIsolated { handler(number) }
+        }
+    }
+}
