@@ -172,8 +172,8 @@ package struct GraphStress: Sendable {
             report.typedEdges += 1
             let inputRow = handles.count - 1 - Int(rng.next() % UInt64(window))
             let input = handles[inputRow]
-            let policy: DependencyPolicy = rng.next() % 2 == 0 ? .cancel : .skip
-            let dependencies = [Dependency(item: input, policy: policy)]
+            let policy: InputPolicy = rng.next() % 2 == 0 ? .cancel : .skip
+            let dependencies = [Dependency(item: input, policy: policy == .cancel ? .cancel : .skip)]
             return queue.add(consuming: input, policy: policy, label: label, priority: priority) { value, _ in
                 Self.enter(row, dependencies, table, log)
                 if value != inputRow { log.record("item \(row) got \(value) from item \(inputRow)") }
