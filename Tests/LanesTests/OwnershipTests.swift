@@ -216,6 +216,7 @@ struct OwnershipTests {
         let network = WorkQueue("race-network-\(round)", maxConcurrency: 4)
         let filters = WorkQueue("race-filters-\(round)", maxConcurrency: 4)
         let consumerRan = Atomic<Int>(0)
+        filters.suspend()   // the consumer cannot run before it is cancelled: the race is the producer's finish
         for index in 0..<500 {
             let release = Gate()
             let download = network.add(label: "download-\(index)") { _ in release.wait(); return index }
@@ -235,6 +236,7 @@ struct OwnershipTests {
             tilt.workNode._checkInvariants()
             download.workNode._checkInvariants()
         }
+        filters.resume()
         await network.idle()
         await filters.idle()
         #expect(consumerRan.load(ordering: .relaxed) == 0)

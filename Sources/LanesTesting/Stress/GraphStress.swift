@@ -4,7 +4,7 @@ import Lanes
 import Synchronization
 
 /// A random-graph stress run of the engine: items on four queues of different widths, joined by plain and typed
-/// edges, while the driver cancels items, cancels whole queues, re-prioritises, changes limits and suspends and
+/// edges (typed consumers own their producers; some producers are kept), while the driver cancels items, cancels whole queues, re-prioritises, changes limits and suspends and
 /// resumes queues. Checks that every item finishes exactly once, that no body runs before its dependencies finished
 /// (or despite a failed one under `.cancel`/`.skip`), that no body of an item cancelled while pending runs (alone
 /// or by `cancelAll()`), that a finished item's `isCancelled` agrees with its state, that the books close, and that
@@ -94,6 +94,12 @@ package struct GraphStress: Sendable {
             item.onFinishInline { _ in
                 if table.increment(row, Field.finishes) != 0 { log.record("item \(row) finished twice") }
                 finished.add(1, ordering: .relaxed)
+            }
+            // Some producers are kept (they run on when their consumers leave); the others are owned by their
+            // typed consumers, and cancelling those cancels them.
+            if rng.next() % 20 == 0 {
+                item.keep()
+                report.kept += 1
             }
             handles.append(item)
             report.items += 1
