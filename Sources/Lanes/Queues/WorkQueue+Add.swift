@@ -68,6 +68,7 @@ extension WorkQueue {
     ///   - priority: the item's own priority.
     ///   - dependencies: items that must finish first ("after").
     ///   - policy: what to do if one of them fails or is cancelled.
+    ///   - body: the work; it checks `ctx.isCancelled` in long loops.
     ///
     /// ```swift
     /// let sum = queue.add(label: "sum") { _ in numbers.reduce(0, +) }
