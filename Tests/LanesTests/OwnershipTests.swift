@@ -122,6 +122,32 @@ struct OwnershipTests {
         #expect(download.state == .succeeded)
     }
 
+    @Test("a completion handler observes, it does not keep: the producer stops with its last consumer")
+    func completionHandlerDoesNotKeep() async throws {
+        let q = Queues()
+        let download = q.network.add(label: "download") { _ in 5 }
+        let reported = Recorder<Bool>()
+        download.onCompletion(on: q.filters) { result in reported.append((try? result.get()) == nil) }
+        let tilt = q.filters.add(consuming: download, label: "tilt-shift") { value, _ in value }
+        tilt.cancel()
+        #expect(download.state == .cancelled)
+        q.manual.runAll()
+        #expect(reported.elements == [true])   // told it was cancelled
+    }
+
+    @Test("a kept item is not cancelled when its last awaiting task leaves")
+    func keptAwaitedItem() async throws {
+        let q = Queues()
+        let save = q.network.add(label: "save") { _ in 1 }.keep()
+        let waiter = Task { try await save.value }
+        try await waitUntil("the task awaits the save") { save.awaitingTaskCount == 1 }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(save.state == .pending)
+        q.manual.runAll()
+        #expect(save.state == .succeeded)
+    }
+
     @Test("plain edges do not own: the dependency runs on")
     func plainEdgeDoesNotOwn() {
         let q = Queues()
