@@ -104,6 +104,7 @@ package struct GraphStressReport: Sendable, CustomStringConvertible {
         plainEdges += other.plainEdges
         typedEdges += other.typedEdges
         barriers += other.barriers
+        kept += other.kept
         cancels += other.cancels
         cancelledPending += other.cancelledPending
         cancelAlls += other.cancelAlls
