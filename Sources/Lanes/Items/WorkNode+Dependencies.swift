@@ -63,11 +63,9 @@ extension WorkNode {
             guard case .success(let edge?) = removed else { return removed.map { _ in () } }
             dependency.state.withLock { state in
                 state.dependents.remove(self)
-                // The last dependent that needed it went away after an owner left: nothing needs it now.
-                if state.ownerLeft, !state.isFinished, !state.cancelRequested, !state.isNeeded {
-                    _ = dependency.cancel(&state, into: &effects)
-                    dependency.check(state)
-                }
+                // If an owner left earlier, this may have been the last dependent that needed it.
+                dependency.cancelIfUnneeded(&state, into: &effects)
+                dependency.check(state)
             }
             if edge.lent != nil { effects.append(.lend(node: dependency, from: edge.lent, to: nil)) }
             return .success(())
