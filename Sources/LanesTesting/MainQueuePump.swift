@@ -11,8 +11,8 @@ import Darwin
 #endif
 
 /// A synchronous main-loop driver for tests and tools that own the process's main thread: runs main-queue work
-/// (``Lanes/WorkQueue/main`` items, `DispatchQueue.main` blocks, `@MainActor` jobs) on the calling main thread until a
-/// condition holds or a deadline passes. Unlike ``Lanes/MainLoop`` it never waits forever.
+/// (`WorkQueue.main` items, `DispatchQueue.main` blocks, `@MainActor` jobs) on the calling main thread until a
+/// condition holds or a deadline passes. Unlike `MainLoop` it never waits forever.
 ///
 /// swift-testing runs tests off the main thread (its process parks the main thread in `dispatchMain()`), so a test
 /// that checks main-thread behaviour runs this in a child process whose real main thread is free.

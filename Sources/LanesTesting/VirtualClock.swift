@@ -1,7 +1,7 @@
 import Lanes
 
 /// A clock that only moves when a test says so. Timers, debouncers, throttlers, item timeouts, retry backoff and the
-/// responsiveness monitor all take a ``LaneClock``; give them a `VirtualClock` and call ``advance(by:)`` to fire,
+/// responsiveness monitor all take a `LaneClock`; give them a `VirtualClock` and call ``advance(by:)`` to fire,
 /// synchronously and in deadline order, everything that falls due — no sleeps, no flakiness.
 ///
 /// ```swift
@@ -17,7 +17,7 @@ import Lanes
 /// #expect(log.elements == ["swift"])
 /// ```
 ///
-/// Actions run on the thread that advances the clock. Those that deliver to a ``WorkQueue`` only add an item there:
+/// Actions run on the thread that advances the clock. Those that deliver to a `WorkQueue` only add an item there:
 /// run it with the queue's `ManualExecutor` (or let a real executor run it). Leeway is ignored: an action fires
 /// exactly at its deadline.
 public final class VirtualClock: LaneClock {

@@ -11,7 +11,10 @@
 public enum ExponentialSmoothing {
     /// Simple exponential smoothing: `s[0] = x[0]`, `s[t] = α·x[t] + (1 − α)·s[t−1]`.
     ///
-    /// - Parameter alpha: The smoothing factor, clamped to `0...1` (1 returns the input).
+    /// - Parameters:
+    ///   - values: The series to smooth.
+    ///   - alpha: The smoothing factor, clamped to `0...1` (1 returns the input).
+    ///   - isCancelled: Polled now and then; return true to stop.
     /// - Throws: `CancellationError` when `isCancelled` returns true (polled every few hundred points).
     public static func simple(
         _ values: [Double], alpha: Double, isCancelled: () -> Bool = { false }
@@ -35,8 +38,10 @@ public enum ExponentialSmoothing {
     /// `b[t] = β·(ℓ[t] − ℓ[t−1]) + (1 − β)·b[t−1]`.
     ///
     /// - Parameters:
+    ///   - values: The series to smooth.
     ///   - alpha: Level smoothing, clamped to `0...1`.
     ///   - beta: Trend smoothing, clamped to `0...1`.
+    ///   - isCancelled: Polled now and then; return true to stop.
     /// - Throws: `CancellationError` when `isCancelled` returns true.
     public static func holt(
         _ values: [Double], alpha: Double, beta: Double, isCancelled: () -> Bool = { false }

@@ -108,6 +108,9 @@ public enum HoltForecast {
     /// Forecasts `horizon` points after `values`.
     ///
     /// - Parameters:
+    ///   - values: The series so far.
+    ///   - horizon: How many points to forecast.
+    ///   - isCancelled: Polled now and then; return true to stop.
     ///   - parameters: Holt's α and β; nil fits them with ``fitParameters(_:isCancelled:)``.
     ///   - z: The band's half-width in σ units (1.96 ≈ 95 % for normal errors).
     ///   - floor: The lowest value the series can take (0 for prices, which cannot go negative): the point

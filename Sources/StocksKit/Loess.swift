@@ -16,6 +16,8 @@ public enum Loess {
     /// Smooths `values`, treating their indices as the x coordinates.
     ///
     /// - Parameters:
+    ///   - values: The series to smooth.
+    ///   - isCancelled: Polled now and then; return true to stop.
     ///   - span: The fraction of points in each local fit, clamped to `0…1`; at least 3
     ///     points are always used.
     ///   - robustnessIterations: Extra re-weighted passes (0 = plain LOESS; 2 is typical).

@@ -41,6 +41,11 @@ public struct PriceSeries: Sendable, Equatable, Identifiable {
     /// Creates a series.
     ///
     /// - Parameters:
+    ///   - symbol: The ticker symbol.
+    ///   - dates: The trading days, oldest first.
+    ///   - prices: The prices, one per date.
+    ///   - kind: Whether `prices` are prices or relative to the first point.
+    ///   - source: Where the data came from.
     ///   - sector: The category; when nil, looked up with ``Sector/known(symbol:)``.
     /// - Precondition: `dates.count == prices.count`.
     public init(

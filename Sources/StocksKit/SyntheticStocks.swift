@@ -30,6 +30,7 @@ public enum SyntheticStocks {
     ///   - count: The number of tickers, `0...1_000_000` (clamped).
     ///   - days: The number of trading days per ticker (negative counts as 0).
     ///   - seed: Any value; equal seeds give equal data.
+    ///   - isCancelled: Polled now and then; return true to stop.
     /// - Throws: `CancellationError` when `isCancelled` returns true (polled every ticker
     ///   and every few hundred symbol draws).
     public static func generate(

@@ -68,6 +68,29 @@ struct DocumentationTests {
         let download = network.add(label: "download") { ctx in try fetch("abc", ctx) }
         let tilted = filters.add(consuming: download, label: "tilt-shift") { data, ctx in try tiltShift(data, ctx) }
         #expect(try await tilted.value == Array("cba".utf8))
+        // Step 3: one handle per chain (PhotoCell, below, is the article's). Manual queues: nothing runs until said.
+        let manual = ManualExecutor()
+        let slowNetwork = WorkQueue("network-manual", executor: manual)
+        let slowFilters = WorkQueue("filters-manual", executor: manual)
+        let photoCell = PhotoCell()
+        await MainActor.run { photoCell.show("row 3", network: slowNetwork, filters: slowFilters) }
+        #expect(slowNetwork.counts.unfinished == 1)
+        await MainActor.run { photoCell.show("row 40", network: slowNetwork, filters: slowFilters) }
+        #expect(slowNetwork.counts.unfinished == 1)   // row 3's download stopped with its filter
+        #expect(slowFilters.counts.unfinished == 1)
+        manual.runAll()
+        await WorkQueue.main.idle()
+        #expect(await photoCell.image == Array("04 wor".utf8))
+        // Step 3: a kept producer runs on after its consumer is cancelled.
+        let fetchAndCache = fetch
+        let url = "kept"
+        // --- Step 3, keep
+        let kept = slowNetwork.add(label: "download") { ctx in try fetchAndCache(url, ctx) }.keep()
+        // ---
+        slowFilters.add(consuming: kept, label: "tilt-shift") { data, ctx in try tiltShift(data, ctx) }.cancel()
+        #expect(kept.state == .pending)
+        manual.runAll()
+        #expect(kept.state == .succeeded)
         // Step 4: priority follows the screen.
         let render = charts.add(label: "row 12", priority: .prefetch) { ctx in try draw(row: 12, ctx) }
         render.priority = .visible
@@ -108,6 +131,25 @@ struct DocumentationTests {
         hold.open()
     }
 }
+
+// --- Getting started, step 3: the photo cell, one handle per chain (the article's, made file-private here).
+@MainActor private final class PhotoCell {
+    private(set) var image: [UInt8]?
+    private var photo: WorkItem<[UInt8]>?     // the tilt-shift, which owns its download
+
+    func show(_ url: String, network: WorkQueue, filters: WorkQueue) {
+        photo?.cancel()                         // reused: the old row's filter and download stop
+        image = nil
+        let download = network.add(label: "download") { ctx in try fetch(url, ctx) }
+        let tilted = filters.add(consuming: download, label: "tilt-shift") { data, ctx in try tiltShift(data, ctx) }
+        photo = tilted
+        tilted.onMainCompletion { result in
+            guard self.photo == tilted else { return }   // the cell shows another photo now
+            self.image = try? result.get()
+        }
+    }
+}
+// ---
 
 // --- Getting started, step 5: a @MainActor cell, no assumeIsolated (the article's, made file-private here).
 @MainActor private final class ChartCell {

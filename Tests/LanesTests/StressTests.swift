@@ -38,6 +38,7 @@ struct StressTests {
         #expect(report.items == stress.items)
         // The run exercised what it claims to (a seed that stopped doing so would make the test pass vacuously).
         #expect(report.cancelledPending > 0 && report.cancelAlls > 0 && report.typedEdges > 0 && report.barriers > 0)
+        #expect(report.kept > 0)
         #expect(report.succeeded > 0 && report.failed > 0 && report.cancelled > 0)
     }
 }

@@ -48,9 +48,11 @@ public final class ReadabilitySource: Sendable {
 
     /// Starts watching `fileDescriptor`.
     /// - Parameters:
+    ///   - fileDescriptor: the descriptor to watch.
     ///   - queue: where `handler` runs (nil: on a global dispatch queue).
     ///   - label: the label of delivery items.
     ///   - closeOnCancel: close the descriptor once the source is cancelled and no longer watches it.
+    ///   - handler: called each time the descriptor becomes readable.
     public init(
         fileDescriptor: Int32, on queue: WorkQueue? = nil, label: String = "readable", closeOnCancel: Bool = false,
         _ handler: @escaping @Sendable (Readable) -> Void

@@ -55,6 +55,8 @@ enum Effects {
                 task.cancel()
             case .lend(let node, let from, let to):
                 node.adjustLent(from: from, to: to, into: &list)
+            case .dependentLeft(let node, let lent, let owns):
+                node.dependentLeft(lent: lent, owns: owns, into: &list)
             case .reprioritize(let node, let queue):
                 queue.reprioritize(node)
             case .event(let kind, let node, let queue, let state):

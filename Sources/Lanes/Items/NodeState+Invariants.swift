@@ -20,6 +20,10 @@ extension NodeState {
         // No rule on the lent counts' signs: they change by deltas (`.lend` effects) that may run out of order on
         // different threads (a cascade from one dependent overtaking another's), so a count can dip below zero for a
         // moment; the deltas commute, and the counts are right once every effect has run.
+        if phase != .finished {
+            require(leftDependents >= 0 && leftDependents <= dependents.count, "only waiting dependents can have left")
+            require(!ownerLeft || isNeeded || cancelRequested, "an item an owner left is cancelled once nothing needs it")
+        }
         switch phase {
         case .idle:
             require(queue == nil, "an idle item has no queue")

@@ -52,6 +52,9 @@ final class NodeRare: @unchecked Sendable {
     var task: Task<Void, Never>? = nil
     var verdict: Verdict? = nil
     var timedOut = false
+    var kept = false
+    var leftDependents: Int = 0
+    var ownerLeft = false
 }
 
 /// An edge between a dependent and one of its dependencies, kept on both ends.
@@ -59,6 +62,9 @@ struct Edge: Sendable {
     let node: WorkNode
     let policy: DependencyPolicy
     let typed: Bool
+    /// Whether the dependent owns the dependency: when it finishes first (it was cancelled) and nothing else needs
+    /// the dependency, the dependency is cancelled too. Typed edges own; plain edges do not.
+    let owns: Bool
     /// The priority the dependent currently lends through this edge (kept on the dependent's side).
     var lent: WorkPriority?
 }
@@ -142,6 +148,37 @@ struct NodeState {
             if rare == nil { rare = NodeRare() }
             yield &rare!.timedOut
         }
+    }
+    /// Set by `WorkItem.keep()`: the item is never cancelled because its consumers left.
+    var kept: Bool {
+        get { rare?.kept ?? false }
+        _modify {
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.kept
+        }
+    }
+    /// How many of `dependents` finished before this item did (they left; their edges stay until it finishes).
+    var leftDependents: Int {
+        get { rare?.leftDependents ?? 0 }
+        _modify {
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.leftDependents
+        }
+    }
+    /// Whether a dependent that owned this item left: from then on, the item is cancelled as soon as nothing
+    /// needs it.
+    var ownerLeft: Bool {
+        get { rare?.ownerLeft ?? false }
+        _modify {
+            if rare == nil { rare = NodeRare() }
+            yield &rare!.ownerLeft
+        }
+    }
+    /// Whether anything still needs the item's outcome: a dependent that has not left, a task awaiting it, or a
+    /// handle that asked to keep it.
+    var isNeeded: Bool {
+        guard let rare else { return !dependents.isEmpty }
+        return rare.kept || !rare.waiters.isEmpty || dependents.count > rare.leftDependents
     }
     /// Unfinished dependencies, by identity.
     var dependencies = DependencyEdges()
@@ -230,8 +267,10 @@ struct NodeState {
             dependents.removeAll()
         }
         if !dependencies.isEmpty {
+            // It finished first (cancelled or skipped): each dependency takes back its loan and learns that one of
+            // its dependents left, which cancels a dependency this one owned if nothing else needs it.
             dependencies.forEach { edge in
-                if edge.lent != nil { effects.append(.lend(node: edge.node, from: edge.lent, to: nil)) }
+                effects.append(.dependentLeft(node: edge.node, lent: edge.lent, owns: edge.owns))
             }
             dependencies.removeAll()
         }
@@ -276,6 +315,9 @@ enum Effect: Sendable {
     case complete([@Sendable (Outcome) -> Void], Outcome)
     case cancelTask(Task<Void, Never>)
     case lend(node: WorkNode, from: WorkPriority?, to: WorkPriority?)
+    /// A dependent of `node` finished before it: `node` takes back the loan and cancels itself if the dependent
+    /// owned it and nothing else needs it.
+    case dependentLeft(node: WorkNode, lent: WorkPriority?, owns: Bool)
     case reprioritize(WorkNode, WorkQueue)
     case event(WorkEvent.Kind, WorkNode, WorkQueue?, WorkState)
     /// The runner moved this effect out of its list.

@@ -52,35 +52,37 @@ extension WorkItem {
 
 extension WorkNode {
     func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Outcome?, Never>) {
-        var cancelItem = false
+        var effects: [Effect] = []
         let immediate = state.withLock { state -> Outcome?? in
             if let outcome = state.outcome { return .some(outcome) }
             if state.abandonedWaiters.remove(id) != nil {
                 // The task was cancelled before it could register: it no longer waits.
-                cancelItem = state.waiters.isEmpty
+                cancelIfUnneeded(&state, always: true, into: &effects)
+                check(state)
                 return .some(nil)
             }
             state.waiters[id] = continuation
             return .none
         }
-        if cancelItem { cancel() }
+        Effects.run(consume effects)
         if let immediate { continuation.resume(returning: immediate) }
     }
 
-    /// The awaiting task was cancelled: stop waiting, and cancel the item if nobody else waits on it.
+    /// The awaiting task was cancelled: stop waiting, and cancel the item if nothing else needs it (no other
+    /// awaiting task, no dependent that has not left, no `keep()`).
     func abandonWaiter(_ id: UInt64) {
-        enum Decision { case nothing, resume(CheckedContinuation<Outcome?, Never>, cancelItem: Bool) }
-        let decision = state.withLock { state -> Decision in
-            guard !state.isFinished else { return .nothing }
+        var effects: [Effect] = []
+        let continuation = state.withLock { state -> CheckedContinuation<Outcome?, Never>? in
+            guard !state.isFinished else { return nil }
             guard let continuation = state.waiters.removeValue(forKey: id) else {
                 state.abandonedWaiters.insert(id)
-                return .nothing
+                return nil
             }
-            return .resume(continuation, cancelItem: state.waiters.isEmpty)
+            cancelIfUnneeded(&state, always: true, into: &effects)
+            check(state)
+            return continuation
         }
-        if case .resume(let continuation, let cancelItem) = decision {
-            if cancelItem { cancel() }
-            continuation.resume(returning: nil)
-        }
+        Effects.run(consume effects)
+        continuation?.resume(returning: nil)
     }
 }

@@ -8,6 +8,7 @@ import Synchronization
 /// try network.enqueue(download)
 /// try filters.enqueue(tilt)
 /// tilt.onCompletion(on: .main) { result in cell.show(result) }
+/// tilt.cancel()   // cancels the download too, unless something else needs it
 /// ```
 public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     @usableFromInline let node: WorkNode
@@ -56,27 +57,31 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
 
     /// Creates an item that consumes the output of `input` (a typed edge). By default it is cancelled if `input`
     /// fails or is cancelled; with `.skip` it finishes as failed without running.
+    ///
+    /// The consumer owns `input`: if the consumer is cancelled before `input` finishes and nothing else needs
+    /// `input` (no other dependent, no task awaiting it, no ``keep()``), `input` is cancelled too, and so on up the
+    /// chain. One handle on the last step controls the whole chain.
     public init<Input: Sendable>(
-        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
     ) {
         let source = input.node
         node = WorkNode(label: label, priority: priority, barrier: false, isSync: true, body: .sync(TypedSyncBody { context in
             try body(try source.successValue(as: Input.self), context)
         }))
-        try? node.addDependency(source, policy: policy == .run ? .cancel : policy, typed: true)
+        try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
     /// The async form of ``init(consuming:policy:label:priority:_:)-(_,_,_,_,(Input,WorkContext)->Output)``.
     public init<Input: Sendable>(
-        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
     ) {
         let source = input.node
         node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .async { context in
             try await body(try source.successValue(as: Input.self), context)
         })
-        try? node.addDependency(source, policy: policy == .run ? .cancel : policy, typed: true)
+        try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
     /// The item's label (given, or "item-N").
@@ -96,8 +101,28 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
 
     /// Cancels the item. A pending item finishes at once as cancelled and its body never starts; a running item is
     /// flagged, its `onCancel` handlers run and an async body's task is cancelled. Dependents follow their edge
-    /// policy. Cancelling a finished item does nothing.
+    /// policy. Items this one consumes (`consuming:`) that nothing else needs are cancelled too. Cancelling a
+    /// finished item does nothing.
     public func cancel() { node.cancel() }
+
+    /// Keeps the item running to completion even when every consumer that owns it is cancelled (Foundation's
+    /// behaviour, for a producer that must finish: a download that fills a cache, a save). Awaiting tasks and
+    /// dependents still keep it while they wait; `keep()` keeps it after they leave. Explicit ``cancel()`` still
+    /// cancels it. Returns the item.
+    ///
+    /// ```swift
+    /// let download = network.add(label: "download") { ctx in try fetchAndCache(url, ctx) }.keep()
+    /// let tilt = filters.add(consuming: download) { data, ctx in try tiltShift(data, ctx) }
+    /// tilt.cancel()   // the download runs on and fills the cache
+    /// ```
+    @discardableResult
+    public func keep() -> Self {
+        node.keep()
+        return self
+    }
+
+    /// Whether ``keep()`` was called (false once the item finished).
+    public var isKept: Bool { node.isKept }
 
     /// The item's own priority. Setting it moves a ready item at once; an item waiting on dependencies lends its
     /// priority to them.
@@ -136,21 +161,35 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     /// try render.addDependency(parse, policy: .skip)
     /// ```
     public func addDependency(_ dependency: some WorkDependency, policy: DependencyPolicy = .run) throws(LanesError) {
-        try node.addDependency(dependency.workNode, policy: policy, typed: false)
+        try node.addDependency(dependency._workDependency.node, policy: policy, typed: false)
     }
 
     /// Removes a plain dependency; the item becomes ready at once if nothing else holds it.
     public func removeDependency(_ dependency: some WorkDependency) throws(LanesError) {
-        try node.removeDependency(dependency.workNode)
+        try node.removeDependency(dependency._workDependency.node)
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.node === rhs.node }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(node)) }
-    public var workNode: WorkNode { node }
+    public var _workDependency: _WorkDependencyNode { _WorkDependencyNode(node: node) }
+    /// The item's shared core, for Lanes' own modules (tests, stress).
+    package var workNode: WorkNode { node }
 }
 
 /// Anything a work item can depend on: every `WorkItem`, whatever its output.
+///
+/// ```swift
+/// let steps: [any WorkDependency] = [download, parse]
+/// queue.add(label: "render", after: steps) { _ in render() }
+/// ```
 public protocol WorkDependency: Sendable {
-    /// The item's shared core (an implementation detail of Lanes).
-    var workNode: WorkNode { get }
+    /// The item's shared core, opaque (an implementation detail of Lanes). A wrapper that conforms forwards the
+    /// value of the `WorkItem` it wraps.
+    var _workDependency: _WorkDependencyNode { get }
+}
+
+/// The opaque core of a work item, the only requirement of ``WorkDependency`` (an implementation detail of Lanes;
+/// underscored, as swift-collections does, so it stays out of the documented API).
+public struct _WorkDependencyNode: Sendable {
+    let node: WorkNode
 }

@@ -5,8 +5,10 @@ import Synchronization
 let dependencyGraphLock = LockedValue<UInt64>(0)  // counts graph changes; a zero-sized value confuses TSan
 
 extension WorkNode {
-    /// Makes `self` wait on `dependency`. Throws on self-dependency, cycles and items already enqueued.
-    func addDependency(_ dependency: WorkNode, policy: DependencyPolicy, typed: Bool) throws(LanesError) {
+    /// Makes `self` wait on `dependency`. Throws on self-dependency, cycles and items already enqueued. With `owns`,
+    /// `self` owns `dependency`: if `self` finishes first (it was cancelled) and nothing else needs `dependency`,
+    /// `dependency` is cancelled too.
+    func addDependency(_ dependency: WorkNode, policy: DependencyPolicy, typed: Bool, owns: Bool = false) throws(LanesError) {
         if dependency === self { throw .selfDependency(label) }
         var effects: [Effect] = []
         let result: Result<Void, LanesError> = dependencyGraphLock.withLock { changes in
@@ -23,7 +25,7 @@ extension WorkNode {
                     return .failure(.cycle(path))
                 }
                 let level = NodeState.effective(own: state.ownPriority, lent: state.lent)
-                state.dependencies.insert(Edge(node: dependency, policy: policy, typed: typed, lent: level))
+                state.dependencies.insert(Edge(node: dependency, policy: policy, typed: typed, owns: owns, lent: level))
                 return .success(level)
             }
             guard case .success(let lentLevel?) = recorded else { return recorded.map { _ in () } }
@@ -31,7 +33,7 @@ extension WorkNode {
             // may have finished already.
             let finished: Outcome? = dependency.state.withLock { state in
                 if let outcome = state.outcome { return outcome }
-                state.dependents.append(Edge(node: self, policy: policy, typed: typed, lent: nil))
+                state.dependents.append(Edge(node: self, policy: policy, typed: typed, owns: owns, lent: nil))
                 dependency.adjustLent(from: nil, to: lentLevel, in: &state, into: &effects)
                 return nil
             }
@@ -61,6 +63,9 @@ extension WorkNode {
             guard case .success(let edge?) = removed else { return removed.map { _ in () } }
             dependency.state.withLock { state in
                 state.dependents.remove(self)
+                // If an owner left earlier, this may have been the last dependent that needed it.
+                dependency.cancelIfUnneeded(&state, into: &effects)
+                dependency.check(state)
             }
             if edge.lent != nil { effects.append(.lend(node: dependency, from: edge.lent, to: nil)) }
             return .success(())

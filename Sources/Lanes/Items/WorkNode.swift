@@ -1,8 +1,9 @@
 import Synchronization
 
-/// The shared, type-erased core of a work item. `WorkItem<Output>` is a typed handle on one of these; it has no
-/// public API of its own and appears only so that any `WorkItem` can serve as a ``WorkDependency``.
-public final class WorkNode: Sendable {
+/// The shared, type-erased core of a work item. `WorkItem<Output>` is a typed handle on one of these. Not public:
+/// Lanes' own modules (LanesTesting's stress) reach it through `package` access.
+@usableFromInline
+package final class WorkNode: Sendable {
     private static let ids = Atomic<UInt64>(0)
 
     let id: UInt64
@@ -230,29 +231,34 @@ public final class WorkNode: Sendable {
             guard !state.cancelRequested, !state.isFinished else { return false }
             defer { check(state) }
             phase?.pointee = state.phase
-            state.cancelRequested = true
-            cancelFlag.store(true, ordering: .releasing)
-            switch state.phase {
-            case .idle:
-                state.finish(.cancelled, node: self, into: &effects)
-            case .pending:
-                state.finish(.cancelled, node: self, into: &effects)
-                if let queue = state.queue {
-                    if queue === batching { return true }
-                    effects.append(.finishedUnrun(self, queue))
-                }
-            case .running:
-                if !state.cancelHandlers.isEmpty {
-                    effects.append(.runHandlers(state.cancelHandlers))
-                    state.cancelHandlers = []
-                }
-                if let task = state.task { effects.append(.cancelTask(task)) }
-                if WorkEvents.isObserved { effects.append(.event(.cancelled, self, state.queue, .running)) }
-            case .finished:
-                break
-            }
-            return false
+            return cancel(&state, into: &effects, batching: batching)
         }
+    }
+
+    /// The cancel transition, with the node's lock held and the node neither cancelled nor finished.
+    func cancel(_ state: inout NodeState, into effects: inout [Effect], batching: WorkQueue? = nil) -> Bool {
+        state.cancelRequested = true
+        cancelFlag.store(true, ordering: .releasing)
+        switch state.phase {
+        case .idle:
+            state.finish(.cancelled, node: self, into: &effects)
+        case .pending:
+            state.finish(.cancelled, node: self, into: &effects)
+            if let queue = state.queue {
+                if queue === batching { return true }
+                effects.append(.finishedUnrun(self, queue))
+            }
+        case .running:
+            if !state.cancelHandlers.isEmpty {
+                effects.append(.runHandlers(state.cancelHandlers))
+                state.cancelHandlers = []
+            }
+            if let task = state.task { effects.append(.cancelTask(task)) }
+            if WorkEvents.isObserved { effects.append(.event(.cancelled, self, state.queue, .running)) }
+        case .finished:
+            break
+        }
+        return false
     }
 
     /// Cancels the node like ``cancel()`` and tells whether this call finished it before its body started (it was

@@ -47,3 +47,25 @@ public enum DependencyPolicy: Sendable, Equatable {
     /// ``LanesError/dependencyFailed(item:dependency:)``).
     case skip
 }
+
+/// What a consumer (an item made with `consuming:`) does when its input fails or is cancelled. It needs the input's
+/// value, so unlike ``DependencyPolicy`` there is no "run anyway".
+///
+/// ```swift
+/// let thumbnail = filters.add(consuming: download, policy: .skip) { data, ctx in try shrink(data, ctx) }
+/// ```
+public enum InputPolicy: Sendable, Equatable {
+    /// Cancel the consumer at once (the default).
+    case cancel
+    /// Do not run the consumer's body; it finishes at once as skipped (its `value` throws
+    /// ``LanesError/dependencyFailed(item:dependency:)``).
+    case skip
+
+    /// The same rule as a plain edge's policy.
+    var dependencyPolicy: DependencyPolicy {
+        switch self {
+        case .cancel: .cancel
+        case .skip: .skip
+        }
+    }
+}

@@ -45,6 +45,7 @@ public final class ResponsivenessMonitor: Sendable {
 
     /// Monitors a ``WorkQueue`` (``WorkQueue/main`` by default).
     /// - Parameters:
+    ///   - target: the queue to ping.
     ///   - interval: time between pings (one frame by default). Each ping costs a few thread wake-ups, about
     ///     0.1 ms of CPU, so 16 ms keeps the monitor near 0.6 % of a core; stalls longer than twice the interval
     ///     are always caught.

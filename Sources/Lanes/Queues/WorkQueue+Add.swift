@@ -56,7 +56,7 @@ extension WorkQueue {
     {
         for dependency in dependencies {
             // A fresh item has no dependents, so no cycle is possible, and it is not enqueued yet.
-            try? item.node.addDependency(dependency.workNode, policy: policy, typed: false)
+            try? item.node.addDependency(dependency._workDependency.node, policy: policy, typed: false)
         }
         try? enqueue(node: item.node)
         return item
@@ -68,6 +68,7 @@ extension WorkQueue {
     ///   - priority: the item's own priority.
     ///   - dependencies: items that must finish first ("after").
     ///   - policy: what to do if one of them fails or is cancelled.
+    ///   - body: the work; it checks `ctx.isCancelled` in long loops.
     ///
     /// ```swift
     /// let sum = queue.add(label: "sum") { _ in numbers.reduce(0, +) }
@@ -119,25 +120,30 @@ extension WorkQueue {
 
     /// Adds a body that consumes the output of `input` (a typed edge: download → filter), across queues.
     ///
+    /// The new item owns `input`: cancelling it cancels `input` too when nothing else needs `input` (no other
+    /// dependent, no task awaiting it, no ``WorkItem/keep()``), through the whole chain, so one handle on the last
+    /// step is all a cell keeps.
+    ///
     /// ```swift
     /// let data = network.add(label: "download") { _ in try download(url) }
     /// let image = filters.add(consuming: data, label: "tilt-shift") { bytes, ctx in try tiltShift(bytes, ctx) }
+    /// image.cancel()   // the download stops too
     /// ```
     @discardableResult
     public func add<Input, Output>(
-        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: policy)
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: .cancel)
     }
 
     /// The async form of ``add(consuming:policy:label:priority:_:)``.
     @discardableResult
     public func add<Input, Output>(
-        consuming input: WorkItem<Input>, policy: DependencyPolicy = .cancel, label: String? = nil,
+        consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
     ) -> WorkItem<Output> {
-        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: policy)
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: .cancel)
     }
 
     /// Adds a barrier: it runs alone, after every item added before it has finished and before any item added

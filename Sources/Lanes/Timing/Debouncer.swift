@@ -42,6 +42,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
     ///   - queue: where `handler` runs (nil: on the clock's thread).
     ///   - clock: the time source; `VirtualClock` in tests.
     ///   - label: the label of delivery items.
+    ///   - handler: receives the last value once the input is quiet.
     public init(
         interval: Duration, on queue: WorkQueue? = nil, clock: any LaneClock = SystemLaneClock(),
         label: String = "debounce", _ handler: @escaping @Sendable (Value) -> Void

@@ -1,4 +1,4 @@
-/// How ``WorkQueue/addRetrying(label:priority:policy:clock:_:)-(_,_,_,_,(Int,WorkContext)->Output)`` retries a
+/// How ``WorkQueue/addRetrying(label:priority:policy:clock:_:)-5jjq2`` retries a
 /// failing body: how many attempts, how long to wait between them (exponential backoff with jitter), and which
 /// errors are worth another try.
 ///

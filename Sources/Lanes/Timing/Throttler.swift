@@ -53,6 +53,8 @@ public final class Throttler<Value: Sendable>: Sendable {
     ///   - edges: leading, trailing or both (the default).
     ///   - queue: where `handler` runs (nil: on the sending thread for leading values, the clock's for trailing).
     ///   - clock: the time source; `VirtualClock` in tests.
+    ///   - label: the label of delivery items.
+    ///   - handler: receives the values let through.
     public init(
         interval: Duration, edges: ThrottleEdges = .both, on queue: WorkQueue? = nil,
         clock: any LaneClock = SystemLaneClock(), label: String = "throttle",

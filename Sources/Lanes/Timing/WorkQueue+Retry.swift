@@ -24,7 +24,7 @@ extension WorkQueue {
         }
     }
 
-    /// The `async` form of ``addRetrying(label:priority:policy:clock:_:)-(_,_,_,_,(Int,WorkContext)->Output)``.
+    /// The `async` form of ``addRetrying(label:priority:policy:clock:_:)-5jjq2``.
     ///
     /// ```swift
     /// let user = api.addRetrying(label: "GET /me") { attempt, ctx in try await client.me() }

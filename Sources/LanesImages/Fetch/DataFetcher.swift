@@ -19,7 +19,7 @@ import FoundationNetworking
 ///
 /// Completions run on the fetcher's delivery queue (HTTP answers and failures), on the policy clock's thread
 /// (timeouts), on the file queue (files), or on the thread that calls ``FetchHandle/cancel()`` — never inside
-/// ``fetch(_:priority:completion:)``. Keep them short: hand real work to a ``WorkQueue``.
+/// ``fetch(_:priority:completion:)``. Keep them short: hand real work to a `WorkQueue`.
 ///
 /// Each HTTP attempt is one `URLSessionDataTask`. ``FetchPolicy/timeout`` is enforced by the fetcher on the policy's
 /// clock (URLSession's own request timeout is set to twice that, as a backstop); cancelling, timing out and

@@ -8,7 +8,7 @@ import Lanes
 /// old one, which stops its fetch, decode and filter unless another cell wants them.
 ///
 /// A binding belongs to the main actor, like the cell that holds it, and its handlers are `@MainActor`. Results come
-/// through the delivery queue (``Lanes/WorkQueue/main`` by default); a test that injects another delivery queue must
+/// through the delivery queue (`WorkQueue.main` by default); a test that injects another delivery queue must
 /// run that queue's items on the main actor (a `ManualExecutor` pumped from a `@MainActor` test does) — the hand-over
 /// checks it.
 ///
@@ -43,7 +43,8 @@ public final class ImageBinding {
 
     /// Creates a binding.
     /// - Parameters:
-    ///   - deliveryQueue: ``WorkQueue/main`` unless a test injects its own queue.
+    ///   - pipeline: the pipeline that loads the images.
+    ///   - deliveryQueue: `WorkQueue.main` unless a test injects its own queue.
     ///   - placeholder: called by ``show(_:priority:)`` when the image is not cached.
     ///   - handler: receives the request's result, on the main actor.
     ///

@@ -13,7 +13,7 @@ import Synchronization
 ///   connection closed.
 /// - **Priority.** A stage runs at the highest priority of its consumers and follows them live, down to the
 ///   transfer: a prefetched image that scrolls into view is promoted at once.
-/// - **Caches.** Final bitmaps go to an exact-cost LRU memory cache (LanesLists' ``CostLimitedCache``); fetched
+/// - **Caches.** Final bitmaps go to an exact-cost LRU memory cache (LanesLists' `CostLimitedCache`); fetched
 ///   bytes go to the optional ``DiskCache``, checked on every read.
 /// - **Memory.** Decodes and processors reserve their bytes from a ``MemoryBudget`` before allocating and wait for
 ///   room; headers claiming more than ``ImagePipelineConfiguration/maxPixels`` fail before any allocation.
@@ -65,7 +65,7 @@ public final class ImagePipeline: Sendable {
     // MARK: Loading
 
     /// Loads `request` at `priority` and calls `completion` once with the image or the error on the main actor
-    /// (through ``Lanes/WorkQueue/main``), so a `@MainActor` view can take the image directly. A memory-cache hit
+    /// (through `WorkQueue.main`), so a `@MainActor` view can take the image directly. A memory-cache hit
     /// asked for on the main queue is delivered before this returns (no placeholder flicker).
     ///
     /// ```swift

@@ -91,7 +91,10 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
     /// ```swift
     /// cache.insert(chart, forKey: "AAPL", cost: chart.byteCount)
     /// ```
-    /// - Parameter cost: the value's cost; the cache's cost function decides when nil.
+    /// - Parameters:
+    ///   - value: the value to store.
+    ///   - key: its key.
+    ///   - cost: the value's cost; the cache's cost function decides when nil.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, cost: Int? = nil) -> Bool {
         let cost = max(0, cost ?? costOf(value))

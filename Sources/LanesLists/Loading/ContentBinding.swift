@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// A binding belongs to the main actor, like the cell that holds it, and its handlers are `@MainActor`: a
 /// `@MainActor` cell touches its own state in them directly. Results come through the loader's delivery queue
-/// (``Lanes/WorkQueue/main`` by default); a test that injects another delivery queue must run that queue's items on
+/// (`WorkQueue.main` by default); a test that injects another delivery queue must run that queue's items on
 /// the main actor (a `ManualExecutor` pumped from a `@MainActor` test does) — the hand-over checks it.
 ///
 /// ```swift
@@ -43,6 +43,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
 
     /// Creates a binding.
     /// - Parameters:
+    ///   - loader: the loader that runs and shares the work.
     ///   - placeholder: called by ``show(_:priority:)`` when the value is not cached (show a spinner or nothing).
     ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside
     ///     `show`.

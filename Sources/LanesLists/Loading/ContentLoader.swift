@@ -10,7 +10,7 @@ import Synchronization
 ///   promoted at once.
 /// - Values that finish go to ``cache``; a cached value is delivered synchronously, in the same main-queue turn as the
 ///   request, so a cell never flickers empty. Failures are not cached unless `cachesFailures` is set.
-/// - Results are delivered on `deliveryQueue` (``WorkQueue/main`` by default). ``ContentBinding`` delivers a result
+/// - Results are delivered on `deliveryQueue` (`WorkQueue.main` by default). ``ContentBinding`` delivers a result
 ///   only if it still shows that key, so a reused cell never receives another row's content.
 /// - ``invalidate(clearingCache:)`` cancels everything pending, atomically: after it returns, nothing requested
 ///   before is delivered.
@@ -55,11 +55,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// - Parameters:
     ///   - name: shown in item labels.
     ///   - queue: where `work` runs; its concurrency limit is the loader's.
-    ///   - deliveryQueue: where results are delivered; ``WorkQueue/main`` unless a test injects its own. Bindings
+    ///   - deliveryQueue: where results are delivered; `WorkQueue.main` unless a test injects its own. Bindings
     ///     (`@MainActor`) need its items to run on the main actor: a test pumps an injected queue from a
     ///     `@MainActor` test, and the hand-over checks it.
     ///   - cache: where finished values go (it may be shared with other loaders of the same keys).
     ///   - cachesFailures: remember failures too (at most `failureLimit` of them).
+    ///   - failureLimit: how many failures are remembered.
     ///   - work: produces the value for a key.
     ///
     /// ```swift
@@ -83,8 +84,13 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// Creates a loader with its own cache.
     /// - Parameters:
+    ///   - name: shown in item labels.
+    ///   - queue: where `work` runs; its concurrency limit is the loader's.
+    ///   - deliveryQueue: where results are delivered (`WorkQueue.main` unless a test injects its own).
     ///   - costLimit: the most the cached values may cost in all.
     ///   - cost: a value's cost (1 by default, so `costLimit` is a count).
+    ///   - cachesFailures: remember failures too.
+    ///   - work: produces the value for a key.
     ///
     /// ```swift
     /// let avatars = ContentLoader<URL, Bitmap>(queue: network, costLimit: 16 << 20, cost: { $0.byteCount }) {

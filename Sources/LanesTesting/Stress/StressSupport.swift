@@ -73,6 +73,8 @@ package struct GraphStressReport: Sendable, CustomStringConvertible {
     package var plainEdges = 0
     package var typedEdges = 0
     package var barriers = 0
+    /// Items `keep()` was called on.
+    package var kept = 0
     package var cancels = 0
     package var cancelledPending = 0
     package var cancelAlls = 0
@@ -85,7 +87,7 @@ package struct GraphStressReport: Sendable, CustomStringConvertible {
     package init() {}
 
     package var description: String {
-        var text = "\(items) items (\(plainEdges) plain and \(typedEdges) typed edges, \(barriers) barriers): "
+        var text = "\(items) items (\(plainEdges) plain and \(typedEdges) typed edges, \(barriers) barriers, \(kept) kept): "
         text += "\(bodies) bodies ran; \(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled; "
         text += "\(cancels) cancels (\(cancelledPending) pending), \(cancelAlls) cancelAll, \(reprioritised) re-prioritised, "
         text += "\(limitChanges) limit changes, \(suspensions) suspensions; \(violationCount) violations"
@@ -102,6 +104,7 @@ package struct GraphStressReport: Sendable, CustomStringConvertible {
         plainEdges += other.plainEdges
         typedEdges += other.typedEdges
         barriers += other.barriers
+        kept += other.kept
         cancels += other.cancels
         cancelledPending += other.cancelledPending
         cancelAlls += other.cancelAlls
