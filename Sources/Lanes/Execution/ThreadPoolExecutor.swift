@@ -86,6 +86,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
     ///   - idleTimeout: seconds an idle thread waits for work before it exits.
     ///   - linger: how long a runner whose queue ran dry keeps watching it for new items (yielding the processor
     ///     as it does) before it lets its thread park. Zero parks at once.
+    ///   - ceiling: the highest priority whose OS level the pool's threads take (`.visible`: no cap).
     ///
     /// Make a pool on a thread at the process's normal level (the main thread, or any thread Lanes did not lower):
     /// its `normal` threads run at the nice value of the thread that made it.

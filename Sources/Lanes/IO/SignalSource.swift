@@ -42,6 +42,7 @@ public final class SignalSource: Sendable {
 
     /// Starts watching `signals`.
     /// - Parameters:
+    ///   - signals: the signal numbers to watch (`SIGINT`, `SIGTERM`, `SIGWINCH`…).
     ///   - queue: where `handler` runs (nil: on a global dispatch queue).
     ///   - label: the label of delivery items.
     ///   - handler: gets the signal's number.
