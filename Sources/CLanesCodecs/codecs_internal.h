@@ -50,4 +50,8 @@ int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length
 /* The libpng filter mask for CLANES_PNG_FILTER_* flags (0 when none is set; callers reject that first). */
 int clanes_png_filter_mask(int32_t filters);
 
+/* Caps what libpng may allocate for ancillary chunks (see png.c); set on every PNG read struct. */
+struct png_struct_def;
+void clanes_png_limit_ancillary(struct png_struct_def *png);
+
 #endif

@@ -157,7 +157,8 @@ struct ProcessCommand: AsyncParsableCommand {
         let encoders = WorkQueue("lanes-image encode", maxConcurrency: threads)
         let progress = ProgressReporter()
         let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
-                                 progress: progress)
+                                 progress: progress,
+                                 banded: BandedFiles(maxPixels: maxPixels, budget: loader.pipeline.budget))
         let start = Date()
         let results = await runner.run(jobs)
         let seconds = Date().timeIntervalSince(start)
