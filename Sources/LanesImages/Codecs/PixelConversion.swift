@@ -20,6 +20,24 @@ extension Bitmap {
         }
     }
 
+    /// Whether every pixel is fully opaque (always true for a layout without alpha).
+    ///
+    /// ```swift
+    /// Bitmap(width: 2, height: 2, filledWith: .white).isOpaque   // true
+    /// ```
+    public var isOpaque: Bool {
+        guard layout.hasAlpha else { return true }
+        let alpha = layout.channels - 1, maximum = layout.maxSample
+        return withUnsafePixels { bytes in
+            let base = UnsafeRawPointer(bytes.baseAddress!)
+            for p in 0..<pixelCount
+            where PixelConversion.load(base, sample: p * layout.channels + alpha, bytesPerSample: layout.bytesPerSample) != maximum {
+                return false
+            }
+            return true
+        }
+    }
+
     /// The sample of `channel` (0 ..< `layout.channels`) of pixel (`x`, `y`), at the layout's depth (0...255 or
     /// 0...65535).
     ///
