@@ -7,7 +7,8 @@ lanes-image writes without trusting libpng, which lanes-image itself uses.
         channel by channel) separated by spaces on the next. Palette images print their RGB(A) entries' samples.
     png-samples.py write FILE COLOUR_TYPE BIT_DEPTH WIDTH HEIGHT [PATTERN]
         writes a non-interlaced PNG of a deterministic pattern (see pattern()); PATTERN is "ramp" (default) or
-        "halfclear" (colour types 4 and 6: the left half fully transparent with red hidden under it).
+        "halfclear" (colour types 4 and 6: the left half fully transparent with red hidden under it, the right half
+        one opaque colour).
         Prints the samples it wrote, in the format of `read`.
 """
 import struct
@@ -96,6 +97,8 @@ def pattern(colour, depth, width, height, name):
                     samples.append(0 if x < width // 2 else top)
                 elif name == "halfclear" and x < width // 2:
                     samples.append(top if c == 0 else 0)  # red (or white grey) hidden under alpha 0
+                elif name == "halfclear":
+                    samples.append((90 if channels <= 2 else [40, 160, 220][c]) * top // 255)  # flat, opaque
                 else:
                     samples.append((x * 2654435761 + y * 40503 + c * 97) % (top + 1) if depth > 1 else (x + y) % 2)
     return samples
