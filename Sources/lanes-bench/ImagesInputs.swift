@@ -155,7 +155,7 @@ enum ProcessTimer {
         var cpuSeconds: Double
         var status: Int32
         var errorOutput: String
-        /// The child's peak resident set in bytes (`ru_maxrss` from `wait4`: this process alone, not a sum).
+        /// The command's peak resident set in bytes (GNU time's `%M`: that process alone, not a sum), or NaN.
         var peakRSS: Double = .nan
     }
 
@@ -165,12 +165,20 @@ enum ProcessTimer {
         var core: Int
     }
 
-    /// Spawns the command (`posix_spawn`), stdout to /dev/null, stderr to a temporary file, and reaps it with
-    /// `wait4`, whose rusage is the child's own (`taskset` execs the command, so the process is the same one).
+    /// Spawns the command (`posix_spawn`, under `/usr/bin/time -f %M` for its peak RSS; NaN without it), stdout to
+    /// /dev/null, stderr to a temporary file, and reaps it with `wait4` (CPU time: the command's and time's).
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                     pin: Pin? = nil) throws -> Outcome {
         var argv = [executable.path] + arguments
         if let pin { argv = [pin.taskset.path, "-c", "\(pin.core)"] + argv }
+        // The peak RSS comes from GNU time, which forks the command from its own small process: a child spawned
+        // straight from this one (vfork + exec) would inherit this process's high-water mark, which Linux keeps
+        // across exec, and report it as its own.
+        let rssPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("lanes-bench-rss-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { unlink(rssPath) }
+        let time = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time" : nil
+        if let time { argv = [time, "-f", "%M", "-o", rssPath] + argv }
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let errorsPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("lanes-bench-stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
@@ -201,7 +209,13 @@ enum ProcessTimer {
         let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
         return Outcome(seconds: wall, cpuSeconds: cpu(usage.ru_utime) + cpu(usage.ru_stime),
                        status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), errorOutput: errors,
-                       peakRSS: Double(usage.ru_maxrss) * 1024)
+                       peakRSS: time == nil ? .nan : Self.kilobytes(in: rssPath) * 1024)
+    }
+
+    /// The last number in GNU time's output file (kilobytes), NaN when there is none.
+    static func kilobytes(in path: String) -> Double {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isNewline).last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? .nan
     }
 
     /// The first executable called `name` on the PATH.

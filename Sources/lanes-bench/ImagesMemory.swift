@@ -128,6 +128,7 @@ struct ImagesMemoryBench {
             for other in contenders.dropFirst() {
                 row.count("wall_ratio_\(other.name)", median(of: wall[lanes]!) / median(of: wall[other.name]!))
                 row.count("rss_ratio_\(other.name)", median(of: rss[lanes]!) / median(of: rss[other.name]!))
+                row.count("cpu_ratio_\(other.name)", median(of: cpu[lanes]!) / median(of: cpu[other.name]!))
             }
             if let rssTarget { row.count("target_rss_ratio", rssTarget) }
             if let (name, target) = wallTarget { row.count("target_wall_ratio_\(name)", target) }

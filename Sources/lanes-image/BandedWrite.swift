@@ -10,8 +10,9 @@ import Darwin
 /// resized, blurred and tilt-shifted by row stages, and the rows are PNG-encoded, on a second thread band by band,
 /// straight into the temporary output file (a JPEG output collects the final rows into one bitmap, as libjpeg's whole
 /// encoder needs). Nothing holds the decoded image. Not banded (nil from ``prepare(_:plan:maxPixels:)``,
-/// and the job takes the whole-bitmap path): `--greyscale`, non-file inputs, and an Exif orientation
-/// other than "up", since flipping rows or transposing needs the whole image.
+/// and the job takes the whole-bitmap path): `--greyscale`, non-file inputs, grey or 16-bit files (they keep their
+/// layout, and the stages work in 8-bit RGBA), and an Exif orientation other than "up", since flipping the row order
+/// or transposing needs the whole image.
 final class BandedWrite {
     let chain: any RowSource
     let decoder: ImageRowDecoder
@@ -40,7 +41,8 @@ final class BandedWrite {
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
             let info = try ImageRowDecoder.probe(fileDescriptor: descriptor)
-            guard info.orientation == .up else {
+            // Grey and 16-bit files keep their layout through the whole-bitmap path (the stages work in RGBA8).
+            guard info.orientation == .up, info.storedLayout == .rgba8 else {
                 close(descriptor)
                 return nil
             }

@@ -55,7 +55,7 @@ struct BatchRunner: Sendable {
                 (width, height, bytes) = try await processAndWrite(decoded, with: processor, to: job.output,
                                                                    label: job.displayName)
             } else {
-                let bitmap = try await loader.bitmap(for: job, plan: plan)
+                let bitmap = plan.finished(try await loader.bitmap(for: job, plan: plan))
                 bytes = try await encodeAndWrite(bitmap, to: job.output, label: job.displayName)
                 (width, height) = (bitmap.width, bitmap.height)
             }

@@ -11,7 +11,9 @@ struct ProcessCommand: AsyncParsableCommand {
         discussion: """
             INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or a \
             file:// or http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
-            tilt-shift, greyscale, encode. Outputs that would collide get -1, -2... suffixes; an input \
+            tilt-shift, greyscale, encode. Grey inputs stay grey and 16-bit PNGs stay 16-bit in PNG outputs (resize, blur \
+            and tilt-shift work in 8 bits; greyscale keeps 16); a JPEG is 8-bit, and transparency in it is flattened on \
+            --background. Outputs that would collide get -1, -2... suffixes; an input \
             is never overwritten, nor is any other existing file unless --overwrite is given. \
             The output folder is checked for writability before any input is read; Ctrl-C (or SIGTERM) removes \
             the outputs still being written. Exit status: 0 when every image was written, 1 when any failed, \
@@ -40,6 +42,10 @@ struct ProcessCommand: AsyncParsableCommand {
 
     @Option(help: "JPEG quality, 1...100.")
     var quality: Int = 85
+
+    @Option(help: ArgumentHelp("What transparent pixels are flattened on in a JPEG: white, black, grey, red, green, blue, "
+                               + "#RGB or #RRGGBB.", valueName: "colour"))
+    var background: String = "white"
 
     @Option(help: "PNG compression level, 0...9 (9: smallest, slowest; 6 like libvips).")
     var compression: Int = 6
@@ -125,6 +131,12 @@ struct ProcessCommand: AsyncParsableCommand {
             let names = ImageEncoder.PNGFilter.allCases.map(\.rawValue).joined(separator: ", ")
             throw ValidationError("--png-filter '\(pngFilter)' is not one of \(names)")
         }
+        guard let colour = BackgroundColour.parse(background) else {
+            let shown = TerminalText.truncated(background, toWidth: 40)
+            throw ValidationError("--background '\(shown)' is not a colour: use white, black, grey, red, green, blue, "
+                                  + "#RGB or #RRGGBB")
+        }
+        plan.background = colour
         plan.quality = quality
         plan.compression = compression
         plan.pngFilter = filter

@@ -16,7 +16,7 @@ public final class BlurRows: RowStage {
     public let upstream: any RowSource
     public var width: Int { upstream.width }
     public var height: Int { upstream.height }
-    public var layout: RowLayout { .rgba8 }
+    public var layout: PixelLayout { .rgba8 }
     public private(set) var rowsRead = 0
     public var retainedBytes: Int { window.byteCount + rings.byteCount }
 
@@ -102,7 +102,7 @@ public final class BlurRows: RowStage {
 
 /// A row source that knows, before handing out rows, whether all of them are opaque.
 public protocol OpacityReporting {
-    /// True when every pixel's alpha is certainly 255.
+    /// True when every pixel's alpha is certainly the maximum.
     var isOpaque: Bool { get }
 }
 
@@ -112,8 +112,9 @@ extension BlurRows: OpacityReporting {
 }
 
 extension BitmapRows: OpacityReporting {
-    /// Every alpha byte of the bitmap is 255 (scanned once, as the whole-bitmap blur does).
+    /// Every alpha sample of the bitmap is the maximum (scanned, as the whole-bitmap blur does).
     public var isOpaque: Bool {
-        bitmap.withUnsafePixels { BlurEngine.isOpaque($0.baseAddress!, count: bitmap.pixelCount) }
+        guard bitmap.layout == .rgba8 else { return bitmap.isOpaque }
+        return bitmap.withUnsafePixels { BlurEngine.isOpaque($0.baseAddress!, count: bitmap.pixelCount) }
     }
 }

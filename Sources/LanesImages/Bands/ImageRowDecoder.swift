@@ -25,7 +25,7 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
     public let info: ImageInfo
     public let width: Int
     public let height: Int
-    public let layout: RowLayout
+    public let layout: PixelLayout
     /// Whether the decoder keeps the whole image (an interlaced PNG).
     public let holdsWholeImage: Bool
     public let retainedBytes: Int
@@ -88,7 +88,7 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
         decoder = opened
         width = Int(layout.width)
         height = Int(layout.height)
-        self.layout = RowLayout(channels: max(1, Int(layout.channels)), bytesPerSample: max(1, Int(layout.bytes_per_sample)))
+        self.layout = PixelLayout(channels: Int(layout.channels), bytesPerSample: Int(layout.bytes_per_sample)) ?? .rgba8
         holdsWholeImage = layout.whole_image != 0
         retainedBytes = Int(layout.held_bytes)
         isOpaque = layout.opaque != 0

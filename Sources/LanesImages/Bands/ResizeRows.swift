@@ -10,7 +10,7 @@ public final class ResizeRows: RowStage {
     public let upstream: any RowSource
     public let width: Int
     public let height: Int
-    public var layout: RowLayout { .rgba8 }
+    public var layout: PixelLayout { .rgba8 }
     public private(set) var rowsRead = 0
     public var retainedBytes: Int { ringRows * width * 16 + upstream.width * (16 + 4) }
 

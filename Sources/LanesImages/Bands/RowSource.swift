@@ -1,36 +1,3 @@
-/// How the pixels of a row are laid out: `channels` samples a pixel, `bytesPerSample` bytes a sample,
-/// samples interleaved, no padding. Row stages (``RowSource``) carry it so a stage can refuse a
-/// layout it does not handle instead of misreading bytes.
-///
-/// ```swift
-/// let layout = RowLayout.rgba8
-/// layout.bytesPerRow(width: 640)   // 2560
-/// ```
-public struct RowLayout: Sendable, Hashable, CustomStringConvertible {
-    /// Samples per pixel (4: R, G, B, A).
-    public var channels: Int
-    /// Bytes per sample (1: 8 bits).
-    public var bytesPerSample: Int
-
-    /// A layout of `channels` samples of `bytesPerSample` bytes.
-    public init(channels: Int, bytesPerSample: Int) {
-        precondition(channels > 0 && bytesPerSample > 0, "a row layout needs channels and bytes")
-        self.channels = channels
-        self.bytesPerSample = bytesPerSample
-    }
-
-    /// 8-bit RGBA, the layout of ``Bitmap``.
-    public static let rgba8 = RowLayout(channels: 4, bytesPerSample: 1)
-
-    /// Bytes a pixel takes.
-    public var bytesPerPixel: Int { channels * bytesPerSample }
-
-    /// Bytes a row of `width` pixels takes.
-    public func bytesPerRow(width: Int) -> Int { width * bytesPerPixel }
-
-    public var description: String { "\(channels) channel(s) x \(bytesPerSample * 8) bit" }
-}
-
 /// Rows of an image, handed out top to bottom a few at a time: a decoder (``ImageRowDecoder``),
 /// a bitmap (``BitmapRows``) or a stage that transforms another source's rows (``BlurRows``,
 /// ``ResizeRows``, ``TiltShiftRows``). A stage pulls from its upstream only as far as the rows
@@ -49,21 +16,21 @@ public protocol RowSource: AnyObject {
     var width: Int { get }
     /// Number of rows in all.
     var height: Int { get }
-    /// The layout of every row.
-    var layout: RowLayout { get }
+    /// The layout of every row (channels and bytes per sample; the stages read and write ``PixelLayout/rgba8``).
+    var layout: PixelLayout { get }
     /// Rows handed out so far (the next call starts at this row).
     var rowsRead: Int { get }
     /// Bytes this source itself holds for rows (rings, windows, whole images), not counting its upstream.
     var retainedBytes: Int { get }
     /// Writes the next `count` rows (`1...height - rowsRead`) to `destination`, `bytesPerRow` apart
-    /// (at least `layout.bytesPerRow(width:)`). Throws ``ImageError/cancelled`` when cancelled, and
+    /// (at least ``bytesPerRow``). Throws ``ImageError/cancelled`` when cancelled, and
     /// the decoder's errors for bad input.
     func readRows(_ count: Int, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws
 }
 
 extension RowSource {
     /// Bytes of one row in this source's layout.
-    public var bytesPerRow: Int { layout.bytesPerRow(width: width) }
+    public var bytesPerRow: Int { width * layout.bytesPerPixel }
 
     /// Bytes held by this source and every source upstream of it.
     public var retainedBytesInChain: Int {
@@ -102,7 +69,7 @@ public final class BitmapRows: RowSource {
     public let bitmap: Bitmap
     public var width: Int { bitmap.width }
     public var height: Int { bitmap.height }
-    public var layout: RowLayout { .rgba8 }
+    public var layout: PixelLayout { bitmap.layout }
     public private(set) var rowsRead = 0
     /// The bitmap is shared, not copied: 0.
     public var retainedBytes: Int { 0 }
@@ -126,25 +93,22 @@ public final class BitmapRows: RowSource {
 }
 
 extension Bitmap {
-    /// Reads every remaining row of an RGBA8 `source` into a new bitmap (the source must be at row 0).
+    /// Reads every row of `source` (which must be at row 0) into a new bitmap of its layout.
     ///
     /// ```swift
     /// let small = try Bitmap(readingAllRowsOf: ResizeRows(ImageRowDecoder(data: png), width: 256, height: 171))
     /// ```
     public init(readingAllRowsOf source: any RowSource, isCancelled: () -> Bool = { false }) throws {
-        guard source.layout == .rgba8 else {
-            throw ImageError.invalidArgument("a Bitmap holds RGBA8 rows, not \(source.layout)")
-        }
         guard source.rowsRead == 0 else {
             throw ImageError.invalidArgument("the source has already handed out \(source.rowsRead) row(s)")
         }
-        let width = source.width, height = source.height
-        self = try Bitmap(width: width, height: height) { pixels in
+        let width = source.width, height = source.height, rowBytes = source.bytesPerRow
+        self = try Bitmap(width: width, height: height, layout: source.layout) { pixels in
             var y = 0
             while y < height {
                 if isCancelled() { throw ImageError.cancelled }
                 let count = min(RowStages.chunkRows, height - y)
-                try source.readRows(count, into: pixels.baseAddress! + y * width * 4, bytesPerRow: width * 4)
+                try source.readRows(count, into: pixels.baseAddress! + y * rowBytes, bytesPerRow: rowBytes)
                 y += count
             }
         }

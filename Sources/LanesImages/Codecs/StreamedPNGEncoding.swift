@@ -37,6 +37,11 @@ extension ImageEncoder {
         guard (0...9).contains(compressionLevel) else {
             throw ImageError.invalidArgument("PNG compression level \(compressionLevel) is not 0...9")
         }
+        guard bitmap.layout == .rgba8 else {
+            // Other layouts are processed whole (through RGBA8, see processedAsRGBA8), then streamed out in theirs.
+            return try Self.processThenEncodePNG(bitmap, with: processor, compressionLevel: compressionLevel,
+                                                 filter: filter, fileDescriptor: fileDescriptor, isCancelled: isCancelled)
+        }
         let hasAlpha = bitmap.withUnsafePixels { !BlurEngine.isOpaque($0.baseAddress!, count: bitmap.pixelCount) }
         let handoff = RowHandoff()
         let width = bitmap.width, height = bitmap.height
@@ -67,6 +72,20 @@ extension ImageEncoder {
         }
         let (data, byteCount) = try encoded.get()
         return StreamedPNG(bitmap: output, data: data, byteCount: byteCount)
+    }
+
+    /// ``processAndEncodePNG(_:with:compressionLevel:filter:fileDescriptor:isCancelled:)`` for a bitmap that is not
+    /// RGBA8: no overlap, the output keeps the input's channels (and alpha only when the input has any).
+    private static func processThenEncodePNG(_ bitmap: Bitmap, with processor: some RowStreamingProcessor,
+                                             compressionLevel: Int, filter: PNGFilter, fileDescriptor: Int32?,
+                                             isCancelled: @Sendable () -> Bool) throws -> StreamedPNG {
+        let output = try processor.process(bitmap, isCancelled: isCancelled)
+        let stream = try PNGStream(width: output.width, height: output.height, hasAlpha: output.layout.hasAlpha,
+                                   layout: output.layout, compressionLevel: compressionLevel, filter: filter,
+                                   fileDescriptor: fileDescriptor)
+        try stream.write(rows: 0..<output.height, of: output)
+        let data = try stream.finish()
+        return StreamedPNG(bitmap: output, data: data, byteCount: stream.byteCount)
     }
 
     /// The encoder thread's work: rows go to a ``PNGStream`` as `handoff` publishes them.

@@ -72,6 +72,9 @@ public struct Resize: ImageProcessor {
     }
 
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
+        guard bitmap.layout == .rgba8 else {  // grey stays grey, 16 bits become 8 (see processedAsRGBA8)
+            return try bitmap.processedAsRGBA8 { try process($0, isCancelled: isCancelled) }
+        }
         let size = outputSize(width: bitmap.width, height: bitmap.height)
         return try Resampler.resize(bitmap, width: size.width, height: size.height, isCancelled: isCancelled)
     }
