@@ -192,3 +192,35 @@ import Testing
         }
     }
 }
+
+/// The "Images in bands" article's and the row types' examples, compiled and run.
+@Suite(.timeLimit(.minutes(5))) struct BandedDocumentationTests {
+    @Test func examplesRun() throws {
+        let data = try Fixture.data("chelsea.png")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lanes-bands-doc-\(UUID().uuidString).png")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let descriptor = open(url.path, O_RDONLY)
+        defer { close(descriptor) }
+        // --- the article
+        let decoder = try ImageRowDecoder(fileDescriptor: descriptor)
+        let blurred = try BlurRows(decoder, sigma: 8)
+        let png = try ImageEncoder().encodePNG(rowsOf: blurred)
+        // --- RowSource, BlurRows, ResizeRows, BitmapRows, ImageRowDecoder, workingSetBytes
+        let bitmap = try Bitmap(readingAllRowsOf: BlurRows(ImageRowDecoder(data: data), sigma: 8))
+        let thumbnail = try Bitmap(readingAllRowsOf: ResizeRows(ImageRowDecoder(data: data), width: 256, height: 171))
+        let again = try Bitmap(readingAllRowsOf: BitmapRows(bitmap))
+        let jpeg = try Fixture.data("rocket.jpg")
+        let quarter = try ImageRowDecoder(data: jpeg, scaleDenominator: 4)
+        var row = [UInt8](repeating: 0, count: quarter.bytesPerRow)
+        try row.withUnsafeMutableBytes { try quarter.readRows(1, into: $0.baseAddress!, bytesPerRow: quarter.bytesPerRow) }
+        let info = try ImageDecoder().probe(data)
+        let bytes = ImageDecoder.workingSetBytes(for: info, targetSize: TargetSize(maxWidth: 256))
+        // ---
+        #expect(try ImageDecoder().decode(png.data) == bitmap)
+        #expect(again == bitmap && thumbnail.width == 256)
+        let jpegWidth = try ImageDecoder().probe(jpeg).width
+        #expect(quarter.rowsRead == 1 && quarter.width == (jpegWidth + 3) / 4)
+        #expect(bytes > 256 * 171 * 4 && bytes < 451 * 300 * 4)
+    }
+}
