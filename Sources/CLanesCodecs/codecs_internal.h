@@ -60,6 +60,10 @@ int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length
 /* The libpng filter mask for CLANES_PNG_FILTER_* flags (0 when none is set; callers reject that first). */
 int clanes_png_filter_mask(int32_t filters);
 
+/* Caps what libpng may allocate for ancillary chunks (see png.c); set on every PNG read struct. */
+struct png_struct_def;
+void clanes_png_limit_ancillary(struct png_struct_def *png);
+
 /* The PNG colour type for `channels` samples (1, 2, 4), without alpha when `opaque` (shared with png_stream.c). */
 int clanes_png_colour_type(int32_t channels, int opaque);
 

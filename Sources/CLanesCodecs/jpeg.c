@@ -14,16 +14,11 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "jpeg_internal.h"
+
 /* Progressive files with more scans than this are rejected (a classic decode-time bomb). */
 #define CLANES_JPEG_MAX_SCANS 1000
 
-typedef struct jpeg_error_context {
-    struct jpeg_error_mgr manager; /* first, so a j_common_ptr's err can be cast back */
-    jmp_buf jump;
-    int32_t status;
-    char *message;
-    size_t capacity;
-} jpeg_error_context;
 
 static void jpeg_fail(j_common_ptr cinfo, int32_t status) {
     jpeg_error_context *error = (jpeg_error_context *)cinfo->err;
@@ -71,7 +66,7 @@ static void jpeg_output_nothing(j_common_ptr cinfo) {
     (void)cinfo;
 }
 
-static void jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
+void clanes_jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
     jpeg_std_error(&error->manager);
     error->manager.error_exit = jpeg_error_exit;
     error->manager.emit_message = jpeg_emit_message;
@@ -81,7 +76,7 @@ static void jpeg_install_errors(jpeg_error_context *error, char *message, size_t
     error->capacity = capacity;
 }
 
-static void jpeg_limit_scans(j_common_ptr cinfo) {
+void clanes_jpeg_limit_scans(j_common_ptr cinfo) {
     if (cinfo->is_decompressor && ((j_decompress_ptr)cinfo)->input_scan_number > CLANES_JPEG_MAX_SCANS) {
         jpeg_error_context *error = (jpeg_error_context *)cinfo->err;
         clanes_set_message(error->message, error->capacity, "JPEG: more than %d scans",
@@ -107,7 +102,7 @@ typedef struct jpeg_decode_context {
     uint8_t *cmyk_row;
 } jpeg_decode_context;
 
-static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int inverted) {
+void clanes_cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int inverted) {
     for (uint32_t x = 0; x < width; x++, cmyk += 4, rgba += 4) {
         /* Adobe files store inverted CMYK: the samples are already 255 - ink. */
         unsigned c = inverted ? cmyk[0] : 255u - cmyk[0];
@@ -128,7 +123,7 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
         return ctx->error.status;
     }
     jpeg_create_decompress(&ctx->cinfo);
-    ctx->progress.progress_monitor = jpeg_limit_scans;
+    ctx->progress.progress_monitor = clanes_jpeg_limit_scans;
     ctx->cinfo.progress = &ctx->progress;
     jpeg_mem_src(&ctx->cinfo, data, (unsigned long)size);
     if (jpeg_read_header(&ctx->cinfo, TRUE) != JPEG_HEADER_OK) {
@@ -186,7 +181,7 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
             return CLANES_ERR_CORRUPT;
         }
         if (cmyk) {
-            cmyk_to_rgba(ctx->cmyk_row, destination, width, ctx->cinfo.saw_Adobe_marker);
+            clanes_cmyk_to_rgba(ctx->cmyk_row, destination, width, ctx->cinfo.saw_Adobe_marker);
         }
     }
     /* No jpeg_finish_decompress: every row is decoded, and a file missing only its EOI is fine. */
@@ -223,7 +218,7 @@ int32_t clanes_jpeg_decode_layout(const uint8_t *data, size_t size, int32_t scal
     }
     jpeg_decode_context ctx;
     memset(&ctx, 0, sizeof(ctx));
-    jpeg_install_errors(&ctx.error, message, message_capacity);
+    clanes_jpeg_install_errors(&ctx.error, message, message_capacity);
     ctx.cinfo.err = &ctx.error.manager;
     status = jpeg_decode_run(&ctx, data, size, scale_denom, pixels, bytes_per_row, width, height, channels);
     jpeg_destroy_decompress(&ctx.cinfo);
@@ -367,7 +362,7 @@ int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, u
     *out_size = 0;
     jpeg_encode_context ctx;
     memset(&ctx, 0, sizeof(ctx));
-    jpeg_install_errors(&ctx.error, message, message_capacity);
+    clanes_jpeg_install_errors(&ctx.error, message, message_capacity);
     ctx.cinfo.err = &ctx.error.manager;
     jpeg_row_source source = {channels, bytes_per_sample, {0, 0, 0}};
     uint32_t red = ((background >> 16) & 0xFF) * 257u, green = ((background >> 8) & 0xFF) * 257u;

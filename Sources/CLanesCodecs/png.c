@@ -74,7 +74,7 @@ static void png_read_memory(png_structp png, png_bytep out, size_t length) {
  */
 enum { CLANES_PNG_CHUNK_MAX = 1 << 20, CLANES_PNG_CHUNK_CACHE = 64 };
 
-static void clanes_png_limit_ancillary(png_structp png) {
+void clanes_png_limit_ancillary(png_structp png) {
     static const png_byte ignored[] =
         "tEXt\0zTXt\0iTXt\0tIME\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0pHYs\0oFFs\0sBIT\0sTER\0";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0); /* unknown chunks: skipped */

@@ -18,6 +18,8 @@ struct BatchRunner: Sendable {
     let encoders: WorkQueue
     let concurrency: Int
     let progress: ProgressReporter
+    /// File jobs run in bands (``BandedWrite``) when set; nil sends every job through `loader`.
+    var banded: BandedFiles? = nil
 
     func run(_ jobs: [ImageJob]) async -> [JobResult] {
         let files = WorkQueue("lanes-image files", maxConcurrency: concurrency)
@@ -42,7 +44,13 @@ struct BatchRunner: Sendable {
         let result: JobResult
         do {
             let (width, height, bytes): (Int, Int, Int)
-            if let processor = plan.streamingProcessor {
+            if let banded, let run = try BandedWrite.prepare(job, plan: plan, maxPixels: banded.maxPixels,
+                                                             isCancelled: { Task.isCancelled }) {
+                // Reserve what the stages hold, then decode, process and encode row band by row band.
+                let reservation = try await banded.budget?.reserve(run.heldBytes, priority: .normal)
+                defer { reservation?.release() }
+                (width, height, bytes) = try run.write(to: job.output)
+            } else if let processor = plan.streamingProcessor {
                 let decoded = try await loader.bitmap(for: job, plan: plan.decodeOnly)
                 (width, height, bytes) = try await processAndWrite(decoded, with: processor, job: job)
             } else {
@@ -98,6 +106,12 @@ struct BatchRunner: Sendable {
     static func size(_ bytes: Int) -> String {
         bytes < 10_000 ? "\(bytes) B" : bytes < 10_000_000 ? "\(bytes / 1000) KB" : "\(bytes / 1_000_000) MB"
     }
+}
+
+/// How file jobs run in bands: the pixel limit and the budget their stages reserve from.
+struct BandedFiles: Sendable {
+    var maxPixels: Int
+    var budget: MemoryBudget?
 }
 
 /// Writing an output failed (the folder vanished, the disk is full, no permission...).

@@ -178,7 +178,8 @@ struct ProcessCommand: AsyncParsableCommand {
         let progress = ProgressReporter(interactive: interactive, tickInterval: .milliseconds(250))
         InterruptCleanup.onInterrupt { progress.close() }
         let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
-                                 progress: progress)
+                                 progress: progress,
+                                 banded: BandedFiles(maxPixels: maxPixels, budget: loader.pipeline.budget))
         let start = Date()
         let results = await runner.run(jobs)
         let seconds = Date().timeIntervalSince(start)

@@ -79,7 +79,7 @@ public struct TiltShift: ImageProcessor {
     }
 
     /// Blend weights in 1/256 units, per row.
-    private func blendWeights(height: Int) -> [Int] {
+    func blendWeights(height: Int) -> [Int] {
         (0..<height).map { y in Int((blurAmount(row: y, height: height) * 256).rounded()) }
     }
 
