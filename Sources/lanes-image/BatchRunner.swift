@@ -49,7 +49,10 @@ struct BatchRunner: Sendable {
                 // Reserve what the stages hold, then decode, process and encode row band by row band.
                 let reservation = try await banded.budget?.reserve(run.heldBytes, priority: .normal)
                 defer { reservation?.release() }
-                (width, height, bytes) = try run.write(to: job.output)
+                let (progress, rows) = (progress, run.chain.height)
+                (width, height, bytes) = try run.write(to: job.output) { done in
+                    progress.advanced(job, fraction: Double(done) / Double(rows))
+                }
             } else if let processor = plan.streamingProcessor {
                 let decoded = try await loader.bitmap(for: job, plan: plan.decodeOnly)
                 (width, height, bytes) = try await processAndWrite(decoded, with: processor, job: job)
