@@ -81,8 +81,10 @@ final class BandedWrite {
         return chain.retainedBytesInChain + output
     }
 
-    /// Runs the chain into `url` through a temporary file; returns the size and the file's bytes.
-    func write(to url: URL) throws -> (width: Int, height: Int, bytes: Int) {
+    /// Runs the chain into `url` through a temporary file; returns the size and the file's bytes. `rowsDone(n)` hears
+    /// after every band that `n` output rows are done (the progress bar).
+    func write(to url: URL, rowsDone: @escaping (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
+        let chain = ReportingRows(self.chain, rowsDone: rowsDone)
         let width = chain.width, height = chain.height
         if plan.format != .png {
             let bitmap = try Bitmap(readingAllRowsOf: chain)

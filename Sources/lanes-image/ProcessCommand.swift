@@ -61,6 +61,10 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
     var out: String = "."
 
+    @Option(help: ArgumentHelp("Progress on stderr: bar (redrawn on one line), lines (one per file) or auto (a bar on a "
+                               + "terminal).", valueName: "style"))
+    var progress: String = "auto"
+
     @Option(help: "Images in flight at once.")
     var concurrency: Int = 8
 
@@ -91,6 +95,9 @@ struct ProcessCommand: AsyncParsableCommand {
             throw ValidationError("--timeout must be in 0 < seconds <= 86400")
         }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be 0...100") }
+        guard ["auto", "bar", "lines"].contains(progress) else {
+            throw ValidationError("--progress '\(TerminalText.truncated(progress, toWidth: 40))' is not auto, bar or lines")
+        }
     }
 
     /// How http(s) inputs are fetched: the whole fetch within `--timeout`, nothing arriving for at most 30 s of it,
@@ -167,7 +174,9 @@ struct ProcessCommand: AsyncParsableCommand {
         let loader = PipelineLoader(concurrency: concurrency, threads: threads, maxPixels: maxPixels,
                                     fetchPolicy: fetchPolicy)
         let encoders = WorkQueue("lanes-image encode", maxConcurrency: threads)
-        let progress = ProgressReporter()
+        let interactive = progress == "auto" ? isatty(STDERR_FILENO) != 0 : progress == "bar"
+        let progress = ProgressReporter(interactive: interactive, tickInterval: .milliseconds(250))
+        InterruptCleanup.onInterrupt { progress.close() }
         let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
                                  progress: progress,
                                  banded: BandedFiles(maxPixels: maxPixels, budget: loader.pipeline.budget))
