@@ -29,6 +29,16 @@ int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
                                       uint32_t width, uint32_t height,
                                       char *message, size_t capacity);
 
+/* The same for a layout of `channels` (1, 2, 4) samples of `bytes_per_sample` (1, 2). */
+int32_t clanes_check_layout_arguments(const void *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                      int32_t channels, int32_t bytes_per_sample,
+                                      char *message, size_t capacity);
+
+/* 1 when this host stores uint16 little-endian (PNG's 16-bit samples are big-endian: libpng swaps them). */
+static inline int clanes_host_is_little_endian(void) {
+    return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+}
+
 /*
  * A growable output buffer for the encoders. It never longjmps: clanes_buffer_reserve reports
  * failure by returning 0 and the caller raises its codec's error (png_error, ERREXIT) itself.
@@ -49,5 +59,12 @@ int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length
 
 /* The libpng filter mask for CLANES_PNG_FILTER_* flags (0 when none is set; callers reject that first). */
 int clanes_png_filter_mask(int32_t filters);
+
+/* Caps what libpng may allocate for ancillary chunks (see png.c); set on every PNG read struct. */
+struct png_struct_def;
+void clanes_png_limit_ancillary(struct png_struct_def *png);
+
+/* The PNG colour type for `channels` samples (1, 2, 4), without alpha when `opaque` (shared with png_stream.c). */
+int clanes_png_colour_type(int32_t channels, int opaque);
 
 #endif

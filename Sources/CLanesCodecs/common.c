@@ -15,8 +15,8 @@ void clanes_set_message(char *message, size_t capacity, const char *format, ...)
     va_end(args);
 }
 
-int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
-                                      uint32_t width, uint32_t height,
+int32_t clanes_check_layout_arguments(const void *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                      int32_t channels, int32_t bytes_per_sample,
                                       char *message, size_t capacity) {
     if (pixels == NULL) {
         clanes_set_message(message, capacity, "no pixel buffer");
@@ -26,9 +26,14 @@ int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
         clanes_set_message(message, capacity, "empty image (%ux%u)", width, height);
         return CLANES_ERR_ARGUMENT;
     }
-    if (bytes_per_row < (size_t)width * 4) {
-        clanes_set_message(message, capacity, "bytes_per_row %zu is less than 4 * width (%u)",
-                           bytes_per_row, width);
+    if ((channels != 1 && channels != 2 && channels != 4) || (bytes_per_sample != 1 && bytes_per_sample != 2)) {
+        clanes_set_message(message, capacity, "no layout of %d channels of %d bytes", channels, bytes_per_sample);
+        return CLANES_ERR_ARGUMENT;
+    }
+    size_t pixel_bytes = (size_t)channels * (size_t)bytes_per_sample;
+    if ((size_t)width > SIZE_MAX / pixel_bytes || bytes_per_row < (size_t)width * pixel_bytes) {
+        clanes_set_message(message, capacity, "bytes_per_row %zu is less than %zu * width (%u)",
+                           bytes_per_row, pixel_bytes, width);
         return CLANES_ERR_ARGUMENT;
     }
     if ((size_t)height > SIZE_MAX / bytes_per_row) {
@@ -36,6 +41,12 @@ int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
         return CLANES_ERR_TOO_LARGE;
     }
     return CLANES_OK;
+}
+
+int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
+                                      uint32_t width, uint32_t height,
+                                      char *message, size_t capacity) {
+    return clanes_check_layout_arguments(pixels, bytes_per_row, width, height, 4, 1, message, capacity);
 }
 
 int clanes_buffer_reserve(clanes_buffer *buffer, size_t extra) {

@@ -14,16 +14,11 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "jpeg_internal.h"
+
 /* Progressive files with more scans than this are rejected (a classic decode-time bomb). */
 #define CLANES_JPEG_MAX_SCANS 1000
 
-typedef struct jpeg_error_context {
-    struct jpeg_error_mgr manager; /* first, so a j_common_ptr's err can be cast back */
-    jmp_buf jump;
-    int32_t status;
-    char *message;
-    size_t capacity;
-} jpeg_error_context;
 
 static void jpeg_fail(j_common_ptr cinfo, int32_t status) {
     jpeg_error_context *error = (jpeg_error_context *)cinfo->err;
@@ -71,7 +66,7 @@ static void jpeg_output_nothing(j_common_ptr cinfo) {
     (void)cinfo;
 }
 
-static void jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
+void clanes_jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
     jpeg_std_error(&error->manager);
     error->manager.error_exit = jpeg_error_exit;
     error->manager.emit_message = jpeg_emit_message;
@@ -81,7 +76,7 @@ static void jpeg_install_errors(jpeg_error_context *error, char *message, size_t
     error->capacity = capacity;
 }
 
-static void jpeg_limit_scans(j_common_ptr cinfo) {
+void clanes_jpeg_limit_scans(j_common_ptr cinfo) {
     if (cinfo->is_decompressor && ((j_decompress_ptr)cinfo)->input_scan_number > CLANES_JPEG_MAX_SCANS) {
         jpeg_error_context *error = (jpeg_error_context *)cinfo->err;
         clanes_set_message(error->message, error->capacity, "JPEG: more than %d scans",
@@ -107,7 +102,7 @@ typedef struct jpeg_decode_context {
     uint8_t *cmyk_row;
 } jpeg_decode_context;
 
-static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int inverted) {
+void clanes_cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int inverted) {
     for (uint32_t x = 0; x < width; x++, cmyk += 4, rgba += 4) {
         /* Adobe files store inverted CMYK: the samples are already 255 - ink. */
         unsigned c = inverted ? cmyk[0] : 255u - cmyk[0];
@@ -123,12 +118,12 @@ static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, uint32_t width, int
 
 static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, size_t size,
                                int32_t scale_denom, uint8_t *pixels, size_t bytes_per_row,
-                               uint32_t width, uint32_t height) {
+                               uint32_t width, uint32_t height, int32_t channels) {
     if (setjmp(ctx->error.jump)) {
         return ctx->error.status;
     }
     jpeg_create_decompress(&ctx->cinfo);
-    ctx->progress.progress_monitor = jpeg_limit_scans;
+    ctx->progress.progress_monitor = clanes_jpeg_limit_scans;
     ctx->cinfo.progress = &ctx->progress;
     jpeg_mem_src(&ctx->cinfo, data, (unsigned long)size);
     if (jpeg_read_header(&ctx->cinfo, TRUE) != JPEG_HEADER_OK) {
@@ -136,8 +131,15 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
         return CLANES_ERR_CORRUPT;
     }
     int cmyk = 0;
+    if (channels == 1 && ctx->cinfo.jpeg_color_space != JCS_GRAYSCALE) {
+        clanes_set_message(ctx->error.message, ctx->error.capacity,
+                           "a colour JPEG cannot be decoded to one channel");
+        return CLANES_ERR_ARGUMENT;
+    }
     switch (ctx->cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:
+        ctx->cinfo.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBA;
+        break;
     case JCS_YCbCr:
     case JCS_RGB:
         ctx->cinfo.out_color_space = JCS_EXT_RGBA;
@@ -179,7 +181,7 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
             return CLANES_ERR_CORRUPT;
         }
         if (cmyk) {
-            cmyk_to_rgba(ctx->cmyk_row, destination, width, ctx->cinfo.saw_Adobe_marker);
+            clanes_cmyk_to_rgba(ctx->cmyk_row, destination, width, ctx->cinfo.saw_Adobe_marker);
         }
     }
     /* No jpeg_finish_decompress: every row is decoded, and a file missing only its EOI is fine. */
@@ -189,7 +191,18 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
 int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom,
                            uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                            char *message, size_t message_capacity) {
-    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+    return clanes_jpeg_decode_layout(data, size, scale_denom, pixels, bytes_per_row, width, height, 4,
+                                     message, message_capacity);
+}
+
+int32_t clanes_jpeg_decode_layout(const uint8_t *data, size_t size, int32_t scale_denom,
+                                  uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                  int32_t channels, char *message, size_t message_capacity) {
+    if (channels != 1 && channels != 4) {
+        clanes_set_message(message, message_capacity, "a JPEG decodes to 1 or 4 channels, not %d", channels);
+        return CLANES_ERR_ARGUMENT;
+    }
+    int32_t status = clanes_check_layout_arguments(pixels, bytes_per_row, width, height, channels, 1,
                                                    message, message_capacity);
     if (status != CLANES_OK) {
         return status;
@@ -205,9 +218,9 @@ int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom
     }
     jpeg_decode_context ctx;
     memset(&ctx, 0, sizeof(ctx));
-    jpeg_install_errors(&ctx.error, message, message_capacity);
+    clanes_jpeg_install_errors(&ctx.error, message, message_capacity);
     ctx.cinfo.err = &ctx.error.manager;
-    status = jpeg_decode_run(&ctx, data, size, scale_denom, pixels, bytes_per_row, width, height);
+    status = jpeg_decode_run(&ctx, data, size, scale_denom, pixels, bytes_per_row, width, height, channels);
     jpeg_destroy_decompress(&ctx.cinfo);
     free(ctx.cmyk_row);
     return status;
@@ -220,6 +233,7 @@ typedef struct jpeg_encode_context {
     jpeg_error_context error;
     struct jpeg_destination_mgr destination;
     clanes_buffer output;
+    uint8_t *row; /* one flattened 8-bit row */
 } jpeg_encode_context;
 
 /* libjpeg writes straight into the shared growable buffer: the free space after `size` is its window. */
@@ -254,8 +268,40 @@ static void jpeg_destination_term(j_compress_ptr cinfo) {
     ctx->output.size = (size_t)(ctx->destination.next_output_byte - ctx->output.bytes);
 }
 
+/* What one encoded row is made from: the caller's layout and the background alpha is flattened on. */
+typedef struct jpeg_row_source {
+    int32_t channels;         /* 1, 2 or 4 */
+    int32_t bytes_per_sample; /* 1 or 2 */
+    uint32_t background[3];   /* red, green, blue on the 16-bit scale; grey layouts use background[0] (the luma) */
+} jpeg_row_source;
+
+static inline uint32_t jpeg_sample16(const uint8_t *pixel, int32_t index, int32_t bytes_per_sample) {
+    if (bytes_per_sample == 1) {
+        return (uint32_t)pixel[index] * 257u;
+    }
+    uint16_t value;
+    memcpy(&value, pixel + (size_t)index * 2, 2);
+    return value;
+}
+
+/* One row of the caller's layout to 8-bit grey (1 sample) or RGB (3), alpha flattened on the background. */
+static void jpeg_flatten_row(const jpeg_row_source *source, const uint8_t *row, uint8_t *out, uint32_t width) {
+    size_t pixel_bytes = (size_t)source->channels * (size_t)source->bytes_per_sample;
+    int colours = source->channels == 4 ? 3 : 1;
+    int has_alpha = source->channels == 2 || source->channels == 4;
+    for (uint32_t x = 0; x < width; x++) {
+        const uint8_t *pixel = row + (size_t)x * pixel_bytes;
+        uint32_t alpha = has_alpha ? jpeg_sample16(pixel, source->channels - 1, source->bytes_per_sample) : 65535u;
+        for (int c = 0; c < colours; c++) {
+            uint64_t value = jpeg_sample16(pixel, c, source->bytes_per_sample);
+            value = (value * alpha + (uint64_t)source->background[c] * (65535u - alpha) + 32767u) / 65535u;
+            out[(size_t)x * (size_t)colours + (size_t)c] = (uint8_t)((value * 255u + 32767u) / 65535u);
+        }
+    }
+}
+
 static int32_t jpeg_encode_run(jpeg_encode_context *ctx, const uint8_t *pixels, size_t bytes_per_row,
-                               uint32_t width, uint32_t height, int32_t quality) {
+                               uint32_t width, uint32_t height, const jpeg_row_source *source, int32_t quality) {
     if (setjmp(ctx->error.jump)) {
         return ctx->error.status;
     }
@@ -266,15 +312,20 @@ static int32_t jpeg_encode_run(jpeg_encode_context *ctx, const uint8_t *pixels, 
     ctx->cinfo.dest = &ctx->destination;
     ctx->cinfo.image_width = width;
     ctx->cinfo.image_height = height;
-    ctx->cinfo.input_components = 4;
-    ctx->cinfo.in_color_space = JCS_EXT_RGBA;
+    int grey = source->channels <= 2;
+    ctx->cinfo.input_components = grey ? 1 : 3;
+    ctx->cinfo.in_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&ctx->cinfo);
     jpeg_set_quality(&ctx->cinfo, quality, TRUE);
     ctx->cinfo.optimize_coding = TRUE;
+    ctx->row = (uint8_t *)malloc((size_t)width * (grey ? 1 : 3));
+    if (ctx->row == NULL) {
+        ERREXIT(&ctx->cinfo, JERR_OUT_OF_MEMORY);
+    }
     jpeg_start_compress(&ctx->cinfo, TRUE);
     while (ctx->cinfo.next_scanline < ctx->cinfo.image_height) {
-        /* libjpeg takes non-const rows but only reads them. */
-        JSAMPROW row = (JSAMPROW)(uintptr_t)(pixels + (size_t)ctx->cinfo.next_scanline * bytes_per_row);
+        jpeg_flatten_row(source, pixels + (size_t)ctx->cinfo.next_scanline * bytes_per_row, ctx->row, width);
+        JSAMPROW row = ctx->row;
         (void)jpeg_write_scanlines(&ctx->cinfo, &row, 1);
     }
     jpeg_finish_compress(&ctx->cinfo);
@@ -284,7 +335,16 @@ static int32_t jpeg_encode_run(jpeg_encode_context *ctx, const uint8_t *pixels, 
 int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                            int32_t quality, uint8_t **out, size_t *out_size,
                            char *message, size_t message_capacity) {
-    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+    /* Transparent pixels are flattened on white (an opaque image is unchanged). */
+    return clanes_jpeg_encode_layout(pixels, bytes_per_row, width, height, 4, 1, 0xFFFFFF, quality, out, out_size,
+                                     message, message_capacity);
+}
+
+int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                  int32_t channels, int32_t bytes_per_sample, uint32_t background,
+                                  int32_t quality, uint8_t **out, size_t *out_size,
+                                  char *message, size_t message_capacity) {
+    int32_t status = clanes_check_layout_arguments(pixels, bytes_per_row, width, height, channels, bytes_per_sample,
                                                    message, message_capacity);
     if (status != CLANES_OK) {
         return status;
@@ -302,10 +362,21 @@ int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t
     *out_size = 0;
     jpeg_encode_context ctx;
     memset(&ctx, 0, sizeof(ctx));
-    jpeg_install_errors(&ctx.error, message, message_capacity);
+    clanes_jpeg_install_errors(&ctx.error, message, message_capacity);
     ctx.cinfo.err = &ctx.error.manager;
-    status = jpeg_encode_run(&ctx, pixels, bytes_per_row, width, height, quality);
+    jpeg_row_source source = {channels, bytes_per_sample, {0, 0, 0}};
+    uint32_t red = ((background >> 16) & 0xFF) * 257u, green = ((background >> 8) & 0xFF) * 257u;
+    uint32_t blue = (background & 0xFF) * 257u;
+    if (channels <= 2) {
+        source.background[0] = (19595u * red + 38470u * green + 7471u * blue + 32768u) >> 16; /* Rec. 601 luma */
+    } else {
+        source.background[0] = red;
+        source.background[1] = green;
+        source.background[2] = blue;
+    }
+    status = jpeg_encode_run(&ctx, pixels, bytes_per_row, width, height, &source, quality);
     jpeg_destroy_compress(&ctx.cinfo);
+    free(ctx.row);
     if (status != CLANES_OK) {
         free(ctx.output.bytes);
         return status;

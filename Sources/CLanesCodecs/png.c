@@ -74,7 +74,7 @@ static void png_read_memory(png_structp png, png_bytep out, size_t length) {
  */
 enum { CLANES_PNG_CHUNK_MAX = 1 << 20, CLANES_PNG_CHUNK_CACHE = 64 };
 
-static void clanes_png_limit_ancillary(png_structp png) {
+void clanes_png_limit_ancillary(png_structp png) {
     static const png_byte ignored[] =
         "tEXt\0zTXt\0iTXt\0tIME\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0pHYs\0oFFs\0sBIT\0sTER\0";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0); /* unknown chunks: skipped */
@@ -86,7 +86,8 @@ static void clanes_png_limit_ancillary(png_structp png) {
 
 /* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
 static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
-                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height) {
+                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                              int32_t channels, int32_t bytes_per_sample) {
     if (setjmp(png_jmpbuf(png))) {
         return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
     }
@@ -102,6 +103,12 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
     int colour_type = png_get_color_type(png, info);
     int depth = png_get_bit_depth(png, info);
     int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    int grey = colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA;
+    int has_alpha = (colour_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
+    if (!grey && channels < 4) {
+        clanes_set_message(ctx->message, ctx->capacity, "a colour PNG cannot be decoded to %d channel(s)", channels);
+        return CLANES_ERR_ARGUMENT;
+    }
 
     if (colour_type == PNG_COLOR_TYPE_PALETTE) {
         png_set_palette_to_rgb(png);
@@ -112,21 +119,30 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
     if (has_trns) {
         png_set_tRNS_to_alpha(png);
     }
-    if (depth == 16) {
+    if (depth == 16 && bytes_per_sample == 1) {
         png_set_scale_16(png);
+    } else if (depth < 16 && bytes_per_sample == 2) {
+        png_set_expand_16(png);
     }
-    if (colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
+    if (bytes_per_sample == 2 && clanes_host_is_little_endian()) {
+        png_set_swap(png);
+    }
+    if (grey && channels == 4) {
         png_set_gray_to_rgb(png);
     }
-    if ((colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns) {
-        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    int wants_alpha = channels == 2 || channels == 4;
+    if (wants_alpha && !has_alpha) {
+        png_set_add_alpha(png, 0xFFFF, PNG_FILLER_AFTER);
+    } else if (!wants_alpha && has_alpha) {
+        png_set_strip_alpha(png);
     }
     (void)png_set_interlace_handling(png);
     png_read_update_info(png, info);
 
-    if (png_get_rowbytes(png, info) != (size_t)width * 4) {
-        clanes_set_message(ctx->message, ctx->capacity, "PNG transformation produced %zu bytes per row",
-                           (size_t)png_get_rowbytes(png, info));
+    size_t row_bytes = (size_t)width * (size_t)channels * (size_t)bytes_per_sample;
+    if (png_get_rowbytes(png, info) != row_bytes) {
+        clanes_set_message(ctx->message, ctx->capacity, "PNG transformation produced %zu bytes per row, not %zu",
+                           (size_t)png_get_rowbytes(png, info), row_bytes);
         return CLANES_ERR_UNSUPPORTED;
     }
     ctx->rows = (png_bytep *)malloc(sizeof(png_bytep) * height);
@@ -141,10 +157,11 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
     return CLANES_OK;
 }
 
-int32_t clanes_png_decode(const uint8_t *data, size_t size,
-                          uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          char *message, size_t message_capacity) {
-    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
+                                 uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                 int32_t channels, int32_t bytes_per_sample,
+                                 char *message, size_t message_capacity) {
+    int32_t status = clanes_check_layout_arguments(pixels, bytes_per_row, width, height, channels, bytes_per_sample,
                                                    message, message_capacity);
     if (status != CLANES_OK) {
         return status;
@@ -162,11 +179,18 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
         clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
         return CLANES_ERR_NO_MEMORY;
     }
-    status = png_decode_run(&ctx, png, info, pixels, bytes_per_row, width, height);
+    status = png_decode_run(&ctx, png, info, pixels, bytes_per_row, width, height, channels, bytes_per_sample);
     png_destroy_read_struct(&png, &info, NULL);
     free(ctx.rows);
     png_last_largest_allocation = ctx.largest_allocation;
     return status;
+}
+
+int32_t clanes_png_decode(const uint8_t *data, size_t size,
+                          uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                          char *message, size_t message_capacity) {
+    return clanes_png_decode_layout(data, size, pixels, bytes_per_row, width, height, 4, 1,
+                                    message, message_capacity);
 }
 
 /* ---------- encoding ---------- */
@@ -207,31 +231,53 @@ int clanes_png_filter_mask(int32_t filters) {
     return mask;
 }
 
-static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_infop info,
-                              const uint8_t *pixels, size_t bytes_per_row, uint32_t width,
-                              uint32_t height, int32_t level, int32_t filters) {
-    if (setjmp(png_jmpbuf(png))) {
-        return ctx->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
+/* The PNG colour type of `channels` samples (1 grey, 2 grey+alpha, 4 RGBA), or its alpha-less one when `opaque`. */
+int clanes_png_colour_type(int32_t channels, int opaque) {
+    if (channels <= 2) {
+        return (channels == 1 || opaque) ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_GRAY_ALPHA;
     }
-    int opaque = 1;
-    for (uint32_t y = 0; y < height && opaque; y++) {
+    return opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
+}
+
+/* Whether every alpha sample (the last of each pixel) of a layout with alpha is at its maximum. */
+static int png_rows_opaque(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                           int32_t channels, int32_t bytes_per_sample) {
+    if (channels != 2 && channels != 4) {
+        return 1;
+    }
+    size_t pixel_bytes = (size_t)channels * (size_t)bytes_per_sample;
+    size_t alpha = pixel_bytes - (size_t)bytes_per_sample;
+    for (uint32_t y = 0; y < height; y++) {
         const uint8_t *row = pixels + (size_t)y * bytes_per_row;
         for (uint32_t x = 0; x < width; x++) {
-            if (row[(size_t)x * 4 + 3] != 0xFF) {
-                opaque = 0;
-                break;
+            const uint8_t *sample = row + (size_t)x * pixel_bytes + alpha;
+            if (sample[0] != 0xFF || (bytes_per_sample == 2 && sample[1] != 0xFF)) {
+                return 0;
             }
         }
     }
+    return 1;
+}
+
+static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_infop info,
+                              const uint8_t *pixels, size_t bytes_per_row, uint32_t width,
+                              uint32_t height, int32_t channels, int32_t bytes_per_sample,
+                              int32_t level, int32_t filters) {
+    if (setjmp(png_jmpbuf(png))) {
+        return ctx->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
+    }
+    int opaque = png_rows_opaque(pixels, bytes_per_row, width, height, channels, bytes_per_sample);
     png_set_write_fn(png, ctx, png_write_memory, png_flush_memory);
     png_set_compression_level(png, level);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, clanes_png_filter_mask(filters));
-    png_set_IHDR(png, info, width, height, 8,
-                 opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA,
+    png_set_IHDR(png, info, width, height, 8 * bytes_per_sample, clanes_png_colour_type(channels, opaque),
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
-    if (opaque) {
-        png_set_filler(png, 0, PNG_FILLER_AFTER); /* drop the alpha byte of each RGBA pixel */
+    if (opaque && channels != 1) {
+        png_set_filler(png, 0, PNG_FILLER_AFTER); /* drop the alpha sample of each pixel */
+    }
+    if (bytes_per_sample == 2 && clanes_host_is_little_endian()) {
+        png_set_swap(png);
     }
     for (uint32_t y = 0; y < height; y++) {
         png_write_row(png, pixels + (size_t)y * bytes_per_row);
@@ -240,10 +286,11 @@ static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_info
     return CLANES_OK;
 }
 
-int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
-                          char *message, size_t message_capacity) {
-    int32_t status = clanes_check_bitmap_arguments(pixels, bytes_per_row, width, height,
+int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                 int32_t channels, int32_t bytes_per_sample,
+                                 int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
+                                 char *message, size_t message_capacity) {
+    int32_t status = clanes_check_layout_arguments(pixels, bytes_per_row, width, height, channels, bytes_per_sample,
                                                    message, message_capacity);
     if (status != CLANES_OK) {
         return status;
@@ -272,7 +319,8 @@ int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t 
         clanes_set_message(message, message_capacity, "out of memory creating the PNG encoder");
         return CLANES_ERR_NO_MEMORY;
     }
-    status = png_encode_run(&ctx, png, info, pixels, bytes_per_row, width, height, compression_level, filters);
+    status = png_encode_run(&ctx, png, info, pixels, bytes_per_row, width, height, channels, bytes_per_sample,
+                            compression_level, filters);
     png_destroy_write_struct(&png, &info);
     if (status != CLANES_OK) {
         free(ctx.output.bytes);
@@ -281,4 +329,11 @@ int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t 
     *out = ctx.output.bytes;
     *out_size = ctx.output.size;
     return CLANES_OK;
+}
+
+int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                          int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
+                          char *message, size_t message_capacity) {
+    return clanes_png_encode_layout(pixels, bytes_per_row, width, height, 4, 1, compression_level, filters,
+                                    out, out_size, message, message_capacity);
 }

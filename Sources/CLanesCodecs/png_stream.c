@@ -20,6 +20,7 @@ struct clanes_png_stream {
     uint32_t width;
     uint32_t height;
     uint32_t rows;
+    size_t row_bytes;      /* width * channels * bytes per sample */
     int state;
     int fd;
     clanes_buffer output;  /* when fd < 0 */
@@ -77,19 +78,23 @@ static int32_t stream_failed(clanes_png_stream *s) {
     return s->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
 }
 
-static int32_t stream_start(clanes_png_stream *s, int32_t has_alpha, int32_t level, int32_t filters) {
+static int32_t stream_start(clanes_png_stream *s, int32_t channels, int32_t bytes_per_sample, int32_t has_alpha,
+                            int32_t level, int32_t filters) {
     if (setjmp(png_jmpbuf(s->png))) {
         return stream_failed(s);
     }
+    int opaque = !has_alpha || channels == 1;
     png_set_write_fn(s->png, s, stream_write, stream_flush);
     png_set_compression_level(s->png, level);
     png_set_filter(s->png, PNG_FILTER_TYPE_BASE, clanes_png_filter_mask(filters));
-    png_set_IHDR(s->png, s->info, s->width, s->height, 8,
-                 has_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+    png_set_IHDR(s->png, s->info, s->width, s->height, 8 * bytes_per_sample, clanes_png_colour_type(channels, opaque),
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(s->png, s->info);
-    if (!has_alpha) {
-        png_set_filler(s->png, 0, PNG_FILLER_AFTER); /* drop the alpha byte of each RGBA pixel */
+    if (opaque && channels != 1) {
+        png_set_filler(s->png, 0, PNG_FILLER_AFTER); /* drop the alpha sample of each pixel */
+    }
+    if (bytes_per_sample == 2 && clanes_host_is_little_endian()) {
+        png_set_swap(s->png);
     }
     return CLANES_OK;
 }
@@ -97,6 +102,13 @@ static int32_t stream_start(clanes_png_stream *s, int32_t has_alpha, int32_t lev
 int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alpha,
                                 int32_t compression_level, int32_t filters, int fd,
                                 clanes_png_stream **stream, char *message, size_t message_capacity) {
+    return clanes_png_stream_begin_layout(width, height, 4, 1, has_alpha, compression_level, filters, fd,
+                                          stream, message, message_capacity);
+}
+
+int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
+                                       int32_t has_alpha, int32_t compression_level, int32_t filters, int fd,
+                                       clanes_png_stream **stream, char *message, size_t message_capacity) {
     if (stream == NULL) {
         clanes_set_message(message, message_capacity, "no stream pointer");
         return CLANES_ERR_ARGUMENT;
@@ -114,6 +126,11 @@ int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alp
         clanes_set_message(message, message_capacity, "bad compression level %d", compression_level);
         return CLANES_ERR_ARGUMENT;
     }
+    if ((channels != 1 && channels != 2 && channels != 4) || (bytes_per_sample != 1 && bytes_per_sample != 2)) {
+        clanes_set_message(message, message_capacity, "no layout of %d channels of %d bytes", channels,
+                           bytes_per_sample);
+        return CLANES_ERR_ARGUMENT;
+    }
     if ((filters & CLANES_PNG_FILTER_ALL) == 0 || (filters & ~CLANES_PNG_FILTER_ALL) != 0) {
         clanes_set_message(message, message_capacity, "bad PNG filter flags 0x%x", (unsigned)filters);
         return CLANES_ERR_ARGUMENT;
@@ -125,6 +142,7 @@ int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alp
     }
     s->width = width;
     s->height = height;
+    s->row_bytes = (size_t)width * (size_t)channels * (size_t)bytes_per_sample;
     s->fd = fd;
     s->message = message;
     s->capacity = message_capacity;
@@ -136,7 +154,7 @@ int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alp
         return CLANES_ERR_NO_MEMORY;
     }
     *stream = s;
-    return stream_start(s, has_alpha, compression_level, filters);
+    return stream_start(s, channels, bytes_per_sample, has_alpha, compression_level, filters);
 }
 
 /* Refuses a call on a stream that failed or finished. */
@@ -175,9 +193,9 @@ int32_t clanes_png_stream_write_rows(clanes_png_stream *stream, const uint8_t *p
     if (count == 0) {
         return CLANES_OK;
     }
-    if (pixels == NULL || bytes_per_row < (size_t)stream->width * 4) {
-        clanes_set_message(message, message_capacity, "no pixels or bytes_per_row %zu < 4 * width (%u)",
-                           bytes_per_row, stream->width);
+    if (pixels == NULL || bytes_per_row < stream->row_bytes) {
+        clanes_set_message(message, message_capacity, "no pixels or bytes_per_row %zu < %zu bytes of a row",
+                           bytes_per_row, stream->row_bytes);
         return CLANES_ERR_ARGUMENT;
     }
     if (count > stream->height - stream->rows) {

@@ -16,6 +16,19 @@ static int png_depth_is_valid(uint8_t colour_type, uint8_t depth) {
     }
 }
 
+/* Whether a tRNS chunk comes before the first IDAT (chunks are walked by their lengths, bounded by `size`). */
+static int png_has_trns(const uint8_t *data, size_t size) {
+    size_t offset = 8 + 25; /* signature, IHDR */
+    while (size - offset >= 12) {
+        uint32_t length = clanes_be32(data + offset);
+        const uint8_t *type = data + offset + 4;
+        if (memcmp(type, "tRNS", 4) == 0) return 1;
+        if (memcmp(type, "IDAT", 4) == 0 || length > size - offset - 12) return 0;
+        offset += 12 + (size_t)length;
+    }
+    return 0;
+}
+
 static int32_t probe_png(const uint8_t *data, size_t size, clanes_info *info,
                          char *message, size_t capacity) {
     /* signature(8) + length(4) + "IHDR"(4) + 13 bytes + CRC(4) */
@@ -54,6 +67,8 @@ static int32_t probe_png(const uint8_t *data, size_t size, clanes_info *info,
     info->components = channels[colour_type];
     info->bit_depth = depth;
     info->progressive = interlace;
+    info->layout_channels = colour_type == 0 ? (png_has_trns(data, size) ? 2 : 1) : colour_type == 4 ? 2 : 4;
+    info->layout_bytes = depth == 16 ? 2 : 1;
     return CLANES_OK;
 }
 
@@ -160,6 +175,8 @@ static int32_t probe_jpeg(const uint8_t *data, size_t size, clanes_info *info,
             info->height = clanes_be16(segment + 1);
             info->width = clanes_be16(segment + 3);
             info->components = segment[5];
+            info->layout_channels = segment[5] == 1 ? 1 : 4;
+            info->layout_bytes = 1;
             info->progressive = (marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE);
             if (info->width == 0) {
                 clanes_set_message(message, capacity, "JPEG frame header has zero width");

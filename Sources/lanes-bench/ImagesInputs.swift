@@ -44,6 +44,55 @@ struct ImagesInputs {
                             note: "12 MP input: \(how), \(format(megabytes, digits: 1)) MB, at \(png.path)")
     }
 
+    /// Seven 12 MP JPEGs (quality 90), each made like the PNG from one photo of `shared/data/images` (or the
+    /// fixtures), in `cache/batch`; and `cache/thumbs`: the same JPEGs plus three 12 MP PNGs (hard links).
+    static func prepareBatch(cache: URL = ImagesInputs.defaultCache, png: URL) throws -> (batch: URL, thumbs: URL, note: String) {
+        let batch = cache.appendingPathComponent("batch-v1", isDirectory: true)
+        let thumbs = cache.appendingPathComponent("thumbs-v1", isDirectory: true)
+        let done = thumbs.appendingPathComponent(".complete")
+        if FileManager.default.fileExists(atPath: done.path) {
+            return (batch, thumbs, "batch: 7 JPEGs of \(width)x\(height) in \(batch.path) (reused); thumbs: those + 3 PNGs")
+        }
+        try? FileManager.default.removeItem(at: batch)
+        try? FileManager.default.removeItem(at: thumbs)
+        try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: thumbs, withIntermediateDirectories: true)
+        var sources = photoSources()
+        if sources.isEmpty { sources = [nil] }
+        for index in 0..<7 {
+            let source = sources[index % sources.count]
+            let bitmap = try makePhoto(from: source, seed: UInt32(index + 1) &* 0x9E37_79B9)
+            let jpeg = batch.appendingPathComponent("photo-\(index + 1).jpg")
+            try AtomicFile.write(ImageEncoder().encode(bitmap, as: .jpeg(quality: 90)), to: jpeg)
+            try FileManager.default.linkItem(at: jpeg, to: thumbs.appendingPathComponent(jpeg.lastPathComponent))
+            if index < 2 {
+                try AtomicFile.write(ImageEncoder().encode(bitmap, as: .png(compressionLevel: 6)),
+                                     to: thumbs.appendingPathComponent("photo-\(index + 1).png"))
+            }
+        }
+        try FileManager.default.linkItem(at: png, to: thumbs.appendingPathComponent("photo-0.png"))
+        try Data().write(to: done)
+        return (batch, thumbs, "batch: 7 JPEGs of \(width)x\(height) (q90) in \(batch.path), generated now; thumbs: those + 3 PNGs")
+    }
+
+    /// The photos the batch is made from: `$LANES_BENCH_PHOTOS`, else `shared/data/images` beside the checkout,
+    /// else the fixtures.
+    static func photoSources() -> [URL?] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [ProcessInfo.processInfo.environment["LANES_BENCH_PHOTOS"].map { URL(fileURLWithPath: $0) },
+                          root.deletingLastPathComponent().appendingPathComponent("shared/data/images"),
+                          fixtureFolder()].compactMap { $0 }
+        for folder in candidates {
+            let files = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
+                .filter { ["png", "jpg", "jpeg"].contains($0.pathExtension.lowercased()) }
+                .filter { (try? ImageDecoder().probe(Data(contentsOf: $0)))?.orientation == .up }
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+            if !files.isEmpty { return files }
+        }
+        return []
+    }
+
     static var defaultCache: URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("lanes-bench-images", isDirectory: true)
     }
@@ -62,7 +111,7 @@ struct ImagesInputs {
 
     /// A photo-like 12 MP bitmap: the fixture upscaled (smooth, like optics) plus fine grain
     /// (like sensor noise), so PNG compresses it about as well as a real photo.
-    private static func makePhoto(from source: URL?) throws -> Bitmap {
+    private static func makePhoto(from source: URL?, seed: UInt32 = 0x1234_5678) throws -> Bitmap {
         var bitmap: Bitmap
         if let source {
             let small = try ImageDecoder().decode(Data(contentsOf: source))
@@ -83,7 +132,7 @@ struct ImagesInputs {
                 }
             }
         }
-        var state: UInt32 = 0x1234_5678
+        var state: UInt32 = seed == 0 ? 1 : seed
         bitmap.withUnsafeMutablePixels { pixels in
             for i in 0..<pixels.count where i % 4 != 3 {
                 state ^= state << 13
@@ -97,7 +146,7 @@ struct ImagesInputs {
     }
 }
 
-/// Runs a command to completion and times it from launch to exit (the whole process).
+/// Runs a command to completion and times it from launch to exit (the whole process), with its peak RSS.
 enum ProcessTimer {
     struct Outcome {
         /// Wall-clock seconds from launch to exit.
@@ -106,6 +155,8 @@ enum ProcessTimer {
         var cpuSeconds: Double
         var status: Int32
         var errorOutput: String
+        /// The command's peak resident set in bytes (GNU time's `%M`: that process alone, not a sum), or NaN.
+        var peakRSS: Double = .nan
     }
 
     /// Runs a command on one core only, through `taskset -c core`.
@@ -114,40 +165,57 @@ enum ProcessTimer {
         var core: Int
     }
 
+    /// Spawns the command (`posix_spawn`, under `/usr/bin/time -f %M` for its peak RSS; NaN without it), stdout to
+    /// /dev/null, stderr to a temporary file, and reaps it with `wait4` (CPU time: the command's and time's).
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                     pin: Pin? = nil) throws -> Outcome {
-        let process = Process()
-        if let pin {
-            process.executableURL = pin.taskset
-            process.arguments = ["-c", "\(pin.core)", executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
+        var argv = [executable.path] + arguments
+        if let pin { argv = [pin.taskset.path, "-c", "\(pin.core)"] + argv }
+        // The peak RSS comes from GNU time, which forks the command from its own small process: a child spawned
+        // straight from this one (vfork + exec) would inherit this process's high-water mark, which Linux keeps
+        // across exec, and report it as its own.
+        let rssPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("lanes-bench-rss-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { unlink(rssPath) }
+        let time = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time" : nil
+        if let time { argv = [time, "-f", "%M", "-o", rssPath] + argv }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let errorsPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("lanes-bench-stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { unlink(errorsPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let cEnvironment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment.forEach { free($0) }
         }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        let cpuBefore = childrenCPUSeconds()
+        var pid: pid_t = 0
         let start = now()
-        try process.run()
-        let text = errors.fileHandleForReading.readDataToEndOfFile() // until the child closes it
-        process.waitUntilExit()
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, cEnvironment)
+        guard spawned == 0 else {
+            throw BenchError.failed("cannot start \(argv[0]): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let wall = seconds(since: start)
-        return Outcome(seconds: wall, cpuSeconds: childrenCPUSeconds() - cpuBefore, status: process.terminationStatus,
-                       errorOutput: String(decoding: text, as: UTF8.self))
+        func cpu(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        let exited = (status & 0x7F) == 0
+        let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+        return Outcome(seconds: wall, cpuSeconds: cpu(usage.ru_utime) + cpu(usage.ru_stime),
+                       status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), errorOutput: errors,
+                       peakRSS: time == nil ? .nan : Self.kilobytes(in: rssPath) * 1024)
     }
 
-    /// CPU time of every finished child of this process so far (children run one at a time here).
-    static func childrenCPUSeconds() -> Double {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage) // an enum in Glibc's headers
-        #else
-        getrusage(RUSAGE_CHILDREN, &usage)
-        #endif
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    /// The last number in GNU time's output file (kilobytes), NaN when there is none.
+    static func kilobytes(in path: String) -> Double {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isNewline).last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? .nan
     }
 
     /// The first executable called `name` on the PATH.

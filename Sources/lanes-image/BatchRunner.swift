@@ -18,6 +18,8 @@ struct BatchRunner: Sendable {
     let encoders: WorkQueue
     let concurrency: Int
     let progress: ProgressReporter
+    /// File jobs run in bands (``BandedWrite``) when set; nil sends every job through `loader`.
+    var banded: BandedFiles? = nil
 
     func run(_ jobs: [ImageJob]) async -> [JobResult] {
         let files = WorkQueue("lanes-image files", maxConcurrency: concurrency)
@@ -42,13 +44,21 @@ struct BatchRunner: Sendable {
         let result: JobResult
         do {
             let (width, height, bytes): (Int, Int, Int)
-            if let processor = plan.streamingProcessor {
+            if let banded, let run = try BandedWrite.prepare(job, plan: plan, maxPixels: banded.maxPixels,
+                                                             isCancelled: { Task.isCancelled }) {
+                // Reserve what the stages hold, then decode, process and encode row band by row band.
+                let reservation = try await banded.budget?.reserve(run.heldBytes, priority: .normal)
+                defer { reservation?.release() }
+                let (progress, rows) = (progress, run.chain.height)
+                (width, height, bytes) = try run.write(to: job.output) { done in
+                    progress.advanced(job, fraction: Double(done) / Double(rows))
+                }
+            } else if let processor = plan.streamingProcessor {
                 let decoded = try await loader.bitmap(for: job, plan: plan.decodeOnly)
-                (width, height, bytes) = try await processAndWrite(decoded, with: processor, to: job.output,
-                                                                   label: job.displayName)
+                (width, height, bytes) = try await processAndWrite(decoded, with: processor, job: job)
             } else {
-                let bitmap = try await loader.bitmap(for: job, plan: plan)
-                bytes = try await encodeAndWrite(bitmap, to: job.output, label: job.displayName)
+                let bitmap = plan.finished(try await loader.bitmap(for: job, plan: plan))
+                bytes = try await encodeAndWrite(bitmap, job: job)
                 (width, height) = (bitmap.width, bitmap.height)
             }
             let seconds = Date().timeIntervalSince(start)
@@ -62,23 +72,28 @@ struct BatchRunner: Sendable {
     }
 
     /// Encodes on the encoder queue and writes through a temporary file, so a reader never sees half an image.
-    private func encodeAndWrite(_ bitmap: Bitmap, to url: URL, label: String) async throws -> Int {
-        let format = plan.encoderFormat
-        return try await encoders.add(label: "encode \(label)") { _ in
-            let data = try ImageEncoder().encode(bitmap, as: format)
-            try writeAtomically(data, to: url)
+    /// A PNG reports its rows to the progress bar as they are encoded.
+    private func encodeAndWrite(_ bitmap: Bitmap, job: ImageJob) async throws -> Int {
+        let (plan, progress) = (plan, progress)
+        return try await encoders.add(label: "encode \(job.displayName)") { _ in
+            let data = plan.format == .png
+                ? try encodePNG(bitmap, plan: plan) { progress.advanced(job, fraction: Double($0) / Double(bitmap.height)) }
+                : try ImageEncoder().encode(bitmap, as: plan.encoderFormat)
+            try writeAtomically(data, to: job.output)
             return data.count
         }.value
     }
 
     /// Blurs (or tilt-shifts) on the encoder queue while a second thread encodes the finished rows
     /// to a temporary file, renamed into place at the end: the PNG encoding overlaps the processing.
-    private func processAndWrite(_ bitmap: Bitmap, with processor: any RowStreamingProcessor, to url: URL,
-                                 label: String) async throws -> (Int, Int, Int) {
-        let plan = plan
-        return try await encoders.add(label: "process+encode \(label)") { context in
-            let written = try processAndWritePNG(bitmap, with: processor, plan: plan, to: url,
-                                                 isCancelled: { context.isCancelled })
+    private func processAndWrite(_ bitmap: Bitmap, with processor: any RowStreamingProcessor,
+                                 job: ImageJob) async throws -> (Int, Int, Int) {
+        let (plan, progress) = (plan, progress)
+        return try await encoders.add(label: "process+encode \(job.displayName)") { context in
+            let written = try processAndWritePNG(bitmap, with: processor, plan: plan, to: job.output,
+                                                 isCancelled: { context.isCancelled }) { rows in
+                progress.advanced(job, fraction: Double(rows) / Double(bitmap.height))
+            }
             return (written.width, written.height, written.bytes)
         }.value
     }
@@ -94,6 +109,12 @@ struct BatchRunner: Sendable {
     static func size(_ bytes: Int) -> String {
         bytes < 10_000 ? "\(bytes) B" : bytes < 10_000_000 ? "\(bytes / 1000) KB" : "\(bytes / 1_000_000) MB"
     }
+}
+
+/// How file jobs run in bands: the pixel limit and the budget their stages reserve from.
+struct BandedFiles: Sendable {
+    var maxPixels: Int
+    var budget: MemoryBudget?
 }
 
 /// Writing an output failed (the folder vanished, the disk is full, no permission...).

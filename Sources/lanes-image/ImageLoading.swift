@@ -15,10 +15,11 @@ struct PipelineLoader: BitmapLoading {
     let pipeline: ImagePipeline
 
     /// A pipeline for a batch run: `concurrency` transfers, `threads` decodes and processor
-    /// chains at once, no memory cache (every output is written once and dropped).
+    /// chains at once, no memory cache (every output is written once and dropped). Bitmaps keep the file's layout
+    /// (grey stays grey, 16-bit PNGs stay 16-bit until an operation that works in 8 bits).
     init(concurrency: Int, threads: Int, maxPixels: Int, fetchPolicy: FetchPolicy = FetchPolicy()) {
         let configuration = ImagePipelineConfiguration(
-            fetcher: DataFetcher(policy: fetchPolicy),
+            fetcher: DataFetcher(policy: fetchPolicy), decoder: ImageDecoder(keepsStoredLayout: true),
             memoryCacheLimit: 0, maxPixels: maxPixels, fetchConcurrency: concurrency,
             decodeConcurrency: threads, processConcurrency: threads)
         pipeline = ImagePipeline(configuration: configuration)

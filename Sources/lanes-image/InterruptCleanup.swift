@@ -73,6 +73,13 @@ final class LiveTemporaryFiles: Sendable {
 /// cleanup may take locks and allocate.
 enum InterruptCleanup {
     private static let installed = LockedValue(false)
+    private static let closers = LockedValue<[@Sendable () -> Bool]>([])
+
+    /// Runs `close` on an interrupt, before the message is written: the progress bar closes its line there. It
+    /// returns whether it ended a line on the terminal (then the message needs no newline of its own).
+    static func onInterrupt(_ close: @escaping @Sendable () -> Bool) {
+        closers.withLock { $0.append(close) }
+    }
 
     static func install(files: LiveTemporaryFiles = .shared) {
         guard installed.withLock({ installed in defer { installed = true }; return !installed }) else { return }
@@ -84,9 +91,10 @@ enum InterruptCleanup {
             source.setEventHandler { [source] in
                 _ = source
                 let removed = files.removeAll()
+                let closedALine = closers.withLock { $0 }.map { $0() }.contains(true)
                 let name = signalNumber == SIGINT ? "interrupted" : "terminated"
                 let note = removed == 0 ? "" : "; removed \(removed) unfinished output\(removed == 1 ? "" : "s")"
-                FileHandle.standardError.write(Data("\nlanes-image: \(name)\(note)\n".utf8))
+                FileHandle.standardError.write(Data("\(closedALine ? "" : "\n")lanes-image: \(name)\(note)\n".utf8))
                 _exit(128 + signalNumber)
             }
             source.resume()

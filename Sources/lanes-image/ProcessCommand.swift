@@ -11,7 +11,9 @@ struct ProcessCommand: AsyncParsableCommand {
         discussion: """
             INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or a \
             file:// or http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
-            tilt-shift, greyscale, encode. Outputs that would collide get -1, -2... suffixes; an input \
+            tilt-shift, greyscale, encode. Grey inputs stay grey and 16-bit PNGs stay 16-bit in PNG outputs (resize, blur \
+            and tilt-shift work in 8 bits; greyscale keeps 16); a JPEG is 8-bit, and transparency in it is flattened on \
+            --background. Outputs that would collide get -1, -2... suffixes; an input \
             is never overwritten, nor is any other existing file unless --overwrite is given. \
             The output folder is checked for writability before any input is read; Ctrl-C (or SIGTERM) removes \
             the outputs still being written. Exit status: 0 when every image was written, 1 when any failed, \
@@ -41,6 +43,10 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "JPEG quality, 1...100.")
     var quality: Int = 85
 
+    @Option(help: ArgumentHelp("What transparent pixels are flattened on in a JPEG: white, black, grey, red, green, blue, "
+                               + "#RGB or #RRGGBB.", valueName: "colour"))
+    var background: String = "white"
+
     @Option(help: "PNG compression level, 0...9 (9: smallest, slowest; 6 like libvips).")
     var compression: Int = 6
 
@@ -54,6 +60,10 @@ struct ProcessCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
     var out: String = "."
+
+    @Option(help: ArgumentHelp("Progress on stderr: bar (redrawn on one line), lines (one per file) or auto (a bar on a "
+                               + "terminal).", valueName: "style"))
+    var progress: String = "auto"
 
     @Option(help: "Images in flight at once.")
     var concurrency: Int = 8
@@ -85,6 +95,9 @@ struct ProcessCommand: AsyncParsableCommand {
             throw ValidationError("--timeout must be in 0 < seconds <= 86400")
         }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be 0...100") }
+        guard ["auto", "bar", "lines"].contains(progress) else {
+            throw ValidationError("--progress '\(TerminalText.truncated(progress, toWidth: 40))' is not auto, bar or lines")
+        }
     }
 
     /// How http(s) inputs are fetched: the whole fetch within `--timeout`, nothing arriving for at most 30 s of it,
@@ -125,6 +138,12 @@ struct ProcessCommand: AsyncParsableCommand {
             let names = ImageEncoder.PNGFilter.allCases.map(\.rawValue).joined(separator: ", ")
             throw ValidationError("--png-filter '\(pngFilter)' is not one of \(names)")
         }
+        guard let colour = BackgroundColour.parse(background) else {
+            let shown = TerminalText.truncated(background, toWidth: 40)
+            throw ValidationError("--background '\(shown)' is not a colour: use white, black, grey, red, green, blue, "
+                                  + "#RGB or #RRGGBB")
+        }
+        plan.background = colour
         plan.quality = quality
         plan.compression = compression
         plan.pngFilter = filter
@@ -155,9 +174,12 @@ struct ProcessCommand: AsyncParsableCommand {
         let loader = PipelineLoader(concurrency: concurrency, threads: threads, maxPixels: maxPixels,
                                     fetchPolicy: fetchPolicy)
         let encoders = WorkQueue("lanes-image encode", maxConcurrency: threads)
-        let progress = ProgressReporter()
+        let interactive = progress == "auto" ? isatty(STDERR_FILENO) != 0 : progress == "bar"
+        let progress = ProgressReporter(interactive: interactive, tickInterval: .milliseconds(250))
+        InterruptCleanup.onInterrupt { progress.close() }
         let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
-                                 progress: progress)
+                                 progress: progress,
+                                 banded: BandedFiles(maxPixels: maxPixels, budget: loader.pipeline.budget))
         let start = Date()
         let results = await runner.run(jobs)
         let seconds = Date().timeIntervalSince(start)

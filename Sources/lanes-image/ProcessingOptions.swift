@@ -33,9 +33,6 @@ enum OutputFormat: String, CaseIterable {
 
     var fileExtension: String { rawValue }
 
-    func encoderFormat(quality: Int, compression: Int, pngFilter: ImageEncoder.PNGFilter) -> ImageEncoder.Format {
-        self == .png ? .png(compressionLevel: compression, filter: pngFilter) : .jpeg(quality: quality)
-    }
 }
 
 /// Everything done to each image: decode (to fit `resize`), the processors in a fixed order
@@ -53,6 +50,8 @@ struct ProcessingPlan: CustomStringConvertible {
     var pngFilter = ImageEncoder.PNGFilter.none
     /// Replace existing files in the output folder (never an input) instead of numbering the new one.
     var overwrite = false
+    /// What transparent pixels are flattened on in a JPEG (which has no alpha).
+    var background = RGBA.white
 
     var targetSize: TargetSize? { resize?.targetSize }
 
@@ -64,12 +63,51 @@ struct ProcessingPlan: CustomStringConvertible {
         return list
     }
 
-    var encoderFormat: ImageEncoder.Format { format.encoderFormat(quality: quality, compression: compression, pngFilter: pngFilter) }
+    var encoderFormat: ImageEncoder.Format {
+        format == .png ? .png(compressionLevel: compression, filter: pngFilter) : .jpeg(quality: quality, background: background)
+    }
+
+    /// The bitmap as it is written: after `--greyscale` it is one grey channel (plus alpha when it has one), at its
+    /// depth; the processors leave it RGBA with red = green = blue, which would be written as a colour file.
+    func finished(_ bitmap: Bitmap) -> Bitmap {
+        guard greyscale, !bitmap.layout.isGrey else { return bitmap }
+        let grey = PixelLayout(channels: bitmap.layout.hasAlpha && !bitmap.isOpaque ? 2 : 1,
+                               bytesPerSample: bitmap.layout.bytesPerSample)!
+        return bitmap.converted(to: grey)
+    }
 
     var description: String {
         var steps = ["decode" + (resize.map { " to fit \($0)" } ?? "")]
         steps += processors.map(\.identifier)
-        steps.append(format == .png ? "png(level \(compression), filter \(pngFilter.rawValue))" : "\(format.rawValue)(quality \(quality))")
+        steps.append(format == .png ? "png(level \(compression), filter \(pngFilter.rawValue))"
+                     : "\(format.rawValue)(quality \(quality), on \(BackgroundColour.name(of: background)))")
         return steps.joined(separator: " → ")
+    }
+}
+
+/// `--background`: a colour name or hex code, parsed strictly (the value may come from anywhere: a script, a file).
+enum BackgroundColour {
+    static let names: [String: RGBA] = [
+        "white": .white, "black": .black, "grey": RGBA(grey: 128), "gray": RGBA(grey: 128),
+        "red": RGBA(red: 255, green: 0, blue: 0), "green": RGBA(red: 0, green: 128, blue: 0),
+        "blue": RGBA(red: 0, green: 0, blue: 255),
+    ]
+
+    /// `white`, `black`, `grey`/`gray`, `red`, `green`, `blue`, `#RGB`, `#RRGGBB` (the `#` optional, any case);
+    /// nil for anything else.
+    static func parse(_ text: String) -> RGBA? {
+        let lowered = text.lowercased()
+        if let named = names[lowered] { return named }
+        let hex = lowered.hasPrefix("#") ? lowered.dropFirst() : Substring(lowered)
+        guard hex.count == 3 || hex.count == 6, hex.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
+        let digits = hex.count == 3 ? String(hex.flatMap { [$0, $0] }) : String(hex)
+        guard let value = UInt32(digits, radix: 16) else { return nil }
+        return RGBA(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+    }
+
+    /// `#RRGGBB` of a colour (for the plan's description).
+    static func name(of colour: RGBA) -> String {
+        "#" + [colour.red, colour.green, colour.blue].map { String($0, radix: 16, uppercase: true) }
+            .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
     }
 }

@@ -30,7 +30,8 @@ extension ProcessingPlan {
 /// image). Returns the processed size and the file's byte count; the temporary file is removed
 /// on any failure.
 func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProcessor, plan: ProcessingPlan,
-                        to url: URL, isCancelled: @Sendable () -> Bool) throws -> (width: Int, height: Int, bytes: Int) {
+                        to url: URL, isCancelled: @Sendable () -> Bool,
+                        rowsDone: @escaping @Sendable (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
     do {
         let result = try LiveTemporaryFiles.shared.write(to: url) { temporary -> ImageEncoder.StreamedPNG in
             let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
@@ -40,12 +41,27 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
             defer { close(descriptor) }
             return try ImageEncoder().processAndEncodePNG(bitmap, with: processor, compressionLevel: plan.compression,
                                                           filter: plan.pngFilter, fileDescriptor: descriptor,
-                                                          isCancelled: isCancelled)
+                                                          isCancelled: isCancelled, rowsEncoded: rowsDone)
         }
         return (result.bitmap.width, result.bitmap.height, result.byteCount)
     } catch let error as POSIXError {
         throw WriteError(path: url.path, reason: String(cString: strerror(error.code.rawValue)))  // the rename
     }
+}
+
+/// Encodes `bitmap` as a PNG of `plan`'s level and filter, `rowsPerReport` rows at a time, telling `rowsDone` how
+/// many are in: the same bytes as ``ImageEncoder/encode(_:as:)`` gives, with progress while it works.
+func encodePNG(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
+               rowsDone: (Int) -> Void) throws -> Data {
+    let stream = try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                            layout: bitmap.layout, compressionLevel: plan.compression,
+                                            filter: plan.pngFilter)
+    for start in stride(from: 0, to: bitmap.height, by: rowsPerReport) {
+        let end = min(start + rowsPerReport, bitmap.height)
+        try stream.write(rows: start..<end, of: bitmap)
+        rowsDone(end)
+    }
+    return try stream.finish()
 }
 
 /// Writes `data` to a temporary file beside `url` and renames it into place, so a reader never sees half an image.

@@ -18,15 +18,16 @@ struct ProcessCommandTests {
     @Test func optionsBecomeThePlan() throws {
         let command = try ProcessCommand.parse(["a.png", "--blur", "8", "--tilt-shift", "--greyscale",
                                                 "--resize", "800x", "--format", "JPG", "--quality", "90",
-                                                "--png-filter", "Paeth", "--compression", "9", "--overwrite"])
+                                                "--png-filter", "Paeth", "--compression", "9", "--overwrite",
+                                                "--background", "#0a0B0c"])
         let plan = try command.makePlan()
         #expect(plan.processors.map(\.identifier) == [GaussianBlur(sigma: 8).identifier, TiltShift().identifier,
                                                       Greyscale().identifier])
         #expect(plan.resize == ResizeSpec(parsing: "800x") && plan.targetSize?.maxWidth == 800)
-        #expect(plan.format == .jpg && plan.encoderFormat == .jpeg(quality: 90))
+        #expect(plan.format == .jpg && plan.encoderFormat == .jpeg(quality: 90, background: RGBA(red: 10, green: 11, blue: 12)))
         #expect(plan.pngFilter == .paeth && plan.compression == 9 && plan.overwrite)
         #expect(plan.description.hasPrefix("decode to fit 800x → gaussianBlur"))
-        #expect(plan.description.hasSuffix("jpg(quality 90)"))
+        #expect(plan.description.hasSuffix("jpg(quality 90, on #0A0B0C)"))
     }
 
     @Test(arguments: [

@@ -47,6 +47,8 @@ typedef struct clanes_info {
     int32_t components;   /* colour components stored in the file (PNG: channels incl. alpha) */
     int32_t bit_depth;    /* bits per sample */
     int32_t progressive;  /* 1 for an interlaced PNG or a progressive JPEG */
+    int32_t layout_channels; /* the stored layout's channels: 1 grey, 2 grey+alpha (also grey with tRNS), 4 colour */
+    int32_t layout_bytes;    /* the stored layout's bytes per sample: 2 for a 16-bit PNG, 1 otherwise */
 } clanes_info;
 
 /*
@@ -65,6 +67,16 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size,
                           char *message, size_t message_capacity);
 
 /*
+ * Decodes any PNG to a layout of `channels` (1 grey, 2 grey+alpha, 4 RGBA) samples of `bytes_per_sample` (1, or 2:
+ * native-endian uint16). Colour types convert only towards more channels (grey to RGBA, not back); a layout without
+ * alpha drops the file's alpha. `bytes_per_row` >= width * channels * bytes_per_sample.
+ */
+int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
+                                 uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                 int32_t channels, int32_t bytes_per_sample,
+                                 char *message, size_t message_capacity);
+
+/*
  * The largest single allocation libpng made during the calling thread's last clanes_png_decode (0 before any):
  * hostile-input tests check that a chunk's declared length never becomes an allocation.
  */
@@ -80,6 +92,11 @@ size_t clanes_png_last_largest_allocation(void);
 int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom,
                            uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                            char *message, size_t message_capacity);
+
+/* clanes_jpeg_decode to `channels` 1 (grey; only for a greyscale JPEG) or 4 (RGBA8). */
+int32_t clanes_jpeg_decode_layout(const uint8_t *data, size_t size, int32_t scale_denom,
+                                  uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                  int32_t channels, char *message, size_t message_capacity);
 
 /* The size of one dimension after DCT scaling by 1/scale_denom (rounds up, as libjpeg does). */
 uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
@@ -102,7 +119,26 @@ int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t 
                           char *message, size_t message_capacity);
 
 /*
- * Encodes RGBA8 to a baseline JPEG (alpha is ignored). quality is 1...100.
+ * clanes_png_encode for pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian): written
+ * as grey, grey+alpha, RGB or RGBA at 8 or 16 bits; the alpha channel is dropped when every pixel is opaque.
+ */
+int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                 int32_t channels, int32_t bytes_per_sample,
+                                 int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
+                                 char *message, size_t message_capacity);
+
+/*
+ * Encodes pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2) to a baseline JPEG: grey layouts as a
+ * one-component greyscale JPEG, RGBA as YCbCr. Alpha is flattened on `background` (0xRRGGBB; grey layouts use its
+ * luma), one row at a time; 16-bit samples are rounded to 8 bits.
+ */
+int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                  int32_t channels, int32_t bytes_per_sample, uint32_t background,
+                                  int32_t quality, uint8_t **out, size_t *out_size,
+                                  char *message, size_t message_capacity);
+
+/*
+ * Encodes RGBA8 to a baseline JPEG (alpha flattened on white). quality is 1...100.
  * On success *out receives a buffer of *out_size bytes that the caller frees with clanes_free.
  */
 int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
@@ -122,6 +158,15 @@ typedef struct clanes_png_stream clanes_png_stream;
 int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alpha,
                                 int32_t compression_level, int32_t filters, int fd,
                                 clanes_png_stream **stream, char *message, size_t message_capacity);
+
+/*
+ * clanes_png_stream_begin for rows of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian);
+ * `has_alpha` 0 drops the alpha channel of a 2- or 4-channel layout. Rows then hold width * channels *
+ * bytes_per_sample bytes.
+ */
+int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
+                                       int32_t has_alpha, int32_t compression_level, int32_t filters, int fd,
+                                       clanes_png_stream **stream, char *message, size_t message_capacity);
 
 /* Encodes the next `count` RGBA8 rows (`bytes_per_row` >= width * 4 apart). More rows than the height is an error. */
 int32_t clanes_png_stream_write_rows(clanes_png_stream *stream, const uint8_t *pixels, size_t bytes_per_row,

@@ -37,88 +37,103 @@ public struct RGBA: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "RGBA(\(red), \(green), \(blue), \(alpha))" }
 }
 
-/// An 8-bit RGBA bitmap: `height` rows of `width` pixels, each pixel 4 bytes R, G, B, A,
-/// rows tightly packed (`bytesPerRow == width * 4`), top row first. A value type: copies are
-/// cheap (copy-on-write) and it can be sent between tasks.
+/// A bitmap: `height` rows of `width` pixels stored in a ``PixelLayout`` (8-bit RGBA unless said otherwise: 4 bytes
+/// R, G, B, A per pixel), rows tightly packed (`bytesPerRow == width * layout.bytesPerPixel`), top row first. A value
+/// type: copies are cheap (copy-on-write) and it can be sent between tasks.
 ///
 /// ```swift
 /// var bitmap = Bitmap(width: 2, height: 1, filledWith: .white)
 /// bitmap[1, 0] = RGBA(red: 255, green: 0, blue: 0)
 /// print(bitmap[1, 0].red)   // 255
+/// let grey = Bitmap(width: 2, height: 1, layout: .grey8, pixels: [0, 255])
+/// print(grey[1, 0])         // RGBA(255, 255, 255, 255)
 /// ```
 public struct Bitmap: Sendable, Equatable {
     /// Width in pixels (at least 1).
     public let width: Int
     /// Height in pixels (at least 1).
     public let height: Int
+    /// How each pixel is stored (``PixelLayout/rgba8`` unless made otherwise).
+    public let layout: PixelLayout
     /// The pixel bytes, row after row, `bytesPerRow * height` of them.
     public private(set) var pixels: [UInt8]
 
-    /// Bytes in one row: always `width * 4` (rows are not padded).
-    public var bytesPerRow: Int { width * 4 }
+    /// Bytes in one row: always `width * layout.bytesPerPixel` (rows are not padded).
+    public var bytesPerRow: Int { width * layout.bytesPerPixel }
     /// Number of pixels, `width * height`.
     public var pixelCount: Int { width * height }
-    /// The bytes the pixels occupy (`width * height * 4`): a bitmap's cost in caches and memory budgets.
+    /// The bytes the pixels occupy (`bytesPerRow * height`): a bitmap's cost in caches and memory budgets.
     public var byteCount: Int { pixels.count }
 
-    /// Wraps existing RGBA bytes. `pixels.count` must be `width * height * 4`.
+    /// Wraps existing RGBA8 bytes. `pixels.count` must be `width * height * 4`.
     ///
     /// ```swift
     /// let red = Bitmap(width: 1, height: 1, pixels: [255, 0, 0, 255])
     /// ```
     public init(width: Int, height: Int, pixels: [UInt8]) {
+        self.init(width: width, height: height, layout: .rgba8, pixels: pixels)
+    }
+
+    /// Wraps existing bytes in `layout` (16-bit samples native-endian). `pixels.count` must be
+    /// `width * height * layout.bytesPerPixel`.
+    ///
+    /// ```swift
+    /// let darkGrey = Bitmap(width: 2, height: 1, layout: .grey8, pixels: [64, 64])
+    /// ```
+    public init(width: Int, height: Int, layout: PixelLayout, pixels: [UInt8]) {
         precondition(width > 0 && height > 0, "a bitmap needs a positive size, got \(width)x\(height)")
-        precondition(pixels.count == width * height * 4,
-                     "\(width)x\(height) RGBA needs \(width * height * 4) bytes, got \(pixels.count)")
+        precondition(pixels.count == width * height * layout.bytesPerPixel,
+                     "\(width)x\(height) \(layout) needs \(width * height * layout.bytesPerPixel) bytes, got \(pixels.count)")
         self.width = width
         self.height = height
+        self.layout = layout
         self.pixels = pixels
     }
 
-    /// A bitmap with every pixel set to `colour`.
+    /// A bitmap with every pixel set to `colour` (converted to `layout`: grey layouts take its luma).
     ///
     /// ```swift
     /// let canvas = Bitmap(width: 64, height: 64, filledWith: .white)
+    /// let paper = Bitmap(width: 64, height: 64, filledWith: .white, layout: .grey16)
     /// ```
-    public init(width: Int, height: Int, filledWith colour: RGBA = .clear) {
-        self.init(width: width, height: height) { bytes in
+    public init(width: Int, height: Int, filledWith colour: RGBA = .clear, layout: PixelLayout = .rgba8) {
+        let pixel = PixelConversion.encode(colour, as: layout)
+        self.init(width: width, height: height, layout: layout) { bytes in
             let raw = UnsafeMutableRawBufferPointer(bytes)
-            for i in stride(from: 0, to: raw.count, by: 4) {
-                raw[i] = colour.red
-                raw[i + 1] = colour.green
-                raw[i + 2] = colour.blue
-                raw[i + 3] = colour.alpha
+            for i in stride(from: 0, to: raw.count, by: pixel.count) {
+                for (k, byte) in pixel.enumerated() { raw[i + k] = byte }
             }
         }
     }
 
     /// A bitmap whose bytes are written by `initializer`, which must set all of them.
     /// Skips zero-filling, which matters for decoders and processors writing megapixels.
-    init(width: Int, height: Int,
+    init(width: Int, height: Int, layout: PixelLayout = .rgba8,
          initializingWith initializer: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows {
         precondition(width > 0 && height > 0, "a bitmap needs a positive size, got \(width)x\(height)")
-        let count = width * height * 4
+        let count = width * height * layout.bytesPerPixel
         let bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             try initializer(buffer)
             initialized = count
         }
-        self.init(width: width, height: height, pixels: bytes)
+        self.init(width: width, height: height, layout: layout, pixels: bytes)
     }
 
-    /// The pixel in column `x`, row `y` (both from 0, row 0 at the top).
+    /// The pixel in column `x`, row `y` (both from 0, row 0 at the top), as 8-bit RGBA: grey is spread to red, green
+    /// and blue, 16-bit samples are rounded to 8 bits. Setting converts the other way (grey layouts store the luma).
     public subscript(x: Int, y: Int) -> RGBA {
         get {
             precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside \(width)x\(height)")
-            let i = (y * width + x) * 4
-            return RGBA(red: pixels[i], green: pixels[i + 1], blue: pixels[i + 2], alpha: pixels[i + 3])
+            let i = (y * width + x) * layout.bytesPerPixel
+            if layout == .rgba8 {
+                return RGBA(red: pixels[i], green: pixels[i + 1], blue: pixels[i + 2], alpha: pixels[i + 3])
+            }
+            return PixelConversion.decode(pixels[i..<(i + layout.bytesPerPixel)], as: layout)
         }
         set {
             precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside \(width)x\(height)")
-            let i = (y * width + x) * 4
-            pixels[i] = newValue.red
-            pixels[i + 1] = newValue.green
-            pixels[i + 2] = newValue.blue
-            pixels[i + 3] = newValue.alpha
+            let i = (y * width + x) * layout.bytesPerPixel
+            for (k, byte) in PixelConversion.encode(newValue, as: layout).enumerated() { pixels[i + k] = byte }
         }
     }
 

@@ -53,23 +53,29 @@ enum CodecBridge {
                          width: Int(info.width), height: Int(info.height),
                          orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up,
                          components: Int(info.components), bitDepth: Int(info.bit_depth),
-                         isProgressive: info.progressive != 0)
+                         isProgressive: info.progressive != 0,
+                         storedLayout: PixelLayout(channels: Int(info.layout_channels),
+                                                   bytesPerSample: Int(info.layout_bytes)) ?? .rgba8)
     }
 
-    /// Decodes into a new bitmap of `width` x `height` (the header size, or the JPEG's scaled size).
+    /// Decodes into a new bitmap of `width` x `height` (the header size, or the JPEG's scaled size) in `layout`
+    /// (a JPEG: RGBA8, or grey8 for a greyscale one).
     static func decode(_ bytes: UnsafeRawBufferPointer, format: ImageFormat, scaleDenominator: Int,
-                       width: Int, height: Int) throws -> Bitmap {
+                       width: Int, height: Int, layout: PixelLayout = .rgba8) throws -> Bitmap {
         var message = messageBuffer()
         let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        return try Bitmap(width: width, height: height) { pixels in
+        let rowBytes = width * layout.bytesPerPixel
+        return try Bitmap(width: width, height: height, layout: layout) { pixels in
             let status: Int32
             switch format {
             case .png:
-                status = clanes_png_decode(data, bytes.count, pixels.baseAddress, width * 4,
-                                           UInt32(width), UInt32(height), &message, message.count)
+                status = clanes_png_decode_layout(data, bytes.count, pixels.baseAddress, rowBytes, UInt32(width),
+                                                  UInt32(height), Int32(layout.channels), Int32(layout.bytesPerSample),
+                                                  &message, message.count)
             default:
-                status = clanes_jpeg_decode(data, bytes.count, Int32(scaleDenominator), pixels.baseAddress,
-                                            width * 4, UInt32(width), UInt32(height), &message, message.count)
+                status = clanes_jpeg_decode_layout(data, bytes.count, Int32(scaleDenominator), pixels.baseAddress,
+                                                   rowBytes, UInt32(width), UInt32(height), Int32(layout.channels),
+                                                   &message, message.count)
             }
             if let error = decodeError(status, message, format: format) {
                 throw error // the half-written buffer is released, never exposed

@@ -67,18 +67,28 @@ public enum ExifOrientation: Int, Sendable, CaseIterable, CustomStringConvertibl
         case .left: (origin, stepX, stepY) = (w - 1, w, -1)                      // src(x: w-1-y', y: x')
         }
         return bitmap.withUnsafePixels { source in
-            Bitmap(width: outWidth, height: outHeight) { destination in
+            Bitmap(width: outWidth, height: outHeight, layout: bitmap.layout) { destination in
                 let src = UnsafeRawPointer(source.baseAddress!)
                 let dst = UnsafeMutableRawPointer(destination.baseAddress!)
-                var out = 0
-                for y in 0..<outHeight {
-                    var index = origin + y * stepY
-                    for _ in 0..<outWidth {
-                        let pixel = src.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
-                        dst.storeBytes(of: pixel, toByteOffset: out * 4, as: UInt32.self)
-                        index += stepX
-                        out += 1
+                // Pixels move whole, whatever their layout (1, 2, 4 or 8 bytes): nothing is converted.
+                func copy<Pixel>(_: Pixel.Type) {
+                    let size = MemoryLayout<Pixel>.size
+                    var out = 0
+                    for y in 0..<outHeight {
+                        var index = origin + y * stepY
+                        for _ in 0..<outWidth {
+                            let pixel = src.loadUnaligned(fromByteOffset: index * size, as: Pixel.self)
+                            dst.storeBytes(of: pixel, toByteOffset: out * size, as: Pixel.self)
+                            index += stepX
+                            out += 1
+                        }
                     }
+                }
+                switch bitmap.layout.bytesPerPixel {
+                case 1: copy(UInt8.self)
+                case 2: copy(UInt16.self)
+                case 4: copy(UInt32.self)
+                default: copy(UInt64.self)
                 }
             }
         }

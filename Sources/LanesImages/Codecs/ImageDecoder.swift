@@ -15,7 +15,8 @@ public protocol ImageDecoding: Sendable {
     func decode(_ data: Data, targetSize: TargetSize?, maxPixels: Int) throws -> Bitmap
 }
 
-/// Decodes PNG and JPEG data to RGBA8 ``Bitmap``s, upright (the Exif orientation applied).
+/// Decodes PNG and JPEG data to ``Bitmap``s, upright (the Exif orientation applied): RGBA8 by default, or in the
+/// file's own layout (grey stays grey, a 16-bit PNG stays 16-bit) with `keepsStoredLayout`.
 ///
 /// The format is sniffed from the bytes, never taken from a file name. The header is probed
 /// first: an image claiming more than `maxPixels` pixels fails with ``ImageError/tooLarge(width:height:limit:)``
@@ -27,13 +28,25 @@ public protocol ImageDecoding: Sendable {
 /// let decoder = ImageDecoder()
 /// let photo = try decoder.decode(data)
 /// let thumb = try decoder.decode(data, targetSize: TargetSize(maxWidth: 256, maxHeight: 256))
+/// let scan = try ImageDecoder(keepsStoredLayout: true).decode(data)   // a grey PNG: .grey8
 /// ```
+///
+/// A 16-bit PNG decoded with a `targetSize` it must shrink to comes out at 8 bits: the resampler works on 8-bit RGBA.
 public struct ImageDecoder: ImageDecoding {
     /// The default pixel limit: 100 megapixels (400 MB of RGBA).
     public static let defaultMaxPixels = 100_000_000
 
-    /// Creates a decoder. It holds no state; one can be shared freely.
-    public init() {}
+    /// Whether bitmaps keep the file's ``ImageInfo/storedLayout`` (grey, 16-bit) instead of becoming RGBA8.
+    public let keepsStoredLayout: Bool
+
+    /// Creates a decoder. It holds no settings but `keepsStoredLayout`; one can be shared freely.
+    ///
+    /// ```swift
+    /// let faithful = ImageDecoder(keepsStoredLayout: true)   // grey stays grey, 16 bits stay 16 bits
+    /// ```
+    public init(keepsStoredLayout: Bool = false) {
+        self.keepsStoredLayout = keepsStoredLayout
+    }
 
     /// Reads the header only: format, stored size, orientation.
     ///
@@ -56,7 +69,9 @@ public struct ImageDecoder: ImageDecoding {
     /// ```
     public func decode(_ data: Data, targetSize: TargetSize? = nil,
                        maxPixels: Int = ImageDecoder.defaultMaxPixels) throws -> Bitmap {
-        try data.withUnsafeBytes { try Self.decode($0, targetSize: targetSize, maxPixels: maxPixels) }
+        try data.withUnsafeBytes {
+            try Self.decode($0, targetSize: targetSize, maxPixels: maxPixels, keepsStoredLayout: keepsStoredLayout)
+        }
     }
 
     /// Decodes PNG or JPEG bytes (see the type's documentation).
@@ -66,7 +81,9 @@ public struct ImageDecoder: ImageDecoding {
     /// ```
     public func decode(_ bytes: [UInt8], targetSize: TargetSize? = nil,
                        maxPixels: Int = ImageDecoder.defaultMaxPixels) throws -> Bitmap {
-        try bytes.withUnsafeBytes { try Self.decode($0, targetSize: targetSize, maxPixels: maxPixels) }
+        try bytes.withUnsafeBytes {
+            try Self.decode($0, targetSize: targetSize, maxPixels: maxPixels, keepsStoredLayout: keepsStoredLayout)
+        }
     }
 
     /// The DCT scale denominator (1, 2, 4 or 8) a JPEG of `width` x `height` is decoded at
@@ -87,38 +104,78 @@ public struct ImageDecoder: ImageDecoding {
         return 1
     }
 
+    /// The DCT scale a JPEG is decoded at for a stored-orientation `target` (1 for a PNG).
+    static func decodeDenominator(_ info: ImageInfo, target: (width: Int, height: Int)) -> Int {
+        info.format == .jpeg
+            ? jpegScaleDenominator(width: info.width, height: info.height, targetWidth: target.width,
+                                   targetHeight: target.height)
+            : 1
+    }
+
+    /// The stored-orientation size a decode for `targetSize` produces.
+    static func storedTarget(_ info: ImageInfo, targetSize: TargetSize?) -> (width: Int, height: Int) {
+        guard let targetSize else { return (info.width, info.height) }
+        let fitted = targetSize.fittedSize(width: info.displayWidth, height: info.displayHeight)
+        return info.orientation.swapsDimensions ? (fitted.height, fitted.width) : fitted
+    }
+
+    /// The bytes a decode of an image with header `info` for `targetSize` holds at its peak, besides the encoded
+    /// input: the result and, for a resized decode, the decoder's rows and the resize's ring (no whole decoded image);
+    /// an interlaced PNG is decoded whole first. What the pipeline reserves from its ``MemoryBudget``.
+    ///
+    /// ```swift
+    /// let info = try ImageDecoder().probe(data)
+    /// let bytes = ImageDecoder.workingSetBytes(for: info, targetSize: TargetSize(maxWidth: 256))
+    /// ```
+    public static func workingSetBytes(for info: ImageInfo, targetSize: TargetSize?) -> Int {
+        let target = storedTarget(info, targetSize: targetSize)
+        let denominator = decodeDenominator(info, target: target)
+        let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height, denominator: denominator)
+        let result = target.width * target.height * 4
+        guard scaled.width != target.width || scaled.height != target.height else { return result }
+        // The row decoder: a row (PNG) or an iMCU strip of 16 rows (JPEG); a progressive JPEG's coefficients,
+        // an interlaced PNG's whole image.
+        var decoder = scaled.width * 4 * (info.format == .png ? 2 : 16)
+        if info.isProgressive {
+            decoder += info.format == .png ? scaled.width * scaled.height * 4 : info.width * info.height * 3 * 2
+        }
+        let taps = Resampler.Axis(source: scaled.height, destination: target.height).count.max() ?? 1
+        let ring = taps * target.width * 16 + scaled.width * 20
+        return result + decoder + ring
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, targetSize: TargetSize?,
-                       maxPixels: Int) throws -> Bitmap {
+                       maxPixels: Int, keepsStoredLayout: Bool = false) throws -> Bitmap {
         guard maxPixels > 0 else {
             throw ImageError.invalidArgument("maxPixels must be positive, got \(maxPixels)")
         }
         let info = try CodecBridge.probe(bytes)
-        guard let pixelCount = info.pixelCount, pixelCount <= maxPixels, pixelCount <= Int.max / 4 else {
+        guard let pixelCount = info.pixelCount, pixelCount <= maxPixels, pixelCount <= Int.max / 8 else {
             throw ImageError.tooLarge(width: info.width, height: info.height, limit: maxPixels)
         }
         // The target is given for the upright image; turn it into the stored orientation.
-        var target = (width: info.width, height: info.height)
-        if let targetSize {
-            let fitted = targetSize.fittedSize(width: info.displayWidth, height: info.displayHeight)
-            target = info.orientation.swapsDimensions ? (fitted.height, fitted.width) : fitted
-        }
+        let target = storedTarget(info, targetSize: targetSize)
+        let denominator = decodeDenominator(info, target: target)
+        let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height, denominator: denominator)
+        let layout = keepsStoredLayout ? info.storedLayout : .rgba8
         var bitmap: Bitmap
-        switch info.format {
-        case .jpeg:
-            let denominator = jpegScaleDenominator(width: info.width, height: info.height,
-                                                   targetWidth: target.width, targetHeight: target.height)
-            let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height,
-                                                    denominator: denominator)
-            bitmap = try CodecBridge.decode(bytes, format: .jpeg, scaleDenominator: denominator,
-                                            width: scaled.width, height: scaled.height)
-        default:
-            bitmap = try CodecBridge.decode(bytes, format: .png, scaleDenominator: 1,
-                                            width: info.width, height: info.height)
+        if scaled.width != target.width || scaled.height != target.height, layout == .rgba8 {
+            // Decoded rows go straight into the banded resize: the decoded image is never whole.
+            let rows = try ImageRowDecoder(bytes: bytes, owned: nil, fileDescriptor: -1,
+                                           scaleDenominator: denominator, maxPixels: maxPixels)
+            bitmap = try Bitmap(readingAllRowsOf: ResizeRows(rows, width: target.width, height: target.height))
+        } else {
+            // Other layouts (grey, 16-bit) are decoded whole and resized through RGBA8 (see processedAsRGBA8).
+            bitmap = try CodecBridge.decode(bytes, format: info.format == .png ? .png : .jpeg,
+                                            scaleDenominator: denominator, width: scaled.width, height: scaled.height,
+                                            layout: info.format == .png ? layout : layout.eightBit)
+            if bitmap.width != target.width || bitmap.height != target.height {
+                bitmap = try bitmap.processedAsRGBA8 {
+                    try Resampler.resize($0, width: target.width, height: target.height, isCancelled: { false })
+                }
+            }
         }
-        if bitmap.width != target.width || bitmap.height != target.height {
-            bitmap = try Resampler.resize(bitmap, width: target.width, height: target.height,
-                                          isCancelled: { false })
-        }
+        // Orientation works on the whole (already resized) bitmap: a transpose needs every row.
         return info.orientation.apply(to: bitmap)
     }
 }

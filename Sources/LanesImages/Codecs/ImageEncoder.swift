@@ -1,22 +1,28 @@
 import CLanesCodecs
 import Foundation
 
-/// Encodes ``Bitmap``s to PNG or JPEG data.
+/// Encodes ``Bitmap``s of any ``PixelLayout`` to PNG or JPEG data: grey bitmaps become grey files, 16-bit ones 16-bit
+/// PNGs (a JPEG is 8-bit: samples are rounded), and a JPEG, which has no alpha, shows transparent pixels flattened
+/// on a background colour.
 ///
 /// ```swift
 /// let encoder = ImageEncoder()
 /// let png = try encoder.encode(bitmap, as: .png())
 /// let fast = try encoder.encode(bitmap, as: .png(compressionLevel: 6, filter: .none))
 /// let jpeg = try encoder.encode(bitmap, as: .jpeg(quality: 85))
+/// let onBlack = try encoder.encode(logo, as: .jpeg(quality: 90, background: .black))
 /// ```
 public struct ImageEncoder: Sendable {
     /// The output format and its setting.
     public enum Format: Sendable, Hashable {
         /// Lossless PNG; `compressionLevel` is zlib's 0 (none) ... 9 (smallest), `filter` the row
-        /// filter(s) libpng may use. Written as RGB when every pixel is opaque, as RGBA otherwise.
+        /// filter(s) libpng may use. Colour is written as RGB when every pixel is opaque, as RGBA otherwise; grey as
+        /// grey (with alpha when any pixel is not opaque); at the bitmap's depth, 8 or 16 bits.
         case png(compressionLevel: Int = 6, filter: PNGFilter = .adaptive)
-        /// Baseline JPEG; `quality` is 1 ... 100. Alpha is dropped.
-        case jpeg(quality: Int = 85)
+        /// Baseline JPEG; `quality` is 1 ... 100. Grey bitmaps make greyscale JPEGs. Alpha is flattened on
+        /// `background` (its alpha is ignored; grey bitmaps use its luma): a transparent pixel shows the background,
+        /// never its hidden colour.
+        case jpeg(quality: Int = 85, background: RGBA = .white)
     }
 
     /// The PNG row filter: how each row is predicted from its neighbours before zlib compresses it.
@@ -69,14 +75,17 @@ public struct ImageEncoder: Sendable {
             switch format {
             case .png(let level, let filter):
                 guard (0...9).contains(level) else { return CLANES_ERR_ARGUMENT }
-                return clanes_png_encode(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
-                                         UInt32(bitmap.height), Int32(level), filter.flags, &output, &size,
-                                         &message, message.count)
-            case .jpeg(let quality):
+                return clanes_png_encode_layout(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
+                                                UInt32(bitmap.height), Int32(bitmap.layout.channels),
+                                                Int32(bitmap.layout.bytesPerSample), Int32(level), filter.flags,
+                                                &output, &size, &message, message.count)
+            case .jpeg(let quality, let background):
                 guard (1...100).contains(quality) else { return CLANES_ERR_ARGUMENT }
-                return clanes_jpeg_encode(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
-                                          UInt32(bitmap.height), Int32(quality), &output, &size,
-                                          &message, message.count)
+                let rgb = UInt32(background.red) << 16 | UInt32(background.green) << 8 | UInt32(background.blue)
+                return clanes_jpeg_encode_layout(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
+                                                 UInt32(bitmap.height), Int32(bitmap.layout.channels),
+                                                 Int32(bitmap.layout.bytesPerSample), rgb, Int32(quality),
+                                                 &output, &size, &message, message.count)
             }
         }
         defer { clanes_free(output) }

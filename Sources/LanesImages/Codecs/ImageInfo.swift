@@ -19,10 +19,14 @@ public struct ImageInfo: Sendable, Hashable {
     public var bitDepth: Int
     /// Whether the file is an interlaced PNG or a progressive JPEG.
     public var isProgressive: Bool
+    /// The layout that holds the stored pixels without loss: grey (with alpha when the PNG has any, tRNS included)
+    /// for grey files, RGBA otherwise; 16-bit for a 16-bit PNG. What ``ImageDecoder/init(keepsStoredLayout:)`` decodes to.
+    public var storedLayout: PixelLayout
 
     /// Creates an info value (mostly useful to test code that consumes one).
     public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation = .up,
-                components: Int = 3, bitDepth: Int = 8, isProgressive: Bool = false) {
+                components: Int = 3, bitDepth: Int = 8, isProgressive: Bool = false,
+                storedLayout: PixelLayout = .rgba8) {
         self.format = format
         self.width = width
         self.height = height
@@ -30,6 +34,7 @@ public struct ImageInfo: Sendable, Hashable {
         self.components = components
         self.bitDepth = bitDepth
         self.isProgressive = isProgressive
+        self.storedLayout = storedLayout
     }
 
     /// Width as displayed, after the orientation is applied.

@@ -18,14 +18,21 @@ extension ImageEncoder {
     public final class PNGStream {
         /// Width and height in pixels.
         public let width: Int, height: Int
+        /// The layout of the rows written (``PixelLayout/rgba8`` unless given).
+        public let layout: PixelLayout
         private var stream: OpaquePointer?
         private let toDescriptor: Bool
 
         /// Starts a PNG of `width` x `height` and writes its header. With `fileDescriptor`, bytes
         /// are written there as they are produced (the descriptor is never closed); without it
         /// they are kept in memory. Throws ``ImageError/invalidArgument(_:)`` for an empty size
-        /// or a level outside 0...9.
-        public init(width: Int, height: Int, hasAlpha: Bool, compressionLevel: Int = 6,
+        /// or a level outside 0...9. Rows are in `layout`: grey layouts write a grey PNG, 16-bit ones a 16-bit PNG;
+        /// `hasAlpha: false` drops the alpha channel of a layout with one.
+        ///
+        /// ```swift
+        /// let deep = try ImageEncoder.PNGStream(width: 640, height: 480, hasAlpha: false, layout: .grey16)
+        /// ```
+        public init(width: Int, height: Int, hasAlpha: Bool, layout: PixelLayout = .rgba8, compressionLevel: Int = 6,
                     filter: PNGFilter = .adaptive, fileDescriptor: Int32? = nil) throws {
             guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
                 throw ImageError.invalidArgument("a PNG stream needs a size of 1...\(Int32.max) per side, got \(width)x\(height)")
@@ -35,11 +42,14 @@ extension ImageEncoder {
             }
             self.width = width
             self.height = height
+            self.layout = layout
             toDescriptor = fileDescriptor != nil
             var message = CodecBridge.messageBuffer()
             var created: OpaquePointer?
-            let status = clanes_png_stream_begin(UInt32(width), UInt32(height), hasAlpha ? 1 : 0, Int32(compressionLevel),
-                                                 filter.flags, fileDescriptor ?? -1, &created, &message, message.count)
+            let status = clanes_png_stream_begin_layout(UInt32(width), UInt32(height), Int32(layout.channels),
+                                                        Int32(layout.bytesPerSample), hasAlpha ? 1 : 0,
+                                                        Int32(compressionLevel), filter.flags, fileDescriptor ?? -1,
+                                                        &created, &message, message.count)
             stream = created
             if let error = CodecBridge.encodeError(status, message) {
                 throw error
@@ -56,14 +66,14 @@ extension ImageEncoder {
         /// Rows encoded so far.
         public var rowsWritten: Int { Int(clanes_png_stream_rows_written(stream)) }
 
-        /// Encodes the next `count` rows, read from `rows` (`width * 4` RGBA bytes each, unless
+        /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
         /// `bytesPerRow` says otherwise). Writing past `height` throws.
         public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int? = nil) throws {
             guard count >= 0, count <= height else {
                 throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row PNG")
             }
             var message = CodecBridge.messageBuffer()
-            let status = clanes_png_stream_write_rows(stream, rows, bytesPerRow ?? width * 4, UInt32(count),
+            let status = clanes_png_stream_write_rows(stream, rows, bytesPerRow ?? width * layout.bytesPerPixel, UInt32(count),
                                                       &message, message.count)
             if let error = CodecBridge.encodeError(status, message) {
                 throw error
@@ -76,9 +86,9 @@ extension ImageEncoder {
         /// try stream.write(rows: 0..<bitmap.height, of: bitmap)
         /// ```
         public func write(rows: Range<Int>, of bitmap: Bitmap) throws {
-            guard bitmap.width == width, rows.lowerBound >= 0, rows.upperBound <= bitmap.height else {
-                throw ImageError.invalidArgument("rows \(rows) of a \(bitmap.width)x\(bitmap.height) bitmap"
-                    + " do not fit a \(width)-pixel-wide PNG stream")
+            guard bitmap.width == width, bitmap.layout == layout, rows.lowerBound >= 0, rows.upperBound <= bitmap.height else {
+                throw ImageError.invalidArgument("rows \(rows) of a \(bitmap.width)x\(bitmap.height) \(bitmap.layout) bitmap"
+                    + " do not fit a \(width)-pixel-wide \(layout) PNG stream")
             }
             if rows.isEmpty { return }
             try bitmap.withUnsafePixels { pixels in

@@ -23,7 +23,8 @@ extension ImageEncoder {
     /// ``encode(_:as:)`` of the output would write RGB). With `fileDescriptor` the bytes are written there as they are
     /// produced (the descriptor is not closed). Once `isCancelled()` is true both stop and it
     /// throws ``ImageError/cancelled``; an encoding or write error stops the processing too
-    /// and is the one thrown. The second thread has always ended when this returns or throws.
+    /// and is the one thrown. The second thread has always ended when this returns or throws. `rowsEncoded(n)` is
+    /// called on the encoding thread each time rows `0..<n` have gone into the PNG (for a progress display).
     ///
     /// ```swift
     /// let result = try ImageEncoder().processAndEncodePNG(photo, with: GaussianBlur(sigma: 8),
@@ -33,9 +34,16 @@ extension ImageEncoder {
     public func processAndEncodePNG(_ bitmap: Bitmap, with processor: some RowStreamingProcessor,
                                     compressionLevel: Int = 6, filter: PNGFilter = .adaptive,
                                     fileDescriptor: Int32? = nil,
-                                    isCancelled: @Sendable () -> Bool = { false }) throws -> StreamedPNG {
+                                    isCancelled: @Sendable () -> Bool = { false },
+                                    rowsEncoded: @escaping @Sendable (Int) -> Void = { _ in }) throws -> StreamedPNG {
         guard (0...9).contains(compressionLevel) else {
             throw ImageError.invalidArgument("PNG compression level \(compressionLevel) is not 0...9")
+        }
+        guard bitmap.layout == .rgba8 else {
+            // Other layouts are processed whole (through RGBA8, see processedAsRGBA8), then streamed out in theirs.
+            return try Self.processThenEncodePNG(bitmap, with: processor, compressionLevel: compressionLevel,
+                                                 filter: filter, fileDescriptor: fileDescriptor, isCancelled: isCancelled,
+                                                 rowsEncoded: rowsEncoded)
         }
         let hasAlpha = bitmap.withUnsafePixels { !BlurEngine.isOpaque($0.baseAddress!, count: bitmap.pixelCount) }
         let handoff = RowHandoff()
@@ -46,7 +54,8 @@ extension ImageEncoder {
             let encoder = Thread {
                 handoff.consumerFinished(Self.encodeRows(rows, width: width, height: height, hasAlpha: hasAlpha,
                                                          level: compressionLevel, filter: filter,
-                                                         fileDescriptor: fileDescriptor, handoff: handoff))
+                                                         fileDescriptor: fileDescriptor, handoff: handoff,
+                                                         rowsEncoded: rowsEncoded))
             }
             encoder.name = "lanes png encoder"
             encoder.start()
@@ -69,10 +78,28 @@ extension ImageEncoder {
         return StreamedPNG(bitmap: output, data: data, byteCount: byteCount)
     }
 
+    /// ``processAndEncodePNG(_:with:compressionLevel:filter:fileDescriptor:isCancelled:)`` for a bitmap that is not
+    /// RGBA8: no overlap, the output keeps the input's channels (and alpha only when the input has any).
+    private static func processThenEncodePNG(_ bitmap: Bitmap, with processor: some RowStreamingProcessor,
+                                             compressionLevel: Int, filter: PNGFilter, fileDescriptor: Int32?,
+                                             isCancelled: @Sendable () -> Bool,
+                                             rowsEncoded: @Sendable (Int) -> Void) throws -> StreamedPNG {
+        let output = try processor.process(bitmap, isCancelled: isCancelled)
+        let stream = try PNGStream(width: output.width, height: output.height, hasAlpha: output.layout.hasAlpha,
+                                   layout: output.layout, compressionLevel: compressionLevel, filter: filter,
+                                   fileDescriptor: fileDescriptor)
+        for start in stride(from: 0, to: output.height, by: 64) {
+            try stream.write(rows: start..<min(start + 64, output.height), of: output)
+            rowsEncoded(min(start + 64, output.height))
+        }
+        let data = try stream.finish()
+        return StreamedPNG(bitmap: output, data: data, byteCount: stream.byteCount)
+    }
+
     /// The encoder thread's work: rows go to a ``PNGStream`` as `handoff` publishes them.
     private static func encodeRows(_ rows: SharedRows, width: Int, height: Int, hasAlpha: Bool, level: Int,
-                                   filter: PNGFilter, fileDescriptor: Int32?,
-                                   handoff: RowHandoff) -> Result<(Data, Int), any Error> {
+                                   filter: PNGFilter, fileDescriptor: Int32?, handoff: RowHandoff,
+                                   rowsEncoded: @Sendable (Int) -> Void) -> Result<(Data, Int), any Error> {
         Result {
             let stream = try PNGStream(width: width, height: height, hasAlpha: hasAlpha, compressionLevel: level,
                                        filter: filter, fileDescriptor: fileDescriptor)
@@ -81,6 +108,7 @@ extension ImageEncoder {
                 guard let ready = handoff.waitForRows(after: done) else { throw ImageError.cancelled }
                 try stream.write(rows: rows.base + done * width * 4, count: ready - done)
                 done = ready
+                rowsEncoded(done)
             }
             let data = try stream.finish()
             return (data, stream.byteCount)

@@ -104,22 +104,14 @@ extension ImagePipeline {
         }
     }
 
-    /// The bytes a decode allocates: the decoded pixels (at the JPEG DCT scale used) and the resized result.
+    /// The bytes a decode holds (``ImageDecoder/workingSetBytes(for:targetSize:)``: the result, and for a resized
+    /// decode the decoder's rows and the resize's ring, never the whole decoded image).
     /// Zero when the header cannot be read or is over the limit: the decoder then fails before allocating.
     static func decodeCost(of data: Data, size: TargetSize?, maxPixels: Int) -> Int {
         guard let info = try? ImageDecoder().probe(data), let pixels = info.pixelCount, pixels <= maxPixels else {
             return 0
         }
-        guard let size else { return pixels * 4 }
-        let fitted = size.fittedSize(width: info.displayWidth, height: info.displayHeight)
-        var decoded = pixels
-        if info.format == .jpeg {
-            let stored = info.orientation.swapsDimensions ? (fitted.height, fitted.width) : fitted
-            let denominator = ImageDecoder.jpegScaleDenominator(
-                width: info.width, height: info.height, targetWidth: stored.0, targetHeight: stored.1)
-            decoded = (info.width + denominator - 1) / denominator * ((info.height + denominator - 1) / denominator)
-        }
-        return (decoded + fitted.width * fitted.height) * 4
+        return ImageDecoder.workingSetBytes(for: info, targetSize: size)
     }
 
     // MARK: Process
@@ -143,7 +135,7 @@ extension ImagePipeline {
 
     private func process(_ bitmap: Bitmap, chain: ProcessorChain, stage: Stage<Bitmap>) {
         let counters = self.counters
-        withRoom(bitmap.byteCount * 2, for: stage) { reservation in
+        withRoom(chain.workingSetBytes(for: bitmap), for: stage) { reservation in
             let control = stage.control
             let priority = control.priority
             let item = self.processQueue.add(label: stage.key.label, priority: priority) { context in

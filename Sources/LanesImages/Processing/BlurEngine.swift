@@ -72,65 +72,123 @@ struct BlurEngine {
     func blur(source: UnsafePointer<UInt8>, destination: UnsafeMutablePointer<UInt8>, rows: Range<Int>,
               isCancelled: () -> Bool, interleave: Bool, rowsCompleted: (Int) throws -> Void = { _ in }) throws {
         if rows.isEmpty { return }
-        let radius = kernel.radius
-        let ringSize = 2 * radius + 1
+        let rings = Rings(engine: self, interleaved: interleave && ringBytes(interleaved: true) <= Self.interleavedRingBudget,
+                          firstRow: rows.lowerBound)
+        let rowBytes = width * 4
+        try blur(sourceRow: { source + $0 * rowBytes }, destinationRow: { destination + $0 * rowBytes }, rows: rows,
+                 rings: rings, isCancelled: isCancelled, rowsCompleted: rowsCompleted)
+    }
+
+    /// What the whole-bitmap blur (`interleave: false`, RGBA: the larger case) allocates besides its output.
+    static func wholeBitmapScratchBytes(sigma: Double, width: Int, height: Int) -> Int {
+        let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: width, height: height, opaque: false)
+        let strip = min(width, stripWidth)
+        return engine.ringBytes(interleaved: false) + (strip + 2 * engine.kernel.radius) * 16 + 16
+    }
+
+    /// Bytes of the rings: `2r + 1` rows of floats per strip (all strips when `interleaved`).
+    func ringBytes(interleaved: Bool) -> Int {
         let strip = min(width, Self.stripWidth)
         let stripCount = (width + strip - 1) / strip
-        let pixelBytes = channels * MemoryLayout<Float>.size
-        let rowBytes = (strip * pixelBytes + 63) & ~63
-        let interleaved = interleave
-            && stripCount * ringSize * rowBytes <= Self.interleavedRingBudget
-        let rings = interleaved ? stripCount : 1
-        // One extra SIMD4 of slack: 3-channel pixels are loaded and stored 4 floats at a time.
-        let padded = UnsafeMutableRawPointer.allocate(byteCount: (strip + 2 * radius) * pixelBytes + 16, alignment: 64)
-        defer { padded.deallocate() }
-        let ringMemory = UnsafeMutableRawPointer.allocate(byteCount: rings * ringSize * rowBytes, alignment: 64)
-        defer { ringMemory.deallocate() }
-        let taps = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: ringSize)
-        defer { taps.deallocate() }
-        // Per strip: source rows before it are already blurred horizontally into the strip's ring.
-        var nextRows = [Int](repeating: max(rows.lowerBound - radius, 0), count: stripCount)
-        let band = interleaved ? Self.progressBand : rows.count
+        let rowBytes = (strip * channels * MemoryLayout<Float>.size + 63) & ~63
+        return (interleaved ? stripCount : 1) * (2 * kernel.radius + 1) * rowBytes
+    }
+
+    /// The rings of horizontally blurred rows and the scratch rows of one blur, kept across calls
+    /// so a stream can blur band after band (``BlurRows``). `interleaved`: one ring per strip.
+    final class Rings {
+        let strip: Int, stripCount: Int, ringSize: Int, rowBytes: Int
+        let interleaved: Bool
+        let padded: UnsafeMutableRawPointer
+        let memory: UnsafeMutableRawPointer
+        let taps: UnsafeMutablePointer<UnsafeRawPointer>
+        /// Per strip: source rows before it are already blurred horizontally into the strip's ring.
+        var nextRows: [Int]
+        /// Bytes these buffers hold.
+        let byteCount: Int
+
+        init(engine: BlurEngine, interleaved: Bool, firstRow: Int) {
+            let radius = engine.kernel.radius
+            strip = min(engine.width, BlurEngine.stripWidth)
+            stripCount = (engine.width + strip - 1) / strip
+            ringSize = 2 * radius + 1
+            let pixelBytes = engine.channels * MemoryLayout<Float>.size
+            rowBytes = (strip * pixelBytes + 63) & ~63
+            self.interleaved = interleaved
+            // One extra SIMD4 of slack: 3-channel pixels are loaded and stored 4 floats at a time.
+            let paddedBytes = (strip + 2 * radius) * pixelBytes + 16
+            padded = UnsafeMutableRawPointer.allocate(byteCount: paddedBytes, alignment: 64)
+            let ringBytes = engine.ringBytes(interleaved: interleaved)
+            memory = UnsafeMutableRawPointer.allocate(byteCount: ringBytes, alignment: 64)
+            taps = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: ringSize)
+            nextRows = [Int](repeating: max(firstRow - radius, 0), count: stripCount)
+            byteCount = paddedBytes + ringBytes
+        }
+
+        deinit {
+            padded.deallocate()
+            memory.deallocate()
+            taps.deallocate()
+        }
+    }
+
+    /// The general form: source row `y` is `sourceRow(y)` (asked for in increasing order within each strip, never
+    /// below `y - r` of the output row being made), destination row `y` is `destinationRow(y)`. Successive calls with
+    /// the same interleaved `rings` continue where the last one stopped (`rows` must then follow on).
+    func blur(sourceRow: (Int) throws -> UnsafePointer<UInt8>, destinationRow: (Int) -> UnsafeMutablePointer<UInt8>,
+              rows: Range<Int>, rings: Rings, isCancelled: () -> Bool,
+              skipRow: ((Int) -> Bool)? = nil, rowsCompleted: (Int) throws -> Void = { _ in }) throws {
+        if rows.isEmpty { return }
+        let radius = kernel.radius
+        let ringSize = rings.ringSize, rowBytes = rings.rowBytes, strip = rings.strip
+        let padded = rings.padded, taps = rings.taps
+        let band = rings.interleaved ? Self.progressBand : rows.count
+        if !rings.interleaved {
+            rings.nextRows = [Int](repeating: max(rows.lowerBound - radius, 0), count: rings.stripCount)
+        }
 
         try kernel.weights.withUnsafeBufferPointer { weightBuffer in
             let weights = weightBuffer.baseAddress!
             var bandStart = rows.lowerBound
             while bandStart < rows.upperBound {
                 let bandEnd = min(bandStart + band, rows.upperBound)
-                for stripIndex in 0..<stripCount {
+                for stripIndex in 0..<rings.stripCount {
                     let x0 = stripIndex * strip
                     let count = min(strip, width - x0)
                     let floats = count * channels
-                    let ring = ringMemory + (interleaved ? stripIndex * ringSize * rowBytes : 0)
+                    let ring = rings.memory + (rings.interleaved ? stripIndex * ringSize * rowBytes : 0)
                     func slot(_ row: Int) -> UnsafeMutableRawPointer {
                         ring + (row % ringSize) * rowBytes
                     }
-                    var nextRow = nextRows[stripIndex]
+                    if !rings.interleaved && stripIndex > 0 {
+                        rings.nextRows[stripIndex] = max(rows.lowerBound - radius, 0)
+                    }
+                    var nextRow = rings.nextRows[stripIndex]
                     for y in bandStart..<bandEnd {
                         if (y - rows.lowerBound) % Self.bandHeight == 0 && isCancelled() {
                             throw ImageError.cancelled
                         }
                         let needed = min(y + radius, height - 1)
                         while nextRow <= needed {
-                            loadPadded(row: source + nextRow * width * 4, x0: x0, count: count,
-                                       radius: radius, into: padded)
+                            loadPadded(row: try sourceRow(nextRow), x0: x0, count: count, radius: radius, into: padded)
                             Self.horizontal(padded: UnsafeRawPointer(padded), floats: floats, stride: channels,
                                             weights: weights, radius: radius, into: slot(nextRow))
                             nextRow += 1
                         }
+                        if let skipRow, skipRow(y) { continue }
                         for k in -radius...radius {
                             taps[k + radius] = UnsafeRawPointer(slot(min(max(y + k, 0), height - 1)))
                         }
                         Self.vertical(taps: taps + radius, floats: floats, weights: weights, radius: radius,
                                       into: padded)
-                        let out = destination + (y * width + x0) * 4
+                        let out = destinationRow(y) + x0 * 4
                         if channels == 4 {
                             Self.packRGBA(UnsafeRawPointer(padded), count: count, into: out)
                         } else {
                             Self.packRGB(UnsafeRawPointer(padded), count: count, into: out)
                         }
                     }
-                    nextRows[stripIndex] = nextRow
+                    rings.nextRows[stripIndex] = nextRow
                 }
                 try rowsCompleted(bandEnd)
                 bandStart = bandEnd

@@ -21,6 +21,12 @@ public struct GaussianBlur: ImageProcessor {
 
     public var identifier: String { "gaussianBlur(sigma=\(identifierNumber(sigma)))" }
 
+    /// The output and the blur's rings (one ring of `2r + 1` Float rows of a 256-pixel strip, and a padded row).
+    public func workingSetBytes(for bitmap: Bitmap) -> Int {
+        guard sigma > 0 else { return 0 }
+        return bitmap.byteCount + BlurEngine.wholeBitmapScratchBytes(sigma: sigma, width: bitmap.width, height: bitmap.height)
+    }
+
     /// The kernel radius in pixels: `ceil(3σ)` (at least 1), or 0 when sigma is 0.
     ///
     /// ```swift
@@ -31,6 +37,9 @@ public struct GaussianBlur: ImageProcessor {
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
         if isCancelled() { throw ImageError.cancelled }
         guard sigma > 0 else { return bitmap }
+        guard bitmap.layout == .rgba8 else {  // grey stays grey, 16 bits become 8 (see processedAsRGBA8)
+            return try bitmap.processedAsRGBA8 { try process($0, isCancelled: isCancelled) }
+        }
         return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
             try render(bitmap, into: destination, isCancelled: isCancelled, interleave: false)
         }
@@ -38,6 +47,7 @@ public struct GaussianBlur: ImageProcessor {
 
     public func process(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
                         isCancelled: @Sendable () -> Bool, rowsCompleted: (Int) -> Void) throws {
+        precondition(bitmap.layout == .rgba8, "streamed processing takes RGBA8, not \(bitmap.layout)")
         precondition(destination.count >= bitmap.byteCount, "the destination holds \(destination.count) bytes, not \(bitmap.byteCount)")
         if isCancelled() { throw ImageError.cancelled }
         guard sigma > 0 else {

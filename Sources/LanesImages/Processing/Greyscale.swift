@@ -31,22 +31,42 @@ public struct Greyscale: ImageProcessor {
 
     public var identifier: String { "greyscale(\(coefficients.rawValue))" }
 
+    /// Keeps the layout: a grey bitmap is returned as it is, a colour one stays RGBA (red = green = blue = luma, alpha
+    /// kept) at its own depth, so a 16-bit image stays 16-bit. (`Bitmap.converted(to: .grey8)` makes it one channel.)
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
+        if bitmap.layout.isGrey {
+            if isCancelled() { throw ImageError.cancelled }
+            return bitmap
+        }
         let (wr, wg, wb) = coefficients.fixedPoint
-        let rowBytes = bitmap.bytesPerRow
-        return try bitmap.withUnsafePixels { source in
-            try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
+        let rowSamples = bitmap.width * 4, bytes = bitmap.layout.bytesPerSample
+        return try bitmap.withUnsafePixels { input in
+            try Bitmap(width: bitmap.width, height: bitmap.height, layout: bitmap.layout) { output in
+                let source = UnsafeRawPointer(input.baseAddress!)
+                let destination = UnsafeMutableRawPointer(output.baseAddress!)
                 for y in 0..<bitmap.height {
                     if y % Resampler.bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
-                    let row = y * rowBytes
-                    for i in stride(from: row, to: row + rowBytes, by: 4) {
-                        let luma = (wr * UInt32(source[i]) + wg * UInt32(source[i + 1])
-                            + wb * UInt32(source[i + 2]) + 32768) >> 16
-                        let grey = UInt8(truncatingIfNeeded: luma)
-                        destination[i] = grey
-                        destination[i + 1] = grey
-                        destination[i + 2] = grey
-                        destination[i + 3] = source[i + 3]
+                    let row = y * rowSamples
+                    for i in stride(from: row, to: row + rowSamples, by: 4) {
+                        if bytes == 1 {
+                            let luma = (wr * UInt32(source.load(fromByteOffset: i, as: UInt8.self))
+                                + wg * UInt32(source.load(fromByteOffset: i + 1, as: UInt8.self))
+                                + wb * UInt32(source.load(fromByteOffset: i + 2, as: UInt8.self)) + 32768) >> 16
+                            let grey = UInt8(truncatingIfNeeded: luma)
+                            destination.storeBytes(of: grey, toByteOffset: i, as: UInt8.self)
+                            destination.storeBytes(of: grey, toByteOffset: i + 1, as: UInt8.self)
+                            destination.storeBytes(of: grey, toByteOffset: i + 2, as: UInt8.self)
+                            destination.storeBytes(of: source.load(fromByteOffset: i + 3, as: UInt8.self),
+                                                   toByteOffset: i + 3, as: UInt8.self)
+                        } else {
+                            let r = UInt64(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+                            let g = UInt64(source.loadUnaligned(fromByteOffset: i * 2 + 2, as: UInt16.self))
+                            let b = UInt64(source.loadUnaligned(fromByteOffset: i * 2 + 4, as: UInt16.self))
+                            let grey = UInt16(truncatingIfNeeded: (UInt64(wr) * r + UInt64(wg) * g + UInt64(wb) * b + 32768) >> 16)
+                            for k in 0..<3 { destination.storeBytes(of: grey, toByteOffset: i * 2 + k * 2, as: UInt16.self) }
+                            destination.storeBytes(of: source.loadUnaligned(fromByteOffset: i * 2 + 6, as: UInt16.self),
+                                                   toByteOffset: i * 2 + 6, as: UInt16.self)
+                        }
                     }
                 }
             }

@@ -78,21 +78,8 @@ enum Resampler {
         try bitmap.withUnsafePixels { source in
             for y in 0..<sourceHeight {
                 if y % bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
-                let sourceRow = source.baseAddress! + y * sourceWidth * 4
-                for x in 0..<sourceWidth {
-                    row[x] = premultiplied(sourceRow + x * 4)
-                }
-                let out = middle.baseAddress! + y * width
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    for i in 0..<width {
-                        var sum = SIMD4<Float>()
-                        let start = horizontal.first[i], base = horizontal.offset[i]
-                        for k in 0..<horizontal.count[i] {
-                            sum += row[start + k] * weights[base + k]
-                        }
-                        out[i] = sum
-                    }
-                }
+                horizontalRow(source.baseAddress! + y * sourceWidth * 4, sourceWidth: sourceWidth, axis: horizontal,
+                              scratch: row.baseAddress!, into: middle.baseAddress! + y * width)
             }
         }
         // Pass 2: vertical, straight into the result.
@@ -108,6 +95,39 @@ enum Resampler {
                             sum += middle[(start + k) * width + x] * weights[base + k]
                         }
                         storeUnpremultiplied(sum, to: out + x * 4)
+                    }
+                }
+            }
+        }
+    }
+
+    /// One source row (`sourceWidth` RGBA8 pixels) premultiplied into `scratch` and resampled along `axis` into
+    /// `out` (`axis`'s destination count of premultiplied Float pixels). Shared by the whole-bitmap and banded resize.
+    @inline(__always)
+    static func horizontalRow(_ sourceRow: UnsafePointer<UInt8>, sourceWidth: Int, axis: Axis, opaque: Bool = false,
+                              scratch row: UnsafeMutablePointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+        if opaque { // alpha 255: premultiplying multiplies by exactly 1, so this is the same value, cheaper
+            for x in 0..<sourceWidth {
+                let p = sourceRow + x * 4
+                row[x] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 255)
+            }
+        } else {
+            for x in 0..<sourceWidth {
+                row[x] = premultiplied(sourceRow + x * 4)
+            }
+        }
+        axis.weights.withUnsafeBufferPointer { weights in
+            axis.first.withUnsafeBufferPointer { first in
+                axis.offset.withUnsafeBufferPointer { offset in
+                    axis.count.withUnsafeBufferPointer { count in
+                        for i in 0..<first.count {
+                            var sum = SIMD4<Float>()
+                            let start = first[i], base = offset[i]
+                            for k in 0..<count[i] {
+                                sum += row[start + k] * weights[base + k]
+                            }
+                            out[i] = sum
+                        }
                     }
                 }
             }

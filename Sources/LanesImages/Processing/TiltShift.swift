@@ -37,6 +37,12 @@ public struct TiltShift: ImageProcessor {
             + ",transition=\(identifierNumber(transition)),sigma=\(identifierNumber(sigma)))"
     }
 
+    /// The output and the blur's rings (see ``GaussianBlur/workingSetBytes(for:)``).
+    public func workingSetBytes(for bitmap: Bitmap) -> Int {
+        guard sigma > 0 else { return 0 }
+        return bitmap.byteCount + BlurEngine.wholeBitmapScratchBytes(sigma: sigma, width: bitmap.width, height: bitmap.height)
+    }
+
     /// How blurred row `y` of an image `height` rows tall is: 0 = original, 1 = fully blurred.
     ///
     /// ```swift
@@ -55,6 +61,9 @@ public struct TiltShift: ImageProcessor {
         if isCancelled() { throw ImageError.cancelled }
         let weights = blendWeights(height: bitmap.height)
         guard sigma > 0, weights.contains(where: { $0 > 0 }) else { return bitmap }
+        guard bitmap.layout == .rgba8 else {  // grey stays grey, 16 bits become 8 (see processedAsRGBA8)
+            return try bitmap.processedAsRGBA8 { try process($0, isCancelled: isCancelled) }
+        }
         return try Bitmap(width: bitmap.width, height: bitmap.height) { destination in
             try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled, interleave: false)
         }
@@ -62,6 +71,7 @@ public struct TiltShift: ImageProcessor {
 
     public func process(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
                         isCancelled: @Sendable () -> Bool, rowsCompleted: (Int) -> Void) throws {
+        precondition(bitmap.layout == .rgba8, "streamed processing takes RGBA8, not \(bitmap.layout)")
         precondition(destination.count >= bitmap.byteCount, "the destination holds \(destination.count) bytes, not \(bitmap.byteCount)")
         if isCancelled() { throw ImageError.cancelled }
         let weights = blendWeights(height: bitmap.height)
@@ -75,7 +85,7 @@ public struct TiltShift: ImageProcessor {
     }
 
     /// Blend weights in 1/256 units, per row.
-    private func blendWeights(height: Int) -> [Int] {
+    func blendWeights(height: Int) -> [Int] {
         (0..<height).map { y in Int((blurAmount(row: y, height: height) * 256).rounded()) }
     }
 

@@ -1,0 +1,60 @@
+/*
+ * clanes_rows.h — PNG and JPEG decoding a few rows at a time (libpng row reading, libjpeg scanlines).
+ *
+ * A row decoder reads its input from memory or from a file descriptor (pread from offset 0, so
+ * the descriptor's own offset is untouched and nothing beyond a small read buffer is held) and
+ * hands out rows top to bottom. What it holds besides libpng's/libjpeg's own state:
+ *   - a non-interlaced PNG: one row (libpng's previous-row buffer for unfiltering);
+ *   - an interlaced (Adam7) PNG: the whole image, decoded at the first read — a row is only final
+ *     after the last of the seven passes, so interlacing truly needs a whole bitmap;
+ *   - a JPEG: libjpeg's strip of one iMCU row (8 or 16 rows; a progressive JPEG also keeps its
+ *     whole coefficient image, about 2 bytes per sample, as libjpeg must), plus one CMYK row.
+ * Rows come out in the layout reported at open (today RGBA8, the whole decoders' transforms).
+ */
+#ifndef CLANES_ROWS_H
+#define CLANES_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct clanes_row_decoder clanes_row_decoder;
+
+/* What the decoder delivers. */
+typedef struct clanes_row_layout {
+    uint32_t width;            /* output width (a JPEG's DCT-scaled width) */
+    uint32_t height;           /* output height */
+    int32_t channels;          /* samples per pixel in the rows handed out (4: R G B A) */
+    int32_t bytes_per_sample;  /* 1 */
+    int32_t whole_image;       /* 1 when the decoder holds the whole image (interlaced PNG) */
+    int32_t opaque;            /* 1 when every alpha is 255 (a JPEG; a PNG without alpha or tRNS) */
+    size_t held_bytes;         /* the decoder's own row/strip/image buffers (not the encoded input) */
+} clanes_row_layout;
+
+/*
+ * Opens a decoder on `data`/`size` (memory; fd must be -1) or on `fd` (data NULL; `size` is the file size).
+ * `format` is CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG; `scale_denom` (1, 2, 4, 8) scales a JPEG in the
+ * DCT domain and must be 1 for PNG. On success *decoder receives it (destroy it in all cases).
+ */
+int32_t clanes_row_decoder_open(const uint8_t *data, size_t size, int fd, int32_t format, int32_t scale_denom,
+                                clanes_row_decoder **decoder, clanes_row_layout *layout,
+                                char *message, size_t message_capacity);
+
+/* Decodes the next `count` rows into `rows` (`bytes_per_row` apart). Past the last row is an error. */
+int32_t clanes_row_decoder_read(clanes_row_decoder *decoder, uint8_t *rows, size_t bytes_per_row, uint32_t count,
+                                char *message, size_t message_capacity);
+
+/* Rows handed out so far. */
+uint32_t clanes_row_decoder_rows_read(const clanes_row_decoder *decoder);
+
+/* Frees the decoder (NULL is allowed). Never closes the descriptor. */
+void clanes_row_decoder_destroy(clanes_row_decoder *decoder);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLANES_ROWS_H */

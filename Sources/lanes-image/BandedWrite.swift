@@ -1,0 +1,105 @@
+import Foundation
+import LanesImages
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
+/// resized, blurred and tilt-shifted by row stages, and the rows are PNG-encoded, on a second thread band by band,
+/// straight into the temporary output file (a JPEG output collects the final rows into one bitmap, as libjpeg's whole
+/// encoder needs). Nothing holds the decoded image. Not banded (nil from ``prepare(_:plan:maxPixels:)``,
+/// and the job takes the whole-bitmap path): `--greyscale`, non-file inputs, grey or 16-bit files (they keep their
+/// layout, and the stages work in 8-bit RGBA), and an Exif orientation other than "up", since flipping the row order
+/// or transposing needs the whole image.
+final class BandedWrite {
+    let chain: any RowSource
+    let decoder: ImageRowDecoder
+    private let descriptor: Int32
+    private let plan: ProcessingPlan
+
+    /// Rows moved from the last stage to the encoder per call.
+    static let chunkRows = 64
+
+    private init(chain: any RowSource, decoder: ImageRowDecoder, descriptor: Int32, plan: ProcessingPlan) {
+        self.chain = chain
+        self.decoder = decoder
+        self.descriptor = descriptor
+        self.plan = plan
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The chain for `job`, or nil when the job must take the whole-bitmap path.
+    static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int,
+                        isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
+        guard job.source.isFileURL, !plan.greyscale else { return nil }
+        let descriptor = open(job.source.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
+        do {
+            let info = try ImageRowDecoder.probe(fileDescriptor: descriptor)
+            // Grey and 16-bit files keep their layout through the whole-bitmap path (the stages work in RGBA8).
+            guard info.orientation == .up, info.storedLayout == .rgba8 else {
+                close(descriptor)
+                return nil
+            }
+            var denominator = 1
+            var target: (width: Int, height: Int)?
+            if let size = plan.targetSize {
+                let fitted = size.fittedSize(width: info.width, height: info.height)
+                target = fitted
+                if info.format == .jpeg {
+                    denominator = ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height,
+                                                                    targetWidth: fitted.width, targetHeight: fitted.height)
+                }
+            }
+            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator, maxPixels: maxPixels)
+            var source: any RowSource = decoder
+            if let target, target.width != source.width || target.height != source.height {
+                source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
+            }
+            if let sigma = plan.blurSigma {
+                source = try BlurRows(source, sigma: sigma, isCancelled: isCancelled)
+            }
+            if plan.tiltShift {
+                source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
+            }
+            return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// What the run holds at its peak: every stage's rings and windows, the decoder's rows, the encoder's two bands
+    /// (or, for a JPEG output, the whole output bitmap). The budget reservation.
+    var heldBytes: Int {
+        let output = plan.format == .png ? 2 * Self.chunkRows * chain.bytesPerRow : chain.height * chain.bytesPerRow
+        return chain.retainedBytesInChain + output
+    }
+
+    /// Runs the chain into `url` through a temporary file; returns the size and the file's bytes. `rowsDone(n)` hears
+    /// after every band that `n` output rows are done (the progress bar).
+    func write(to url: URL, rowsDone: @escaping (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
+        let chain = ReportingRows(self.chain, rowsDone: rowsDone)
+        let width = chain.width, height = chain.height
+        if plan.format != .png {
+            let bitmap = try Bitmap(readingAllRowsOf: chain)
+            let data = try ImageEncoder().encode(bitmap, as: plan.encoderFormat)
+            try writeAtomically(data, to: url)
+            return (width, height, data.count)
+        }
+        let bytes = try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
+            let output = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            guard output >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+            defer { close(output) }
+            // Decode + process on this thread, PNG encoding on a second one, band by band.
+            return try ImageEncoder().encodePNG(rowsOf: chain, compressionLevel: plan.compression, filter: plan.pngFilter,
+                                                fileDescriptor: output, bandRows: Self.chunkRows).byteCount
+        }
+        return (width, height, bytes)
+    }
+}
