@@ -2,7 +2,7 @@ import LanesImages
 
 /// Passes rows through from `upstream` unchanged, telling `rowsDone` how many have been read after every read: the
 /// progress bar's view of a banded job (the last stage's rows are the output rows).
-final class ReportingRows: RowSource {
+final class ReportingRows: RowStage {
     let upstream: any RowSource
     private let rowsDone: (Int) -> Void
 

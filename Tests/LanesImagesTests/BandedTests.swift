@@ -154,6 +154,18 @@ import Testing
         #expect(held < info.width * info.height * 4 / 4) // far below the whole decoded image
     }
 
+    /// The process stage reserves what the processors hold: their output and their rings, not a second image.
+    @Test func processorWorkingSetsAreWhatTheyHold() {
+        let bitmap = Bitmap(width: 2000, height: 1500, filledWith: .white)
+        let blur = GaussianBlur(sigma: 8).workingSetBytes(for: bitmap)
+        #expect(blur > bitmap.byteCount && blur < bitmap.byteCount + (1 << 20)) // rings: 49 rows of a 256-px strip
+        #expect(TiltShift().workingSetBytes(for: bitmap) < blur)                  // σ 6: a smaller ring
+        #expect(Resize(width: 1000).workingSetBytes(for: bitmap) == 1000 * 750 * 4 + 1000 * 1500 * 16 + 2000 * 16)
+        #expect(Greyscale().workingSetBytes(for: bitmap) == bitmap.byteCount)
+        #expect(ProcessorChain(GaussianBlur(sigma: 8), Greyscale()).workingSetBytes(for: bitmap) == 2 * bitmap.byteCount)
+        #expect(GaussianBlur(sigma: 0).workingSetBytes(for: bitmap) == 0)
+    }
+
     @Test func truncatedAndHostileRowsFailCleanly() throws {
         let data = try Fixture.data("chelsea.png")
         let cut = try ImageRowDecoder(data: data.prefix(data.count / 2))

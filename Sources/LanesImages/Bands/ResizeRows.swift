@@ -20,6 +20,10 @@ public final class ResizeRows: RowStage {
     private let ring: UnsafeMutablePointer<SIMD4<Float>>
     private let scratch: UnsafeMutablePointer<SIMD4<Float>>
     private let input: UnsafeMutablePointer<UInt8>
+    /// The ring rows of one output row's taps.
+    private let tapRows: UnsafeMutablePointer<UnsafePointer<SIMD4<Float>>>
+    /// Whether the upstream is known to be opaque (premultiplying is then skipped: it multiplies by 1).
+    private let opaque: Bool
     /// Upstream rows `0..<loaded` are in the ring (the last `ringRows` of them).
     private var loaded = 0
     private let isCancelled: () -> Bool
@@ -38,12 +42,15 @@ public final class ResizeRows: RowStage {
         ring = .allocate(capacity: ringRows * width)
         scratch = .allocate(capacity: upstream.width)
         input = .allocate(capacity: upstream.width * 4)
+        tapRows = .allocate(capacity: ringRows)
+        opaque = BlurRows.isOpaque(upstream)
     }
 
     deinit {
         ring.deallocate()
         scratch.deallocate()
         input.deallocate()
+        tapRows.deallocate()
     }
 
     public func readRows(_ count: Int, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws {
@@ -60,15 +67,18 @@ public final class ResizeRows: RowStage {
                 let start = vertical.first[y], base = vertical.offset[y], taps = vertical.count[y]
                 while loaded < start + taps {
                     try upstream.readRows(1, into: input, bytesPerRow: upstream.width * 4)
-                    Resampler.horizontalRow(input, sourceWidth: upstream.width, axis: horizontal, scratch: scratch,
-                                            into: ring + (loaded % ringRows) * width)
+                    Resampler.horizontalRow(input, sourceWidth: upstream.width, axis: horizontal, opaque: opaque,
+                                            scratch: scratch, into: ring + (loaded % ringRows) * width)
                     loaded += 1
                 }
                 let row = out + (y - rowsRead) * bytesPerRow
+                for k in 0..<taps {
+                    tapRows[k] = UnsafePointer(ring + ((start + k) % ringRows) * width)
+                }
                 for x in 0..<width {
                     var sum = SIMD4<Float>()
                     for k in 0..<taps {
-                        sum += ring[((start + k) % ringRows) * width + x] * weights[base + k]
+                        sum += tapRows[k][x] * weights[base + k]
                     }
                     Resampler.storeUnpremultiplied(sum, to: row + x * 4)
                 }

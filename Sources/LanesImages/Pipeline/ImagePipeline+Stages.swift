@@ -135,7 +135,7 @@ extension ImagePipeline {
 
     private func process(_ bitmap: Bitmap, chain: ProcessorChain, stage: Stage<Bitmap>) {
         let counters = self.counters
-        withRoom(bitmap.byteCount * 2, for: stage) { reservation in
+        withRoom(chain.workingSetBytes(for: bitmap), for: stage) { reservation in
             let control = stage.control
             let priority = control.priority
             let item = self.processQueue.add(label: stage.key.label, priority: priority) { context in

@@ -79,6 +79,13 @@ struct BlurEngine {
                  rings: rings, isCancelled: isCancelled, rowsCompleted: rowsCompleted)
     }
 
+    /// What the whole-bitmap blur (`interleave: false`, RGBA: the larger case) allocates besides its output.
+    static func wholeBitmapScratchBytes(sigma: Double, width: Int, height: Int) -> Int {
+        let engine = BlurEngine(kernel: GaussianKernel(sigma: sigma), width: width, height: height, opaque: false)
+        let strip = min(width, stripWidth)
+        return engine.ringBytes(interleaved: false) + (strip + 2 * engine.kernel.radius) * 16 + 16
+    }
+
     /// Bytes of the rings: `2r + 1` rows of floats per strip (all strips when `interleaved`).
     func ringBytes(interleaved: Bool) -> Int {
         let strip = min(width, Self.stripWidth)

@@ -21,6 +21,12 @@ public struct GaussianBlur: ImageProcessor {
 
     public var identifier: String { "gaussianBlur(sigma=\(identifierNumber(sigma)))" }
 
+    /// The output and the blur's rings (one ring of `2r + 1` Float rows of a 256-pixel strip, and a padded row).
+    public func workingSetBytes(for bitmap: Bitmap) -> Int {
+        guard sigma > 0 else { return 0 }
+        return bitmap.byteCount + BlurEngine.wholeBitmapScratchBytes(sigma: sigma, width: bitmap.width, height: bitmap.height)
+    }
+
     /// The kernel radius in pixels: `ceil(3σ)` (at least 1), or 0 when sigma is 0.
     ///
     /// ```swift

@@ -23,6 +23,19 @@ public protocol ImageProcessor: Sendable {
 
     /// The processed bitmap. Throws ``ImageError/cancelled`` once `isCancelled()` is true.
     func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap
+
+    /// The bytes `process` holds for `bitmap` at its peak, besides the input: what a pipeline reserves from its
+    /// ``MemoryBudget`` before running it. The default is one output of the input's size.
+    ///
+    /// ```swift
+    /// GaussianBlur(sigma: 8).workingSetBytes(for: photo)   // the output plus the blur's rings
+    /// ```
+    func workingSetBytes(for bitmap: Bitmap) -> Int
+}
+
+extension ImageProcessor {
+    /// One output of the input's size.
+    public func workingSetBytes(for bitmap: Bitmap) -> Int { bitmap.byteCount }
 }
 
 extension ImageProcessor {
@@ -65,6 +78,14 @@ public struct ProcessorChain: ImageProcessor {
     /// This chain followed by `next`.
     public func appending(_ next: any ImageProcessor) -> ProcessorChain {
         ProcessorChain(processors + [next])
+    }
+
+    /// Each step's working set, plus the intermediate bitmap it reads (evaluated at the input's size: an
+    /// upper bound when an earlier step shrinks the image).
+    public func workingSetBytes(for bitmap: Bitmap) -> Int {
+        processors.enumerated().map { index, processor in
+            processor.workingSetBytes(for: bitmap) + (index > 0 ? bitmap.byteCount : 0)
+        }.max() ?? 0
     }
 
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {

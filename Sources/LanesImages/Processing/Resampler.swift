@@ -104,19 +104,32 @@ enum Resampler {
     /// One source row (`sourceWidth` RGBA8 pixels) premultiplied into `scratch` and resampled along `axis` into
     /// `out` (`axis`'s destination count of premultiplied Float pixels). Shared by the whole-bitmap and banded resize.
     @inline(__always)
-    static func horizontalRow(_ sourceRow: UnsafePointer<UInt8>, sourceWidth: Int, axis: Axis,
+    static func horizontalRow(_ sourceRow: UnsafePointer<UInt8>, sourceWidth: Int, axis: Axis, opaque: Bool = false,
                               scratch row: UnsafeMutablePointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
-        for x in 0..<sourceWidth {
-            row[x] = premultiplied(sourceRow + x * 4)
+        if opaque { // alpha 255: premultiplying multiplies by exactly 1, so this is the same value, cheaper
+            for x in 0..<sourceWidth {
+                let p = sourceRow + x * 4
+                row[x] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 255)
+            }
+        } else {
+            for x in 0..<sourceWidth {
+                row[x] = premultiplied(sourceRow + x * 4)
+            }
         }
         axis.weights.withUnsafeBufferPointer { weights in
-            for i in 0..<axis.first.count {
-                var sum = SIMD4<Float>()
-                let start = axis.first[i], base = axis.offset[i]
-                for k in 0..<axis.count[i] {
-                    sum += row[start + k] * weights[base + k]
+            axis.first.withUnsafeBufferPointer { first in
+                axis.offset.withUnsafeBufferPointer { offset in
+                    axis.count.withUnsafeBufferPointer { count in
+                        for i in 0..<first.count {
+                            var sum = SIMD4<Float>()
+                            let start = first[i], base = offset[i]
+                            for k in 0..<count[i] {
+                                sum += row[start + k] * weights[base + k]
+                            }
+                            out[i] = sum
+                        }
+                    }
                 }
-                out[i] = sum
             }
         }
     }

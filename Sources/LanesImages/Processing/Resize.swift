@@ -71,6 +71,13 @@ public struct Resize: ImageProcessor {
         }
     }
 
+    /// The output, the horizontally resampled image of Float pixels (output width x input height) and a Float row.
+    public func workingSetBytes(for bitmap: Bitmap) -> Int {
+        let size = outputSize(width: bitmap.width, height: bitmap.height)
+        if size.width == bitmap.width && size.height == bitmap.height { return 0 }
+        return size.width * size.height * 4 + size.width * bitmap.height * 16 + bitmap.width * 16
+    }
+
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
         guard bitmap.layout == .rgba8 else {  // grey stays grey, 16 bits become 8 (see processedAsRGBA8)
             return try bitmap.processedAsRGBA8 { try process($0, isCancelled: isCancelled) }

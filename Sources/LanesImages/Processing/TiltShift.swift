@@ -37,6 +37,12 @@ public struct TiltShift: ImageProcessor {
             + ",transition=\(identifierNumber(transition)),sigma=\(identifierNumber(sigma)))"
     }
 
+    /// The output and the blur's rings (see ``GaussianBlur/workingSetBytes(for:)``).
+    public func workingSetBytes(for bitmap: Bitmap) -> Int {
+        guard sigma > 0 else { return 0 }
+        return bitmap.byteCount + BlurEngine.wholeBitmapScratchBytes(sigma: sigma, width: bitmap.width, height: bitmap.height)
+    }
+
     /// How blurred row `y` of an image `height` rows tall is: 0 = original, 1 = fully blurred.
     ///
     /// ```swift
