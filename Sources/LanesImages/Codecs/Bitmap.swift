@@ -100,8 +100,15 @@ public struct Bitmap: Sendable, Equatable {
         let pixel = PixelConversion.encode(colour, as: layout)
         self.init(width: width, height: height, layout: layout) { bytes in
             let raw = UnsafeMutableRawBufferPointer(bytes)
-            for i in stride(from: 0, to: raw.count, by: pixel.count) {
-                for (k, byte) in pixel.enumerated() { raw[i + k] = byte }
+            pixel.withUnsafeBytes { one in
+                // The first pixel, then doubling copies: a few memcpys instead of a loop per byte.
+                raw.baseAddress!.copyMemory(from: one.baseAddress!, byteCount: one.count)
+                var filled = one.count
+                while filled < raw.count {
+                    let chunk = min(filled, raw.count - filled)
+                    (raw.baseAddress! + filled).copyMemory(from: raw.baseAddress!, byteCount: chunk)
+                    filled += chunk
+                }
             }
         }
     }

@@ -132,7 +132,10 @@ public struct ImageDecoder: ImageDecoding {
         let denominator = decodeDenominator(info, target: target)
         let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height, denominator: denominator)
         let result = target.width * target.height * 4
-        guard scaled.width != target.width || scaled.height != target.height else { return result }
+        guard scaled.width != target.width || scaled.height != target.height else {
+            // Unscaled, a decoder keeping the stored layout may hold 16-bit RGBA: 8 bytes a pixel.
+            return target.width * target.height * max(4, info.storedLayout.bytesPerPixel)
+        }
         // The row decoder: a row (PNG) or an iMCU strip of 16 rows (JPEG); a progressive JPEG's coefficients,
         // an interlaced PNG's whole image.
         var decoder = scaled.width * 4 * (info.format == .png ? 2 : 16)
