@@ -34,6 +34,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     public private(set) var isLoaded = false
     /// How urgent the binding's request is.
     public private(set) var priority: WorkPriority = .visible
+    /// Results that reached the binding after it had moved on to another key (or was cleared), and were dropped.
+    public private(set) var staleDropped = 0
 
     private let placeholder: (@MainActor (Key) -> Void)?
     private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
@@ -120,6 +122,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private func receive(_ result: Result<Value, any Error>, key: Key, generation: UInt64) {
         guard generation == self.generation else {
             // The binding moved on after the result was on its way: it is not this cell's any more.
+            staleDropped += 1
             loader.counters.staleDropped.add(1, ordering: .relaxed)
             return
         }

@@ -1,3 +1,4 @@
+import Lanes
 import Synchronization
 
 /// What a ``ContentLoader`` has done since it was made: for an app's HUD, a benchmark, or a test.
@@ -47,22 +48,69 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The counters touched off the loader's lock: bodies starting on worker threads, and bindings on the delivery
-/// queue.
+/// The loader's counters: touched by callers, by jobs finishing on worker threads and by bindings on the delivery
+/// queue, so each is an atomic of its own.
 final class LoaderCounters: Sendable {
-    let started = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
     let cacheHits = Atomic<Int>(0)
+    let joined = Atomic<Int>(0)
+    let scheduled = Atomic<Int>(0)
+    let started = Atomic<Int>(0)
+    let completed = Atomic<Int>(0)
+    let failed = Atomic<Int>(0)
+    let cancelled = Atomic<Int>(0)
     let deliveries = Atomic<Int>(0)
     let staleDropped = Atomic<Int>(0)
     let wrongCell = Atomic<Int>(0)
-    let cancelled = Atomic<Int>(0)
+    let prefetches = Atomic<Int>(0)
 
-    func merge(into stats: inout ContentLoaderStats) {
-        stats.started += started.load(ordering: .relaxed)
-        stats.cacheHits += cacheHits.load(ordering: .relaxed)
-        stats.deliveries += deliveries.load(ordering: .relaxed)
-        stats.staleDropped += staleDropped.load(ordering: .relaxed)
-        stats.wrongCellDeliveries += wrongCell.load(ordering: .relaxed)
-        stats.cancelled += cancelled.load(ordering: .relaxed)
+    /// Counts what happened to a job, and keeps its result: a value in `cache` as soon as it is produced (unless
+    /// the loader was invalidated since it started), a failure in `failures` (when failures are cached) once it
+    /// was delivered.
+    func record<Key: Hashable & Sendable, Value: Sendable>(
+        _ event: SharedWork<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        failures: CostLimitedCache<Key, FailedLoad>?
+    ) {
+        switch event {
+        case .produced(let key, .success(let value), let current):
+            completed.add(1, ordering: .relaxed)
+            if current { cache.insert(value, forKey: key) }
+        case .produced(_, .failure(let error), _):
+            if !error.isCancellation { failed.add(1, ordering: .relaxed) }
+        case .ended(_, .success, delivered: false):
+            staleDropped.add(1, ordering: .relaxed)
+        case .ended(let key, .failure(let error), delivered: true):
+            if let failures, !error.isCancellation { failures.insert(FailedLoad(error: error), forKey: key) }
+        case .ended:
+            break
+        case .cancelled:
+            cancelled.add(1, ordering: .relaxed)
+        }
+    }
+
+    var snapshot: ContentLoaderStats {
+        var stats = ContentLoaderStats()
+        stats.requests = requests.load(ordering: .relaxed)
+        stats.cacheHits = cacheHits.load(ordering: .relaxed)
+        stats.joined = joined.load(ordering: .relaxed)
+        stats.scheduled = scheduled.load(ordering: .relaxed)
+        stats.started = started.load(ordering: .relaxed)
+        stats.completed = completed.load(ordering: .relaxed)
+        stats.failed = failed.load(ordering: .relaxed)
+        stats.cancelled = cancelled.load(ordering: .relaxed)
+        stats.deliveries = deliveries.load(ordering: .relaxed)
+        stats.staleDropped = staleDropped.load(ordering: .relaxed)
+        stats.wrongCellDeliveries = wrongCell.load(ordering: .relaxed)
+        stats.prefetches = prefetches.load(ordering: .relaxed)
+        return stats
+    }
+}
+
+extension Error {
+    /// Whether the error says the work was cancelled rather than that it failed.
+    var isCancellation: Bool {
+        if self is CancellationError { return true }
+        if case .cancelled = self as? LanesError { return true }
+        return false
     }
 }
