@@ -46,7 +46,7 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// ```swift
     /// job.install(WorkStep(item), order: 1, startedAt: item.priority)
     /// ```
-    public func install(_ step: WorkStep, order: Int, startedAt: WorkPriority) {
+    public func install(_ step: WorkStep, order: Int, startedAt: WorkPriority?) {
         steering.install(step, order: order, startedAt: startedAt)
     }
 

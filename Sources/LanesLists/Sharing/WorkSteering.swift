@@ -68,14 +68,14 @@ public final class WorkSteering: Sendable {
     }
 
     /// Makes `step` the one in progress, if it comes after the current one. `startedAt` is the priority the step was
-    /// made with; if the steering's priority has changed since, the step is given the new one. If the work was
+    /// made with (nil: not known); if the steering's priority differs, the step is given the steering's. If the work was
     /// cancelled, the step is cancelled at once.
     ///
     /// ```swift
     /// let priority = steering.priority
     /// steering.install(WorkStep(queue.add(priority: priority) { _ in work() }), order: 2, startedAt: priority)
     /// ```
-    public func install(_ step: WorkStep, order: Int, startedAt: WorkPriority) {
+    public func install(_ step: WorkStep, order: Int, startedAt: WorkPriority?) {
         enum Action { case cancel, relay, none }
         let action = state.withLock { state -> Action in
             if state.cancelled { return .cancel }

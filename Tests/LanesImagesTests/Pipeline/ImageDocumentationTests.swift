@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
