@@ -123,17 +123,17 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         guard generation == self.generation else {
             // The binding moved on after the result was on its way: it is not this cell's any more.
             staleDropped += 1
-            loader.counters.staleDropped.add(1, ordering: .relaxed)
+            loader.counters.count(\.staleDropped)
             return
         }
         guard self.key == key else {
             // Cannot happen (the generation changes with the key); counted so a benchmark can prove it.
-            loader.counters.wrongCell.add(1, ordering: .relaxed)
+            loader.counters.count(\.wrongCellDeliveries)
             return
         }
         request = nil
         isLoaded = true
-        loader.counters.deliveries.add(1, ordering: .relaxed)
+        loader.counters.count(\.deliveries)
         handler(key, result)
     }
 }

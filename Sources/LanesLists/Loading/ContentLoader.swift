@@ -104,7 +104,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         ) { counters in
             { job in
                 job.run(on: queue, label: "\(name) \(job.key)", { context in
-                    counters.started.add(1, ordering: .relaxed)
+                    counters.count(\.started)
                     return Result { try work(job.key, context) }
                 }, then: { outcome in
                     switch outcome {
@@ -133,7 +133,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.counters = counters
         let start = makeStart(counters)
         self.start = { job in
-            counters.scheduled.add(1, ordering: .relaxed)
+            counters.count(\.scheduled)
             start(job)
         }
         self.jobs = SharedWork(label: name + " delivery", deliveryQueue: deliveryQueue) { event in
@@ -177,7 +177,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ) -> ContentRequest<Key, Value> {
         let counters = self.counters
         return submit(key, priority: priority) { result in
-            counters.deliveries.add(1, ordering: .relaxed)
+            counters.count(\.deliveries)
             deliver(result)
         }
     }
@@ -186,9 +186,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     func submit(
         _ key: Key, priority: WorkPriority, deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> ContentRequest<Key, Value> {
-        counters.requests.add(1, ordering: .relaxed)
+        counters.count(\.requests)
         if let cached = cachedResult(key) {
-            counters.cacheHits.add(1, ordering: .relaxed)
+            counters.count(\.cacheHits)
             deliver(cached)
             return ContentRequest(key: key, subscription: .finished, wasAnsweredFromCache: true)
         }
@@ -205,8 +205,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     public func prefetch(_ keys: some Sequence<Key>, priority: WorkPriority = .prefetch) {
         for key in keys where !cache.touch(key) {
             if prefetches.withLock({ $0[key] })?.isActive == true { continue }
-            counters.requests.add(1, ordering: .relaxed)
-            counters.prefetches.add(1, ordering: .relaxed)
+            counters.count(\.requests, \.prefetches)
             // The delivery only forgets the finished prefetch (its value went to the cache).
             let subscription = join(key, priority: priority) { [weak self] _ in self?.forgetPrefetch(key) }
             prefetches.withLock { $0[key] = subscription }
@@ -270,7 +269,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         -> SharedSubscription
     {
         let (subscription, started) = jobs.subscribe(key, priority: priority, deliver: deliver, start: start)
-        if !started { counters.joined.add(1, ordering: .relaxed) }
+        if !started { counters.count(\.joined) }
         return subscription
     }
 

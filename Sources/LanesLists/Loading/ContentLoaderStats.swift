@@ -1,5 +1,4 @@
 import Lanes
-import Synchronization
 
 /// What a ``ContentLoader`` has done since it was made: for an app's HUD, a benchmark, or a test.
 ///
@@ -48,21 +47,15 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The loader's counters: touched by callers, by jobs finishing on worker threads and by bindings on the delivery
-/// queue, so each is an atomic of its own.
+/// The loader's counts, touched by callers, by jobs finishing on worker threads and by bindings on the delivery
+/// queue.
 final class LoaderCounters: Sendable {
-    let requests = Atomic<Int>(0)
-    let cacheHits = Atomic<Int>(0)
-    let joined = Atomic<Int>(0)
-    let scheduled = Atomic<Int>(0)
-    let started = Atomic<Int>(0)
-    let completed = Atomic<Int>(0)
-    let failed = Atomic<Int>(0)
-    let cancelled = Atomic<Int>(0)
-    let deliveries = Atomic<Int>(0)
-    let staleDropped = Atomic<Int>(0)
-    let wrongCell = Atomic<Int>(0)
-    let prefetches = Atomic<Int>(0)
+    private let stats = LockedValue(ContentLoaderStats())
+
+    /// Adds one to each count named.
+    func count(_ counts: WritableKeyPath<ContentLoaderStats, Int>...) {
+        stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
+    }
 
     /// Counts what happened to a job, and keeps its result: a value in `cache` as soon as it is produced (unless
     /// the loader was invalidated since it started), a failure in `failures` (when failures are cached) once it
@@ -73,37 +66,22 @@ final class LoaderCounters: Sendable {
     ) {
         switch event {
         case .produced(let key, .success(let value), let current):
-            completed.add(1, ordering: .relaxed)
+            count(\.completed)
             if current { cache.insert(value, forKey: key) }
         case .produced(_, .failure(let error), _):
-            if !error.isCancellation { failed.add(1, ordering: .relaxed) }
+            if !error.isCancellation { count(\.failed) }
         case .ended(_, .success, delivered: false):
-            staleDropped.add(1, ordering: .relaxed)
+            count(\.staleDropped)
         case .ended(let key, .failure(let error), delivered: true):
             if let failures, !error.isCancellation { failures.insert(FailedLoad(error: error), forKey: key) }
         case .ended:
             break
         case .cancelled:
-            cancelled.add(1, ordering: .relaxed)
+            count(\.cancelled)
         }
     }
 
-    var snapshot: ContentLoaderStats {
-        var stats = ContentLoaderStats()
-        stats.requests = requests.load(ordering: .relaxed)
-        stats.cacheHits = cacheHits.load(ordering: .relaxed)
-        stats.joined = joined.load(ordering: .relaxed)
-        stats.scheduled = scheduled.load(ordering: .relaxed)
-        stats.started = started.load(ordering: .relaxed)
-        stats.completed = completed.load(ordering: .relaxed)
-        stats.failed = failed.load(ordering: .relaxed)
-        stats.cancelled = cancelled.load(ordering: .relaxed)
-        stats.deliveries = deliveries.load(ordering: .relaxed)
-        stats.staleDropped = staleDropped.load(ordering: .relaxed)
-        stats.wrongCellDeliveries = wrongCell.load(ordering: .relaxed)
-        stats.prefetches = prefetches.load(ordering: .relaxed)
-        return stats
-    }
+    var snapshot: ContentLoaderStats { stats.withLock { $0 } }
 }
 
 extension Error {
