@@ -140,4 +140,26 @@ struct SharedWorkTests {
             #expect(download.priority == work.table.priority(of: "a"))
         }
     }
+
+    @Test("a loader's work can be a chain of steps across queues, async ones included")
+    func loaderChain() async throws {
+        let network = WorkQueue("network", maxConcurrency: 2)
+        let filters = WorkQueue("filters", maxConcurrency: 1)
+        let delivery = ManualExecutor()
+        let loader = ContentLoader<String, String>(
+            deliveryQueue: WorkQueue("delivery", executor: delivery), cache: CostLimitedCache(costLimit: 10)
+        ) { job in
+            job.run(on: network, { _ async throws in "bytes of " + job.key }) { data in
+                job.run(on: filters) { _ in try "filtered " + data.get() }
+            }
+        }
+        let results = Recorder<String>()
+        loader.request("a") { results.append((try? $0.get()) ?? "error") }
+        loader.request("a", priority: .prefetch) { results.append((try? $0.get()) ?? "error") }
+        try await waitUntil("the result to wait on the delivery queue") { delivery.pendingRunners > 0 }
+        #expect(loader.cache.contains("a"))   // cached as soon as it was produced
+        delivery.runAll()
+        #expect(results.elements == ["filtered bytes of a", "filtered bytes of a"])
+        #expect(loader.stats.scheduled == 1 && loader.stats.joined == 1 && loader.stats.completed == 1)
+    }
 }

@@ -1,12 +1,11 @@
 import Lanes
-import Synchronization
 
-/// Loads expensive per-key content (a chart, a profile image, a filtered photo) for lists: one work item per key in
+/// Loads expensive per-key content (a chart, a profile image, a filtered photo) for lists: one job per key in
 /// flight, shared by everyone who asks; a cost-limited memory cache; delivery on the main queue; cancellation when
 /// nobody needs the result any more.
 ///
-/// - Requests for the same key share one item. The item is cancelled only when every requester has left, and its
-///   priority is the highest of its requesters', following them live: a prefetched key that becomes visible is
+/// - Requests for the same key share one job. The job is cancelled, in whatever step it is in, only when every
+///   requester has left, and its priority is the highest of its requesters', following them live: a prefetched key that becomes visible is
 ///   promoted at once.
 /// - Values that finish go to ``cache``; a cached value is delivered synchronously, in the same main-queue turn as the
 ///   request, so a cell never flickers empty. Failures are not cached unless `cachesFailures` is set.

@@ -11,19 +11,19 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     public var requests = 0
     /// Requests answered synchronously from the cache (values, or failures when failures are cached).
     public var cacheHits = 0
-    /// Requests that joined an item already in flight for the same key instead of starting another.
+    /// Requests that joined a job already in flight for the same key instead of starting another.
     public var joined = 0
-    /// Work items created (one per key in flight, plus restarts of items someone else cancelled).
+    /// Jobs started (one per key in flight, plus restarts of jobs whose step someone else cancelled).
     public var scheduled = 0
-    /// Work bodies that started.
+    /// Bodies of `Work` that started (a loader made with a `Start` counts its own steps, if it wants to).
     public var started = 0
-    /// Items that produced a value.
+    /// Jobs that produced a value.
     public var completed = 0
-    /// Items whose body threw (not counting cancellations).
+    /// Jobs that failed (not counting cancellations).
     public var failed = 0
-    /// Items the loader withdrew before they finished, because every requester left or
-    /// ``ContentLoader/invalidate(clearingCache:)`` ran: most never start; a running body sees `isCancelled` (if it
-    /// finishes anyway, its value still goes to the cache).
+    /// Jobs the loader withdrew before they ended, because every requester left or
+    /// ``ContentLoader/invalidate(clearingCache:)`` ran: most never start; a running step sees `isCancelled` (if it
+    /// finishes anyway, its value still goes to the cache, unless the loader was invalidated).
     public var cancelled = 0
     /// Results handed over: to ``ContentLoader/request(_:priority:deliver:)`` callers, and to bindings that still
     /// showed the key (synchronous cache hits included).
