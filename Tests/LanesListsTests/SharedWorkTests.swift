@@ -12,8 +12,8 @@ struct SharedWorkTests {
     /// each step's item so the test can look at it.
     final class TwoSteps: Sendable {
         let downloads = ManualExecutor()
-        let filters = ManualExecutor()
         let downloadQueue: WorkQueue
+        let filters = ManualExecutor()
         let filterQueue: WorkQueue
         let table: SharedWork<String, String>
         let items = Recorder<WorkItem<String>>()
