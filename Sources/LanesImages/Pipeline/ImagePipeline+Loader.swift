@@ -1,11 +1,11 @@
 import Lanes
 import LanesLists
 
-/// A cell's binding to one image request at a time: the lists' ``ContentBinding``, fed by an ``ImagePipeline``'s
-/// ``ImagePipeline/loader``. It hands a cached image over before ``ContentBinding/show(_:priority:)`` returns (no
+/// A cell's binding to one image request at a time: the lists' `ContentBinding`, fed by an ``ImagePipeline``'s
+/// ``ImagePipeline/loader``. It hands a cached image over before `show(_:priority:)` returns (no
 /// flicker); otherwise the placeholder runs and the image is handed over on the delivery queue, but only while the
 /// binding still shows that request: a cell reused for another row never receives the old row's image. Showing
-/// another request, or ``ContentBinding/clear()``, withdraws the old one, which stops its fetch, decode and filter
+/// another request, or `clear()`, withdraws the old one, which stops its fetch, decode and filter
 /// unless another cell wants them.
 ///
 /// ```swift
@@ -26,7 +26,7 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
     /// - Parameters:
     ///   - deliveryQueue: ``WorkQueue/main`` unless a test injects its own queue (its items must run on the main
     ///     actor).
-    ///   - placeholder: called by ``show(_:priority:)`` when the image is not cached.
+    ///   - placeholder: called by `show(_:priority:)` when the image is not cached.
     ///   - handler: receives the request's result, on the main actor.
     ///
     /// ```swift
@@ -40,7 +40,7 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
         self.init(loader: pipeline.loader(deliveringOn: deliveryQueue), placeholder: placeholder, handler: handler)
     }
 
-    /// The request shown now, or nil when cleared (the binding's ``key``).
+    /// The request shown now, or nil when cleared (the binding's `key`).
     public var request: ImageRequest? { key }
 }
 

@@ -35,7 +35,7 @@ import Lanes
 public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Produces the value for a key. Long work checks `context.isCancelled` and stops early.
     public typealias Work = @Sendable (Key, WorkContext) throws -> Value
-    /// Starts the job for a key: runs its steps (``SharedJob/run(on:label:_:then:)``) and finishes it once.
+    /// Starts the job for a key: runs its steps (`job.run(on:)`) and finishes it once.
     public typealias Start = @Sendable (SharedJob<Key, Value>) -> Void
 
     /// Shown in item labels and events.

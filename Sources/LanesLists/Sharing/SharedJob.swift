@@ -23,7 +23,7 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     let epoch: UInt64
     /// The table; the job is in it until it ends, so holding it strongly makes no lasting cycle.
     private let table: SharedWork<Key, Value>
-    /// Orders the steps started with ``run(on:label:_:then:)``.
+    /// Orders the steps followed with ``follow(_:startedAt:then:)`` (and so `run(on:)`).
     private let steps = Atomic<Int>(0)
     private let finished = Atomic<Bool>(false)
 

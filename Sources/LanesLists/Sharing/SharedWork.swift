@@ -8,7 +8,7 @@ import Lanes
 /// - The job reports its result with ``SharedJob/finish(_:)``. With a `deliveryQueue` the result hops there first,
 ///   and only consumers still subscribed when it arrives receive it: ``cancelAll()`` is atomic from that queue.
 /// - ``ContentLoader`` (lists) and the image pipeline's stages are both built on it; user code can chain its own
-///   steps with ``SharedJob/run(on:label:_:then:)``.
+///   steps with `SharedJob.run(on:)`.
 ///
 /// ```swift
 /// let renders = SharedWork<String, Chart>(deliveryQueue: .main)
