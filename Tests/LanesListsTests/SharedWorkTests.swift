@@ -162,4 +162,21 @@ struct SharedWorkTests {
         #expect(results.elements == ["filtered bytes of a", "filtered bytes of a"])
         #expect(loader.stats.scheduled == 1 && loader.stats.joined == 1 && loader.stats.completed == 1)
     }
+
+    @Test("a job whose step was cancelled behind its back starts again for the next subscriber, at everyone's highest priority")
+    func stalledJobRestarts() async throws {
+        let work = TwoSteps()
+        let results = Recorder<String>()
+        let first = work.subscribe("a", .prefetch, into: results)
+        work.downloadQueue.cancelAll()                   // someone cancelled the queue, not the job
+        #expect(!first.isActive)                         // stalled: nothing will come until someone asks again
+        _ = work.subscribe("a", .visible, into: results)
+        #expect(work.items.elements.count == 2)
+        #expect(work.items.elements.last?.priority == .visible)
+        let cancelled = work.items.elements[0]
+        try await waitUntil("the cancelled download to report") { cancelled.state.isFinished }
+        work.downloads.runAll()
+        work.filters.runAll()
+        #expect(results.elements == ["filtered bytes of a", "filtered bytes of a"])
+    }
 }

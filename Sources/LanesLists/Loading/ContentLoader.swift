@@ -102,17 +102,10 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             failureLimit: failureLimit
         ) { counters in
             { job in
-                job.run(on: queue, label: "\(name) \(job.key)", { context in
+                job.run(on: queue, label: "\(name) \(job.key)") { context in
                     counters.count(\.started)
-                    return Result { try work(job.key, context) }
-                }, then: { outcome in
-                    switch outcome {
-                    case .success(let result): job.finish(result)
-                    // Cancelled before it ran: by the loader (nothing to do), or behind its back (the next request
-                    // starts the job again, for everyone waiting).
-                    case .failure: break
-                    }
-                })
+                    return try work(job.key, context)
+                }
             }
         }
     }

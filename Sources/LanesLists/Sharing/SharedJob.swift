@@ -64,6 +64,9 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Makes `item` the job's next step and hands its result to `next` (on the thread that finished it). Steps
     /// followed this way are ordered by when they were followed. `startedAt` is the priority the item was made with.
     ///
+    /// An item cancelled by someone other than the job (its queue's `cancelAll()`) stalls the job instead: `next` is
+    /// not called, the consumers keep waiting, and the next subscriber to the key starts the job again.
+    ///
     /// ```swift
     /// let priority = job.priority
     /// job.follow(downloads.add(priority: priority) { _ in try download(url) }, startedAt: priority) { data in
@@ -75,7 +78,10 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         then next: @escaping @Sendable (Result<Output, any Error>) -> Void
     ) {
         let order = steps.add(1, ordering: .relaxed).newValue
-        item.onFinishInline(next)
+        item.onFinishInline { [self] result in
+            guard !item.isCancelled || isCancelled else { return }
+            next(result)
+        }
         install(WorkStep(item), order: order, startedAt: startedAt)
     }
 

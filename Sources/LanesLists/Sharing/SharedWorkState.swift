@@ -41,8 +41,8 @@ struct SharedWorkState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     enum Subscribed {
-        /// A job was made for the key (or a stalled one is to run again): start it.
-        case start(Job, consumer: UInt64)
+        /// A job was made for the key (or a stalled one is to run again, at `change` if its priority rose): start it.
+        case start(Job, consumer: UInt64, change: PriorityChange?)
         /// The consumer joined the key's job; its priority changes when `change` is set.
         case joined(Job, consumer: UInt64, change: PriorityChange?)
     }
@@ -74,17 +74,16 @@ struct SharedWorkState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             var entry = Entry(job: makeJob(makeID(), priority, epoch))
             entry.add(consumer)
             entries[key] = entry
-            return .start(entry.job, consumer: consumer.id)
+            return .start(entry.job, consumer: consumer.id, change: nil)
         }
         let before = entry.wanted
         entry.add(consumer)
         // A step cancelled behind the table's back (its queue was cancelled): start the job again for everyone.
-        if entry.job.steering.takeStalledStep() {
-            entries[key] = entry
-            return .start(entry.job, consumer: consumer.id)
-        }
         entries[key] = entry
         let change = entry.wanted == before ? nil : PriorityChange(priority: entry.wanted, version: makeID())
+        if entry.job.steering.takeStalledStep() {
+            return .start(entry.job, consumer: consumer.id, change: change)
+        }
         return .joined(entry.job, consumer: consumer.id, change: change)
     }
 
