@@ -64,8 +64,9 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Makes `item` the job's next step and hands its result to `next` (on the thread that finished it). Steps
     /// followed this way are ordered by when they were followed. `startedAt` is the priority the item was made with.
     ///
-    /// An item cancelled by someone other than the job (its queue's `cancelAll()`) stalls the job instead: `next` is
-    /// not called, the consumers keep waiting, and the next subscriber to the key starts the job again.
+    /// `next` is not called for an item that was cancelled and did not finish anyway: by the job (it has nothing more
+    /// to do), or by someone else (its queue's `cancelAll()`), which stalls the job: its consumers keep waiting, and
+    /// the next subscriber to the key starts the job again.
     ///
     /// ```swift
     /// let priority = job.priority
@@ -78,8 +79,9 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         then next: @escaping @Sendable (Result<Output, any Error>) -> Void
     ) {
         let order = steps.add(1, ordering: .relaxed).newValue
-        item.onFinishInline { [self] result in
-            guard !item.isCancelled || isCancelled else { return }
+        item.onFinishInline { result in
+            // Cancelled: by the job (nothing more to do), or behind its back (the job stalls).
+            if case .failure = result, item.isCancelled { return }
             next(result)
         }
         install(WorkStep(item), order: order, startedAt: startedAt)
