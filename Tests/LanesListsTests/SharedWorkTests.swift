@@ -25,8 +25,8 @@ struct SharedWorkTests {
             let events = self.events
             table = SharedWork(deliveryQueue: deliveryQueue) { event in
                 switch event {
-                case .produced(let key, _, let current): events.append("produced \(key) current=\(current)")
-                case .ended(let key, _, let delivered): events.append("ended \(key) delivered=\(delivered)")
+                case .finished(let key, _, let current, let delivered):
+                    events.append("finished \(key) current=\(current) delivered=\(delivered)")
                 case .cancelled(let key): events.append("cancelled \(key)")
                 }
             }
@@ -102,13 +102,13 @@ struct SharedWorkTests {
         let results = Recorder<String>()
         let subscription = work.subscribe("a", .visible, into: results)
         work.downloads.runAll()
-        work.filters.runAll()                            // produced; the delivery waits on its queue
+        work.filters.runAll()                            // done; the delivery waits on its queue
         #expect(subscription.isActive)
         work.table.cancelAll()
         #expect(!subscription.isActive)
         deliveries.runAll()
         #expect(results.elements.isEmpty)
-        #expect(work.events.elements == ["produced a current=true", "cancelled a", "ended a delivered=false"])
+        #expect(work.events.elements == ["cancelled a", "finished a current=false delivered=false"])
     }
 
     @Test("a step reported late is ignored: the later step keeps the priority and the cancel")
@@ -157,8 +157,8 @@ struct SharedWorkTests {
         loader.request("a") { results.append((try? $0.get()) ?? "error") }
         loader.request("a", priority: .prefetch) { results.append((try? $0.get()) ?? "error") }
         try await waitUntil("the result to wait on the delivery queue") { delivery.pendingRunners > 0 }
-        #expect(loader.cache.contains("a"))   // cached as soon as it was produced
         delivery.runAll()
+        #expect(loader.cache.contains("a"))
         #expect(results.elements == ["filtered bytes of a", "filtered bytes of a"])
         #expect(loader.stats.scheduled == 1 && loader.stats.joined == 1 && loader.stats.completed == 1)
     }

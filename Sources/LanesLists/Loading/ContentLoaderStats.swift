@@ -57,25 +57,20 @@ final class LoaderCounters: Sendable {
         stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
     }
 
-    /// Counts what happened to a job, and keeps its result: a value in `cache` as soon as it is produced (unless
-    /// the loader was invalidated since it started), a failure in `failures` (when failures are cached) once it
-    /// was delivered.
+    /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
+    /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
     func record<Key: Hashable & Sendable, Value: Sendable>(
         _ event: SharedWork<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
         failures: CostLimitedCache<Key, FailedLoad>?
     ) {
         switch event {
-        case .produced(let key, .success(let value), let current):
-            count(\.completed)
+        case .finished(let key, .success(let value), let current, let delivered):
+            if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
             if current { cache.insert(value, forKey: key) }
-        case .produced(_, .failure(let error), _):
-            if !error.isCancellation { count(\.failed) }
-        case .ended(_, .success, delivered: false):
-            count(\.staleDropped)
-        case .ended(let key, .failure(let error), delivered: true):
-            if let failures, !error.isCancellation { failures.insert(FailedLoad(error: error), forKey: key) }
-        case .ended:
-            break
+        case .finished(let key, .failure(let error), _, let delivered):
+            guard !error.isCancellation else { break }
+            count(\.failed)
+            if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key) }
         case .cancelled:
             count(\.cancelled)
         }

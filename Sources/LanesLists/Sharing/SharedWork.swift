@@ -24,11 +24,10 @@ public final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     /// What happened to a job, for owners that count or cache.
     public enum Event: Sendable {
-        /// The job produced `result` (on the thread that finished it). `current` is false when the table was
-        /// emptied by ``cancelAll()`` since the job started: its result is out of date.
-        case produced(Key, Result<Value, any Error>, current: Bool)
-        /// The job ended (on the delivery queue, if any): `delivered` is false when every consumer had left first.
-        case ended(Key, Result<Value, any Error>, delivered: Bool)
+        /// The job ended with `result` (on the delivery queue, if any). `current` is false when the table was emptied
+        /// by ``cancelAll()`` since the job started (its result is out of date); `delivered` is false when every
+        /// consumer had left first.
+        case finished(Key, Result<Value, any Error>, current: Bool, delivered: Bool)
         /// The job was cancelled because its last consumer left, or by ``cancelAll()``.
         case cancelled(Key)
     }
@@ -131,18 +130,17 @@ public final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendab
         state.withLock { $0.isActive(job.key, job: job.id, consumer: consumer) }
     }
 
-    /// The job produced `result`: report it, then end the job where results are delivered. A job nobody waits for
-    /// any more ends at once, without the hop.
+    /// The job produced `result`: end it where results are delivered. The thread that finished the job takes none
+    /// of the table's locks when there is a delivery queue (a low-priority worker holding a lock the main thread
+    /// waits for would delay the main thread).
     func complete(_ job: SharedJob<Key, Value>, with result: Result<Value, any Error>) {
-        let current = state.withLock { $0.epoch } == job.epoch
-        observe(.produced(job.key, result, current: current))
-        guard let deliveryQueue, !job.steering.isCancelled else { return end(job, with: result) }
+        guard let deliveryQueue else { return end(job, with: result) }
         deliveryQueue.add(label: label, priority: .visible) { _ in self.end(job, with: result) }
     }
 
     private func end(_ job: SharedJob<Key, Value>, with result: Result<Value, any Error>) {
-        let consumers = state.withLock { $0.finish(job.key, job: job.id) }
-        observe(.ended(job.key, result, delivered: consumers != nil))
+        let (current, consumers) = state.withLock { ($0.epoch == job.epoch, $0.finish(job.key, job: job.id)) }
+        observe(.finished(job.key, result, current: current, delivered: consumers != nil))
         for deliver in consumers ?? [] { deliver(result) }
     }
 }
