@@ -1,4 +1,7 @@
+import LanesLists
+
 /// The in-memory index of a ``DiskCache``: which entries exist, their sizes and their recency, as a state machine.
+/// The recency list is LanesLists' `LRUStorage` (by key hash, each entry costing its size), as in the memory cache.
 ///
 /// Each method runs under the cache's lock and returns what the caller must then do on disk (read this file, delete
 /// those), so no file I/O happens under the lock. Every version of an entry has its own file name,
@@ -36,22 +39,19 @@ struct DiskCacheIndex: Sendable {
         var stamp: UInt64
         /// The key, once this process has stored or read the entry (nil for entries found at startup).
         var key: String?
-        var newer = -1
-        var older = -1
+
+        var file: String { DiskCacheIndex.fileName(name, generation) }
     }
 
     let sizeLimit: Int
-    private(set) var totalSize = 0
     var statistics = DiskCacheStatistics()
-    private var slots: [Entry?] = []
-    private var free: [Int] = []
-    private var positions: [String: Int] = [:]
-    private var oldest = -1
-    private var newest = -1
+    /// The entries by key hash, most recently used first.
+    private var entries = LRUStorage<String, Entry>()
     private var nextGeneration: UInt64 = 1
     private var lastStamp: UInt64 = 0
 
-    var count: Int { positions.count }
+    var count: Int { entries.count }
+    var totalSize: Int { entries.totalCost }
 
     init(sizeLimit: Int) { self.sizeLimit = sizeLimit }
 
@@ -103,7 +103,7 @@ struct DiskCacheIndex: Sendable {
                                      stamp: found.file.modified))
             index.lastStamp = max(index.lastStamp, found.file.modified)
         }
-        remove += index.evictOverLimit(keeping: -1)
+        remove += index.evictOverLimit(keeping: nil)
         return (index, remove)
     }
 
@@ -111,35 +111,33 @@ struct DiskCacheIndex: Sendable {
 
     /// The file to read for `name`, or nil (a miss, counted).
     mutating func beginRead(_ name: String) -> (file: String, generation: UInt64)? {
-        guard let position = positions[name], let entry = slots[position] else {
+        guard let entry = entries.peek(name) else {
             statistics.misses += 1
             return nil
         }
-        return (Self.fileName(name, entry.generation), entry.generation)
+        return (entry.file, entry.generation)
     }
 
     /// Records what reading version `generation` of `name` found, and says what to do next.
     mutating func finishRead(_ name: String, key: String, generation: UInt64, found: ReadKind, now: UInt64) -> ReadResolution {
-        let position = positions[name]
-        let current = position.flatMap { slots[$0] }
+        let current = entries.peek(name)
         switch found {
         case .intact:
             statistics.hits += 1
-            guard let position, var entry = current, entry.generation == generation else { return .serve(touch: nil) }
+            guard var entry = current, entry.generation == generation else { return .serve(touch: nil) }
             entry.stamp = nextStamp(now)
             entry.key = key
-            slots[position] = entry
-            moveToNewest(position)
-            return .serve(touch: Touch(file: Self.fileName(name, generation), stamp: entry.stamp))
+            _ = entries.insert(entry, forKey: name, cost: entry.size)   // also the most recently used now
+            return .serve(touch: Touch(file: entry.file, stamp: entry.stamp))
         case .corrupt:
             statistics.corruptDropped += 1
-            if let position, current?.generation == generation { _ = removeSlot(position) }
+            if current?.generation == generation { _ = entries.removeValue(forKey: name) }
             return .drop(file: Self.fileName(name, generation))
         case .missing:
             if let current, current.generation != generation {
-                return .retry(file: Self.fileName(name, current.generation), generation: current.generation)
+                return .retry(file: current.file, generation: current.generation)
             }
-            if let position, current?.generation == generation { _ = removeSlot(position) }
+            if current?.generation == generation { _ = entries.removeValue(forKey: name) }
             statistics.misses += 1
             return .miss
         case .keyMismatch, .failed:
@@ -166,24 +164,22 @@ struct DiskCacheIndex: Sendable {
     mutating func commit(_ name: String, key: String, generation: UInt64, size: Int, stamp: UInt64) -> [String] {
         statistics.stores += 1
         var remove: [String] = []
-        if let position = positions[name], let existing = slots[position] {
+        if let existing = entries.peek(name) {
             if existing.generation > generation { return [Self.fileName(name, generation)] }
-            remove.append(Self.fileName(name, removeSlot(position).generation))
+            remove.append(existing.file)
         }
-        let position = insertNewest(Entry(name: name, generation: generation, size: size, stamp: stamp, key: key))
-        return remove + evictOverLimit(keeping: position)
+        insertNewest(Entry(name: name, generation: generation, size: size, stamp: stamp, key: key))
+        return remove + evictOverLimit(keeping: name)
     }
 
     /// Forgets `name`; the file to delete, if it was there.
     mutating func remove(_ name: String) -> String? {
-        guard let position = positions[name] else { return nil }
-        let entry = removeSlot(position)
-        return Self.fileName(name, entry.generation)
+        entries.removeValue(forKey: name)?.file
     }
 
     /// Forgets every entry; the files to delete.
     mutating func removeAll() -> [String] {
-        let files = slots.compactMap { $0.map { Self.fileName($0.name, $0.generation) } }
+        let files = entries.removeAll().map(\.file)
         let limit = sizeLimit
         let statistics = self.statistics
         let generation = nextGeneration
@@ -199,13 +195,13 @@ struct DiskCacheIndex: Sendable {
 
     /// Whether an entry is indexed under `name` and, if this process knows its key, for `key`.
     func contains(_ name: String, key: String) -> Bool {
-        guard let position = positions[name], let entry = slots[position] else { return false }
+        guard let entry = entries.peek(name) else { return false }
         return entry.key == nil || entry.key == key
     }
 
     /// The current file of `name`.
     func file(for name: String) -> String? {
-        positions[name].flatMap { slots[$0] }.map { Self.fileName($0.name, $0.generation) }
+        entries.peek(name)?.file
     }
 
     // MARK: Recency list
@@ -215,57 +211,19 @@ struct DiskCacheIndex: Sendable {
         return lastStamp
     }
 
-    @discardableResult
-    private mutating func insertNewest(_ entry: Entry) -> Int {
-        var entry = entry
-        entry.older = newest
-        entry.newer = -1
-        let position: Int
-        if let reused = free.popLast() {
-            position = reused
-            slots[position] = entry
-        } else {
-            position = slots.count
-            slots.append(entry)
-        }
-        if newest >= 0 { slots[newest]?.newer = position } else { oldest = position }
-        newest = position
-        positions[entry.name] = position
-        totalSize += entry.size
-        return position
+    /// Stores `entry` as the most recently used (replacing any version of its name).
+    private mutating func insertNewest(_ entry: Entry) {
+        _ = entries.insert(entry, forKey: entry.name, cost: entry.size)
     }
 
-    private mutating func unlink(_ position: Int) {
-        guard let entry = slots[position] else { return }
-        if entry.older >= 0 { slots[entry.older]?.newer = entry.newer } else { oldest = entry.newer }
-        if entry.newer >= 0 { slots[entry.newer]?.older = entry.older } else { newest = entry.older }
-    }
-
-    private mutating func moveToNewest(_ position: Int) {
-        guard position != newest else { return }
-        unlink(position)
-        slots[position]?.older = newest
-        slots[position]?.newer = -1
-        if newest >= 0 { slots[newest]?.newer = position } else { oldest = position }
-        newest = position
-    }
-
-    private mutating func removeSlot(_ position: Int) -> Entry {
-        unlink(position)
-        let entry = slots[position]!
-        slots[position] = nil
-        free.append(position)
-        positions[entry.name] = nil
-        totalSize -= entry.size
-        return entry
-    }
-
-    private mutating func evictOverLimit(keeping kept: Int) -> [String] {
+    /// Evicts the least recently used entries (never `kept`) until the total fits the limit; their files.
+    private mutating func evictOverLimit(keeping kept: String?) -> [String] {
         var remove: [String] = []
-        while totalSize > sizeLimit, oldest >= 0, oldest != kept {
-            let entry = removeSlot(oldest)
+        while entries.totalCost > sizeLimit, let oldest = entries.oldestKey, oldest != kept,
+            let entry = entries.removeValue(forKey: oldest)
+        {
             statistics.evictions += 1
-            remove.append(Self.fileName(entry.name, entry.generation))
+            remove.append(entry.file)
         }
         return remove
     }

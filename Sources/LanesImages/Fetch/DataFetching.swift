@@ -67,18 +67,3 @@ extension WorkPriority {
         }
     }
 }
-
-/// Applies the priority `wanted()` returns with `apply`, again while it keeps changing: callers racing to set a
-/// priority converge on the one written last, though each applies it outside the lock that guards `wanted`.
-/// `applied` is what the target already has, if known.
-func applyLatestPriority(
-    alreadyApplied applied: WorkPriority? = nil, wanted: () -> WorkPriority, apply: (WorkPriority) -> Void
-) {
-    var applied = applied
-    while true {
-        let value = wanted()
-        if value == applied { return }
-        apply(value)
-        applied = value
-    }
-}

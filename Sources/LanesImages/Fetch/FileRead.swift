@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesLists
 
 /// One `file://` fetch: a read on the file queue at the fetch's priority, and the one completion. Also delivers a
 /// refusal (unsupported scheme) the same way, so no completion ever runs inside `fetch`.
@@ -7,18 +8,20 @@ final class FileRead: FetchHandle {
     private struct State: Sendable {
         var completion: (@Sendable (Result<Data, FetchError>) -> Void)?
         var item: WorkItem<Void>?
-        var priority: WorkPriority
     }
 
     private let url: URL
     private let maxBytes: Int
     private let state: LockedValue<State>
+    /// The read's priority, passed on to its item.
+    private let steering: WorkSteering
 
     init(url: URL, maxBytes: Int, priority: WorkPriority,
          completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) {
         self.url = url
         self.maxBytes = maxBytes
-        self.state = LockedValue(State(completion: completion, priority: priority))
+        self.state = LockedValue(State(completion: completion))
+        self.steering = WorkSteering(priority: priority)
     }
 
     /// Reads the file on `queue`.
@@ -38,7 +41,7 @@ final class FileRead: FetchHandle {
 
     private func run(on queue: WorkQueue, label: String,
                      _ body: @escaping @Sendable (WorkContext) -> Result<Data, FetchError>) {
-        let priority = state.withLock { $0.priority }
+        let priority = steering.priority
         let item = queue.add(label: label, priority: priority) { [self] ctx in
             let result = body(ctx)
             finish(result)
@@ -51,7 +54,7 @@ final class FileRead: FetchHandle {
         if stale {
             item.cancel()
         } else {
-            applyPriority(to: item)
+            steering.install(WorkStep(item), order: 0, startedAt: priority)
         }
     }
 
@@ -73,16 +76,7 @@ final class FileRead: FetchHandle {
     }
 
     func setPriority(_ priority: WorkPriority) {
-        let item = state.withLock { state -> WorkItem<Void>? in
-            state.priority = priority
-            return state.item
-        }
-        if let item { applyPriority(to: item) }
-    }
-
-    /// Sets the read's priority to the one asked for, again if it changed meanwhile (last writer wins).
-    private func applyPriority(to item: WorkItem<Void>) {
-        applyLatestPriority(wanted: { state.withLock { $0.priority } }, apply: { item.priority = $0 })
+        steering.setPriority(priority)
     }
 
     /// The queue priority of the pending read (nil once it completed): for tests.

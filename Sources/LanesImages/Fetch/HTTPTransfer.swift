@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesLists
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,6 +12,8 @@ final class HTTPTransfer: FetchHandle {
     let urlString: String
     private let session: SessionOwner
     private let state: LockedValue<TransferState<URLSessionDataTask>>
+    /// The priority asked for, passed on to each attempt's task.
+    private let steering: WorkSteering
 
     private var clock: any LaneClock { session.policy.clock }
 
@@ -19,8 +22,8 @@ final class HTTPTransfer: FetchHandle {
         self.url = url
         self.urlString = url.absoluteString
         self.session = session
-        self.state = LockedValue(
-            TransferState(url: url.absoluteString, policy: session.policy, priority: priority, completion: completion))
+        self.state = LockedValue(TransferState(url: url.absoluteString, policy: session.policy, completion: completion))
+        self.steering = WorkSteering(priority: priority)
     }
 
     func start() { launch(attempt: 1) }
@@ -30,11 +33,7 @@ final class HTTPTransfer: FetchHandle {
     }
 
     func setPriority(_ priority: WorkPriority) {
-        let task = state.withLock { state -> URLSessionDataTask? in
-            state.priority = priority
-            return state.runningTask
-        }
-        if let task { applyPriority(to: task) }
+        steering.setPriority(priority)
     }
 
     /// The `URLSessionTask.priority` of the running attempt (nil between attempts and after the end).
@@ -59,15 +58,11 @@ final class HTTPTransfer: FetchHandle {
             task.cancel()  // cancelled meanwhile; the router forgets the task when URLSession reports its end
             return
         }
-        applyPriority(to: task)
+        steering.install(
+            WorkStep(cancel: {}, setPriority: { task.priority = $0.sessionTaskPriority }), order: attempt, startedAt: nil)
         session.observer?(.attemptStarted(url: urlString, attempt: attempt))
         armTimer(taskID: id, at: state.withLock { $0.deadline })
         task.resume()
-    }
-
-    /// Sets the task's priority to the one asked for, again if it changed meanwhile (last writer wins).
-    private func applyPriority(to task: URLSessionDataTask) {
-        applyLatestPriority(wanted: { state.withLock { $0.priority } }, apply: { task.priority = $0.sessionTaskPriority })
     }
 
     private func armTimer(taskID: Int, at deadline: UInt64) {

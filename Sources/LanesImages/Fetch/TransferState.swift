@@ -35,8 +35,6 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     let policy: FetchPolicy
     private(set) var phase: Phase = .idle(next: 1)
     private var completion: Completion?
-    /// The priority asked for (applied to the running task and to later attempts).
-    var priority: WorkPriority
     private var body = Data()
     private var status: Int?
     /// The `Content-Length` of the running attempt's response (-1: not announced).
@@ -56,10 +54,9 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     private var timer: ScheduledToken?
     private var retry: ScheduledToken?
 
-    init(url: String, policy: FetchPolicy, priority: WorkPriority, completion: @escaping Completion) {
+    init(url: String, policy: FetchPolicy, completion: @escaping Completion) {
         self.url = url
         self.policy = policy
-        self.priority = priority
         self.completion = completion
     }
 

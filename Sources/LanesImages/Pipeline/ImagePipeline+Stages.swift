@@ -3,32 +3,112 @@ import Lanes
 import LanesLists
 import Synchronization
 
-// How each kind of stage runs. A stage advances through steps — upstream stage, memory budget, work item — and
-// installs each in its control (ordinals 0, 1, 2), so a cancel or a priority change reaches whichever is current.
+/// The steps a stage advances through, in order. Each is installed in the stage's job as it begins, so a cancel or a
+/// priority change reaches whichever is current; a step reported late (a callback that fired synchronously, before
+/// the call that made it returned) is ignored rather than allowed to replace a later one.
+enum StagePhase: Int {
+    /// Waiting for an upstream stage: the fetch under a decode, the decode under a processor chain.
+    case upstream
+    /// Waiting for room in the memory budget.
+    case budget
+    /// Queued or running as a work item.
+    case work
+    /// A fetch's transfer, once the fetcher has started it.
+    case transfer
+}
+
+/// The job of one stage: a fetch (`Data`), or a decode or processor chain (`Bitmap`).
+typealias StageJob<Value: Sendable> = SharedJob<StageKey, Value>
+
+extension SharedJob {
+    /// Makes `step`, made at `startedAt`, the stage's current one.
+    func install(_ step: WorkStep, at phase: StagePhase, startedAt: WorkPriority) {
+        install(step, order: phase.rawValue, startedAt: startedAt)
+    }
+}
+
+// How each kind of stage runs.
 extension ImagePipeline {
-    /// Starts the final stage of `request`: a decode, or a processor chain on top of one.
-    func start(_ stage: Stage<Bitmap>, for request: ImageRequest) {
+    /// Joins the stage whose result answers `request`, starting it when none is in flight. Returns the
+    /// subscription and whether it started the stage.
+    func subscribe(
+        _ request: ImageRequest, priority: WorkPriority, deliver: @escaping SharedWork<StageKey, Bitmap>.Deliver
+    ) -> (subscription: SharedSubscription, started: Bool) {
+        bitmaps.subscribe(request.finalKey, priority: priority, deliver: deliver) { self.start($0, for: request) }
+    }
+
+    /// Starts the stage that answers `request`: a decode of the fetched bytes, or a processor chain on the decoded
+    /// image. Both wait for their upstream stage, then for room in the budget, then run as a work item.
+    func start(_ job: StageJob<Bitmap>, for request: ImageRequest) {
+        let counters = self.counters
         if request.processors.isEmpty {
-            startDecode(stage, url: request.url, size: request.targetSize)
+            let url = request.url, size = request.targetSize
+            let decoder = configuration.decoder, maxPixels = configuration.maxPixels
+            advance(
+                job, after: fetches, key: .fetch(url: url.absoluteString), start: { self.startFetch($0, url: url) },
+                // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
+                // the decode: it then fails before allocating, and the body goes with it).
+                cost: { data in
+                    let cost = Self.decodeCost(of: data, size: size, maxPixels: maxPixels)
+                    return cost == 0 ? 0 : cost + data.count
+                }, on: decodeQueue
+            ) { data, _ in
+                counters.decodes.add(1, ordering: .relaxed)
+                return try decoder.decode(data, targetSize: size, maxPixels: maxPixels)
+            }
         } else {
-            startProcess(stage, request: request)
+            let chain = ProcessorChain(request.processors)
+            let decode = ImageRequest(url: request.url, targetSize: request.targetSize)
+            advance(
+                job, after: bitmaps, key: request.decodeKey, start: { self.start($0, for: decode) },
+                cost: { chain.workingSetBytes(for: $0) }, on: processQueue
+            ) { bitmap, context in
+                counters.processorRuns.add(1, ordering: .relaxed)
+                return try chain.process(bitmap, isCancelled: { context.isCancelled })
+            }
         }
+    }
+
+    /// Waits for the stage `key` of `upstream`, then for `cost(input)` bytes of room, then runs `work` on `queue`.
+    private func advance<Input: Sendable>(
+        _ job: StageJob<Bitmap>, after upstream: SharedWork<StageKey, Input>, key: StageKey,
+        start: (StageJob<Input>) -> Void, cost: @escaping @Sendable (Input) -> Int, on queue: WorkQueue,
+        work: @escaping @Sendable (Input, WorkContext) throws -> Bitmap
+    ) {
+        let priority = job.priority
+        let (subscription, _) = upstream.subscribe(key, priority: priority, deliver: { result in
+            switch result {
+            case .failure(let error): job.finish(.failure(error))
+            case .success(let input):
+                self.withRoom(cost(input), for: job) { reservation in
+                    let priority = job.priority
+                    let item = queue.add(label: job.key.label, priority: priority) { context in
+                        try context.checkCancellation()
+                        return try work(input, context)
+                    }
+                    item.onFinishInline { result in
+                        reservation?.release()
+                        job.finish(result)
+                    }
+                    job.install(WorkStep(item), at: .work, startedAt: priority)
+                }
+            }
+        }, start: start)
+        job.install(WorkStep(subscription), at: .upstream, startedAt: priority)
     }
 
     // MARK: Fetch
 
     /// Disk cache first (network URLs only), then the fetcher; fetched network bytes are written to the disk cache
     /// in the background.
-    func startFetch(_ stage: Stage<Data>, url: URL) {
-        let control = stage.control
-        let priority = control.priority
+    func startFetch(_ job: StageJob<Data>, url: URL) {
+        let priority = job.priority
         let fetcher = configuration.fetcher
         let disk = url.isFileURL ? nil : configuration.diskCache
         let key = url.absoluteString
         let counters = self.counters
         let diskWrites = self.diskWrites
-        let transfer = LockedValue(TransferSlot(priority: priority))
-        let item = fetchQueue.add(label: stage.key.label, priority: priority, callback: { context, finish in
+        let item = fetchQueue.add(label: job.key.label, priority: priority, callback: { context, finish in
             if let disk, let data = disk.data(forKey: key) {
                 counters.diskHits.add(1, ordering: .relaxed)
                 return finish(.success(data))
@@ -42,67 +122,17 @@ extension ImagePipeline {
                 }
                 finish(result.mapError { $0 })
             }
-            transfer.withLock { $0.handle = handle }
-            // A change of priority while the fetch was being started reached no handle: apply it now.
-            applyLatestPriority(
-                alreadyApplied: startedAt, wanted: { transfer.withLock { $0.priority } }, apply: handle.setPriority)
+            // The transfer is now the step to steer (a change of priority made meanwhile reaches it here).
+            job.install(
+                WorkStep(cancel: { handle.cancel() }, setPriority: { handle.setPriority($0) }), at: .transfer,
+                startedAt: startedAt)
             context.onCancel { handle.cancel() }
         })
-        item.onFinishInline { result in stage.finish(result) }
-        let step = StageStep(cancel: { item.cancel() }, setPriority: { newPriority in
-            item.priority = newPriority
-            let handle = transfer.withLock { slot in
-                slot.priority = newPriority
-                return slot.handle
-            }
-            if let handle {
-                applyLatestPriority(wanted: { transfer.withLock { $0.priority } }, apply: handle.setPriority)
-            }
-        })
-        control.install(step, ordinal: 0, startedAt: priority)
+        item.onFinishInline { result in job.finish(result) }
+        job.install(WorkStep(item), at: .work, startedAt: priority)
     }
 
-    // MARK: Decode
-
-    /// Waits for the URL's bytes, then for room in the budget, then decodes at `size`.
-    func startDecode(_ stage: Stage<Bitmap>, url: URL, size: TargetSize?) {
-        let control = stage.control
-        let priority = control.priority
-        let (upstream, _) = fetches.subscribe(
-            .fetch(url: url.absoluteString), priority: priority, isRequest: false,
-            start: { self.startFetch($0, url: url) },
-            deliver: { result in
-                switch result {
-                case .failure(let error): self.finish(stage, with: .failure(error))
-                case .success(let data): self.decode(data, stage: stage, size: size)
-                }
-            })
-        control.install(upstream, ordinal: 0, startedAt: priority)
-    }
-
-    private func decode(_ data: Data, stage: Stage<Bitmap>, size: TargetSize?) {
-        let decoder = configuration.decoder
-        let maxPixels = configuration.maxPixels
-        let counters = self.counters
-        // The fetched body is held until the decode ends, so it counts too (unless the header already dooms the
-        // decode: it then fails before allocating, and the body goes with it).
-        let cost = Self.decodeCost(of: data, size: size, maxPixels: maxPixels)
-        let bytes = cost == 0 ? 0 : cost + data.count
-        withRoom(bytes, for: stage) { reservation in
-            let control = stage.control
-            let priority = control.priority
-            let item = self.decodeQueue.add(label: stage.key.label, priority: priority) { context in
-                try context.checkCancellation()
-                counters.decodes.add(1, ordering: .relaxed)
-                return try decoder.decode(data, targetSize: size, maxPixels: maxPixels)
-            }
-            item.onFinishInline { result in
-                reservation?.release()
-                self.finish(stage, with: result)
-            }
-            control.install(StageStep(item), ordinal: 2, startedAt: priority)
-        }
-    }
+    // MARK: Shared steps
 
     /// The bytes a decode holds (``ImageDecoder/workingSetBytes(for:targetSize:)``: the result, and for a resized
     /// decode the decoder's rows and the resize's ring, never the whole decoded image).
@@ -114,71 +144,17 @@ extension ImagePipeline {
         return ImageDecoder.workingSetBytes(for: info, targetSize: size)
     }
 
-    // MARK: Process
-
-    /// Waits for the decoded image, then for room, then runs the processor chain.
-    func startProcess(_ stage: Stage<Bitmap>, request: ImageRequest) {
-        let control = stage.control
-        let priority = control.priority
-        let chain = ProcessorChain(request.processors)
-        let (upstream, _) = bitmaps.subscribe(
-            request.decodeKey, priority: priority, isRequest: false,
-            start: { self.startDecode($0, url: request.url, size: request.targetSize) },
-            deliver: { result in
-                switch result {
-                case .failure(let error): self.finish(stage, with: .failure(error))
-                case .success(let bitmap): self.process(bitmap, chain: chain, stage: stage)
-                }
-            })
-        control.install(upstream, ordinal: 0, startedAt: priority)
-    }
-
-    private func process(_ bitmap: Bitmap, chain: ProcessorChain, stage: Stage<Bitmap>) {
-        let counters = self.counters
-        withRoom(chain.workingSetBytes(for: bitmap), for: stage) { reservation in
-            let control = stage.control
-            let priority = control.priority
-            let item = self.processQueue.add(label: stage.key.label, priority: priority) { context in
-                try context.checkCancellation()
-                counters.processorRuns.add(1, ordering: .relaxed)
-                return try chain.process(bitmap, isCancelled: { context.isCancelled })
-            }
-            item.onFinishInline { result in
-                reservation?.release()
-                self.finish(stage, with: result)
-            }
-            control.install(StageStep(item), ordinal: 2, startedAt: priority)
-        }
-    }
-
-    // MARK: Shared steps
-
     /// Calls `body` once `bytes` fit in the budget (at once without a budget or for zero bytes); waiting is a step
-    /// of `stage`, so cancelling the stage withdraws the reservation and raising it moves the stage up the queue.
+    /// of the stage, so cancelling it withdraws the reservation and raising it moves the stage up the queue.
     private func withRoom(
-        _ bytes: Int, for stage: Stage<Bitmap>, _ body: @escaping @Sendable (BudgetReservation?) -> Void
+        _ bytes: Int, for job: StageJob<Bitmap>, _ body: @escaping @Sendable (BudgetReservation?) -> Void
     ) {
-        let control = stage.control
-        guard !control.isCancelled else { return }
+        guard !job.isCancelled else { return }
         guard let budget, bytes > 0 else { return body(nil) }
-        let priority = control.priority
+        let priority = job.priority
         let request = budget.reserve(bytes, priority: priority) { reservation in body(reservation) }
-        control.install(
-            StageStep(cancel: { _ = request.cancel() }, setPriority: { request.setPriority($0) }),
-            ordinal: 1, startedAt: priority)
+        job.install(
+            WorkStep(cancel: { _ = request.cancel() }, setPriority: { request.setPriority($0) }), at: .budget,
+            startedAt: priority)
     }
-
-    /// Caches a final bitmap that a request asked for, then delivers to the stage's consumers.
-    func finish(_ stage: Stage<Bitmap>, with result: Result<Bitmap, any Error>) {
-        if case .success(let bitmap) = result, stage.servesRequests {
-            memoryCache.insert(bitmap, forKey: stage.key)
-        }
-        stage.finish(result)
-    }
-}
-
-/// The transfer of a running fetch (once the fetcher has returned its handle) and the priority it should have.
-struct TransferSlot: Sendable {
-    var handle: (any FetchHandle)?
-    var priority: WorkPriority
 }

@@ -33,15 +33,17 @@ public final class ImagePipeline: Sendable {
     /// The budget of decoded bytes in flight (nil when ``ImagePipelineConfiguration/decodedBytesLimit`` is 0).
     public let budget: MemoryBudget?
 
-    let memoryCache: CostLimitedCache<StageKey, Bitmap>
+    let memoryCache: CostLimitedCache<ImageRequest, Bitmap>
     let fetchQueue: WorkQueue
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let diskWrites: WorkQueue
     let counters = PipelineCounters()
-    let fetches: StageTable<Data>
-    let bitmaps: StageTable<Bitmap>
-    private let prefetches = LockedValue([ImageRequest: ImageTask]())
+    /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor chains.
+    let fetches: SharedWork<StageKey, Data>
+    let bitmaps: SharedWork<StageKey, Bitmap>
+    /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
+    let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
 
     /// Creates a pipeline.
     ///
@@ -58,8 +60,8 @@ public final class ImagePipeline: Sendable {
         processQueue = WorkQueue("image process", maxConcurrency: configuration.processConcurrency, executor: executor)
         diskWrites = WorkQueue("image disk writes", maxConcurrency: 1, executor: executor)
         let counters = self.counters
-        fetches = StageTable { counters.cancelledStages.add(1, ordering: .relaxed) }
-        bitmaps = StageTable { counters.cancelledStages.add(1, ordering: .relaxed) }
+        fetches = SharedWork { if case .cancelled = $0 { counters.cancelledStages.add(1, ordering: .relaxed) } }
+        bitmaps = SharedWork { if case .cancelled = $0 { counters.cancelledStages.add(1, ordering: .relaxed) } }
     }
 
     // MARK: Loading
@@ -104,17 +106,18 @@ public final class ImagePipeline: Sendable {
             }
             Self.deliver(result, on: queue, to: completion)
         }
-        let key = request.finalKey  // built from every processor's identifier: once per load
-        if let cached = memoryCache[key] {
+        if let cached = memoryCache[request] {
             counters.memoryHits.add(1, ordering: .relaxed)
             task.complete(.success(cached))
             return task
         }
-        let (step, created) = bitmaps.subscribe(
-            key, priority: priority, isRequest: true, start: { self.start($0, for: request) },
-            deliver: { result in task.complete(result) })
-        if !created { counters.coalesced.add(1, ordering: .relaxed) }
-        task.attach(step, madeAt: priority)
+        let memoryCache = self.memoryCache
+        let (subscription, started) = subscribe(request, priority: priority) { result in
+            if case .success(let bitmap) = result { memoryCache.insert(bitmap, forKey: request) }
+            task.complete(result)
+        }
+        if !started { counters.coalesced.add(1, ordering: .relaxed) }
+        task.attach(subscription, madeAt: priority)
         return task
     }
 
@@ -155,31 +158,20 @@ public final class ImagePipeline: Sendable {
     /// if let image = pipeline.cachedImage(for: request) { cell.image = image }
     /// ```
     public func cachedImage(for request: ImageRequest) -> Bitmap? {
-        memoryCache[request.finalKey]
+        memoryCache[request]
     }
 
     // MARK: Prefetching
 
     /// Starts loading `requests` at `priority` (prefetch by default) so they are cached when they scroll into
-    /// view. A visible request for the same image joins the prefetch and promotes it.
+    /// view. A visible request for the same image joins the prefetch and promotes it. (The prefetches of
+    /// ``loader``, the main queue's loader.)
     ///
     /// ```swift
     /// pipeline.prefetch(rows[20..<30].map(\.imageRequest))
     /// ```
     public func prefetch(_ requests: some Sequence<ImageRequest>, priority: WorkPriority = .prefetch) {
-        for request in requests where memoryCache[request.finalKey] == nil {
-            guard prefetches.withLock({ $0[request] == nil }) else { continue }
-            let task = load(request, priority: priority, on: nil) { [weak self] _ in
-                self?.prefetches.withLock { prefetches in _ = prefetches.removeValue(forKey: request) }
-            }
-            let duplicate = prefetches.withLock { prefetches -> Bool in
-                if task.isFinished { return false }
-                if prefetches[request] != nil { return true }
-                prefetches[request] = task
-                return false
-            }
-            if duplicate { task.cancel() }
-        }
+        loader.prefetch(requests, priority: priority)
     }
 
     /// Withdraws prefetches that are no longer near the screen.
@@ -188,8 +180,7 @@ public final class ImagePipeline: Sendable {
     /// pipeline.cancelPrefetch(rows[0..<10].map(\.imageRequest))
     /// ```
     public func cancelPrefetch(_ requests: some Sequence<ImageRequest>) {
-        let tasks = prefetches.withLock { prefetches in requests.compactMap { prefetches.removeValue(forKey: $0) } }
-        for task in tasks { task.cancel() }
+        loader.cancelPrefetch(requests)
     }
 
     // MARK: State

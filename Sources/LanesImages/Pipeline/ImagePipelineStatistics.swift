@@ -7,7 +7,8 @@ import Synchronization
 /// print(stats)   // requests 100 · memory hits 0 · fetches 1 · decodes 1 · processor runs 1 · ...
 /// ```
 public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConvertible {
-    /// Requests made (``ImagePipeline/load(_:priority:on:completion:)`` and everything built on it).
+    /// Requests made with ``ImagePipeline/load(_:priority:on:completion:)`` and ``ImagePipeline/image(for:priority:)``.
+    /// Bindings, lists and prefetches go through ``ImagePipeline/loader``, which counts its own (`loader.stats`).
     public var requests = 0
     /// Requests answered from the memory cache.
     public var memoryHits = 0

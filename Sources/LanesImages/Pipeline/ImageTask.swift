@@ -1,4 +1,6 @@
 import Lanes
+import LanesLists
+import Synchronization
 
 /// A request in flight: cancel it, or change its priority as its cell moves (visible ↔ prefetch).
 ///
@@ -14,82 +16,45 @@ public final class ImageTask: Sendable {
     /// What this task loads.
     public let request: ImageRequest
 
-    private enum Phase: Sendable { case running, completed, cancelled }
-
-    private struct State: Sendable {
-        var phase = Phase.running
-        var step: StageStep?
-        var priority: WorkPriority
-    }
-
-    private let state: LockedValue<State>
+    /// The task's priority and its subscription to the stage it consumes.
+    private let steering: WorkSteering
+    /// Set by the first of completion and cancellation.
+    private let ended = Atomic<Bool>(false)
     private let deliver: @Sendable (Result<Bitmap, any Error>) -> Void
 
     init(request: ImageRequest, priority: WorkPriority, deliver: @escaping @Sendable (Result<Bitmap, any Error>) -> Void) {
         self.request = request
-        self.state = LockedValue(State(priority: priority))
+        self.steering = WorkSteering(priority: priority)
         self.deliver = deliver
     }
 
     /// How urgent the task is. Raising it promotes every stage it waits on (down to the transfer) at once.
     public var priority: WorkPriority {
-        get { state.withLock { $0.priority } }
-        set {
-            let step = state.withLock { state -> StageStep? in
-                guard state.phase == .running, state.priority != newValue else { return nil }
-                state.priority = newValue
-                return state.step
-            }
-            step?.setPriority(newValue)
-        }
+        get { steering.priority }
+        set { if !isFinished { steering.setPriority(newValue) } }
     }
 
     /// Withdraws the request; its completion gets `CancellationError` (unless it has already completed).
     public func cancel() {
-        let step = state.withLock { state -> StageStep?? in
-            guard state.phase == .running else { return nil }
-            state.phase = .cancelled
-            defer { state.step = nil }
-            return .some(state.step)
-        }
-        guard let step else { return }
-        step?.cancel()
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        steering.cancel()
         deliver(.failure(CancellationError()))
     }
 
     /// Whether ``cancel()`` was called before the task completed.
-    public var isCancelled: Bool { state.withLock { $0.phase == .cancelled } }
+    public var isCancelled: Bool { steering.isCancelled }
 
     /// Whether the task completed (with an image or an error) or was cancelled.
-    public var isFinished: Bool { state.withLock { $0.phase != .running } }
+    public var isFinished: Bool { ended.load(ordering: .acquiring) }
 
-    /// Connects the task to the stage it consumes (made at `priority`).
-    func attach(_ step: StageStep, madeAt priority: WorkPriority) {
-        enum Action { case cancel, reprioritise(WorkPriority), none }
-        let action = state.withLock { state -> Action in
-            switch state.phase {
-            case .cancelled: return .cancel
-            case .completed: return .none
-            case .running:
-                state.step = step
-                return state.priority == priority ? .none : .reprioritise(state.priority)
-            }
-        }
-        switch action {
-        case .cancel: step.cancel()
-        case .reprioritise(let priority): step.setPriority(priority)
-        case .none: break
-        }
+    /// Connects the task to the stage it consumes (subscribed at `priority`).
+    func attach(_ subscription: SharedSubscription, madeAt priority: WorkPriority) {
+        steering.install(WorkStep(subscription), order: 0, startedAt: priority)
     }
 
     /// The stage's result arrived.
     func complete(_ result: Result<Bitmap, any Error>) {
-        let first = state.withLock { state -> Bool in
-            guard state.phase == .running else { return false }
-            state.phase = .completed
-            state.step = nil
-            return true
-        }
-        if first { deliver(result) }
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        deliver(result)
     }
 }

@@ -1,42 +1,46 @@
 /// The single-threaded core of ``CostLimitedCache``: a dictionary from key to slot plus an intrusive doubly linked
 /// list threaded through an array of slots, most recently used at the head. Every operation is O(1) (eviction is O(1)
-/// per evicted entry). Freed slots are recycled through a free list, so steady churn allocates nothing.
-struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    struct Slot: Sendable {
-        var key: Key
-        var value: Value
-        var cost: Int
+/// per evicted entry). Freed slots are recycled through a free list, so steady churn allocates nothing. The image
+/// pipeline's disk-cache index keeps its recency here too (package access).
+package struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    package struct Slot: Sendable {
+        package var key: Key
+        package var value: Value
+        package var cost: Int
         var newer: Int
         var older: Int
     }
 
-    private(set) var slots: ContiguousArray<Slot?> = []
+    package private(set) var slots: ContiguousArray<Slot?> = []
     private var free: [Int] = []
     private var index: [Key: Int] = [:]
     /// Most recently used slot, or -1.
     private var head = -1
     /// Least recently used slot, or -1.
     private var tail = -1
-    private(set) var totalCost = 0
-    var count: Int { index.count }
+    package private(set) var totalCost = 0
+    package var count: Int { index.count }
+
+    /// An empty storage.
+    package init() {}
 
     /// The value for `key`, marked most recently used.
-    mutating func value(forKey key: Key) -> Value? {
+    package mutating func value(forKey key: Key) -> Value? {
         guard let position = index[key] else { return nil }
         moveToHead(position)
         return slots[position]!.value
     }
 
     /// The value for `key` without touching its recency.
-    func peek(_ key: Key) -> Value? {
+    package func peek(_ key: Key) -> Value? {
         guard let position = index[key] else { return nil }
         return slots[position]!.value
     }
 
-    func contains(_ key: Key) -> Bool { index[key] != nil }
+    package func contains(_ key: Key) -> Bool { index[key] != nil }
 
     /// Stores `value` as most recently used, replacing any value for `key`. Returns the replaced value.
-    mutating func insert(_ value: Value, forKey key: Key, cost: Int) -> Value? {
+    package mutating func insert(_ value: Value, forKey key: Key, cost: Int) -> Value? {
         if let position = index[key] {
             let old = slots[position]!.value
             totalCost += cost - slots[position]!.cost
@@ -63,13 +67,13 @@ struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Removes the value for `key` and returns it.
-    mutating func removeValue(forKey key: Key) -> Value? {
+    package mutating func removeValue(forKey key: Key) -> Value? {
         guard let position = index.removeValue(forKey: key) else { return nil }
         return release(position).value
     }
 
     /// Removes the least recently used entry.
-    mutating func removeOldest() -> (key: Key, value: Value)? {
+    package mutating func removeOldest() -> (key: Key, value: Value)? {
         guard tail >= 0 else { return nil }
         let position = tail
         let slot = slots[position]!
@@ -79,7 +83,7 @@ struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Removes everything and returns the values (so the caller can release them outside its lock).
-    mutating func removeAll() -> [Value] {
+    package mutating func removeAll() -> [Value] {
         let values = slots.compactMap { $0?.value }
         slots = []
         free = []
@@ -90,8 +94,11 @@ struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return values
     }
 
+    /// The least recently used key.
+    package var oldestKey: Key? { tail >= 0 ? slots[tail]!.key : nil }
+
     /// Keys from most to least recently used.
-    var keysByRecency: [Key] {
+    package var keysByRecency: [Key] {
         var keys: [Key] = []
         keys.reserveCapacity(count)
         var position = head

@@ -34,6 +34,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     public private(set) var isLoaded = false
     /// How urgent the binding's request is.
     public private(set) var priority: WorkPriority = .visible
+    /// Results that reached the binding after it had moved on to another key (or was cleared), and were dropped.
+    public private(set) var staleDropped = 0
 
     private let placeholder: (@MainActor (Key) -> Void)?
     private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
@@ -121,17 +123,18 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private func receive(_ result: Result<Value, any Error>, key: Key, generation: UInt64) {
         guard generation == self.generation else {
             // The binding moved on after the result was on its way: it is not this cell's any more.
-            loader.counters.staleDropped.add(1, ordering: .relaxed)
+            staleDropped += 1
+            loader.counters.count(\.staleDropped)
             return
         }
         guard self.key == key else {
             // Cannot happen (the generation changes with the key); counted so a benchmark can prove it.
-            loader.counters.wrongCell.add(1, ordering: .relaxed)
+            loader.counters.count(\.wrongCellDeliveries)
             return
         }
         request = nil
         isLoaded = true
-        loader.counters.deliveries.add(1, ordering: .relaxed)
+        loader.counters.count(\.deliveries)
         handler(key, result)
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Lanes
 
 /// What a ``ContentLoader`` has done since it was made: for an app's HUD, a benchmark, or a test.
 ///
@@ -11,19 +11,19 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     public var requests = 0
     /// Requests answered synchronously from the cache (values, or failures when failures are cached).
     public var cacheHits = 0
-    /// Requests that joined an item already in flight for the same key instead of starting another.
+    /// Requests that joined a job already in flight for the same key instead of starting another.
     public var joined = 0
-    /// Work items created (one per key in flight, plus restarts of items someone else cancelled).
+    /// Jobs started (one per key in flight, plus restarts of jobs whose step someone else cancelled).
     public var scheduled = 0
-    /// Work bodies that started.
+    /// Bodies of `Work` that started (a loader made with a `Start` counts its own steps, if it wants to).
     public var started = 0
-    /// Items that produced a value.
+    /// Jobs that produced a value.
     public var completed = 0
-    /// Items whose body threw (not counting cancellations).
+    /// Jobs that failed (not counting cancellations).
     public var failed = 0
-    /// Items the loader withdrew before they finished, because every requester left or
-    /// ``ContentLoader/invalidate(clearingCache:)`` ran: most never start; a running body sees `isCancelled` (if it
-    /// finishes anyway, its value still goes to the cache).
+    /// Jobs the loader withdrew before they ended, because every requester left or
+    /// ``ContentLoader/invalidate(clearingCache:)`` ran: most never start; a running step sees `isCancelled` (if it
+    /// finishes anyway, its value still goes to the cache, unless the loader was invalidated).
     public var cancelled = 0
     /// Results handed over: to ``ContentLoader/request(_:priority:deliver:)`` callers, and to bindings that still
     /// showed the key (synchronous cache hits included).
@@ -47,22 +47,43 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The counters touched off the loader's lock: bodies starting on worker threads, and bindings on the delivery
+/// The loader's counts, touched by callers, by jobs finishing on worker threads and by bindings on the delivery
 /// queue.
 final class LoaderCounters: Sendable {
-    let started = Atomic<Int>(0)
-    let cacheHits = Atomic<Int>(0)
-    let deliveries = Atomic<Int>(0)
-    let staleDropped = Atomic<Int>(0)
-    let wrongCell = Atomic<Int>(0)
-    let cancelled = Atomic<Int>(0)
+    private let stats = LockedValue(ContentLoaderStats())
 
-    func merge(into stats: inout ContentLoaderStats) {
-        stats.started += started.load(ordering: .relaxed)
-        stats.cacheHits += cacheHits.load(ordering: .relaxed)
-        stats.deliveries += deliveries.load(ordering: .relaxed)
-        stats.staleDropped += staleDropped.load(ordering: .relaxed)
-        stats.wrongCellDeliveries += wrongCell.load(ordering: .relaxed)
-        stats.cancelled += cancelled.load(ordering: .relaxed)
+    /// Adds one to each count named.
+    func count(_ counts: WritableKeyPath<ContentLoaderStats, Int>...) {
+        stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
+    }
+
+    /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
+    /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
+    func record<Key: Hashable & Sendable, Value: Sendable>(
+        _ event: SharedWork<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        failures: CostLimitedCache<Key, FailedLoad>?
+    ) {
+        switch event {
+        case .finished(let key, .success(let value), let current, let delivered):
+            if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
+            if current { cache.insert(value, forKey: key) }
+        case .finished(let key, .failure(let error), _, let delivered):
+            guard !error.isCancellation else { break }
+            count(\.failed)
+            if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key) }
+        case .cancelled:
+            count(\.cancelled)
+        }
+    }
+
+    var snapshot: ContentLoaderStats { stats.withLock { $0 } }
+}
+
+extension Error {
+    /// Whether the error says the work was cancelled rather than that it failed.
+    var isCancellation: Bool {
+        if self is CancellationError { return true }
+        if case .cancelled = self as? LanesError { return true }
+        return false
     }
 }

@@ -1,8 +1,8 @@
 import Lanes
 
 /// One requester's claim on a key's content, returned by ``ContentLoader/request(_:priority:deliver:)``. Cancel it
-/// when the content is no longer needed; the key's item is cancelled when its last requester cancels. Changing its
-/// priority changes the item's priority if this request is the most urgent one.
+/// when the content is no longer needed; the key's job is cancelled when its last requester cancels. Changing its
+/// priority changes the job's priority if this request is the most urgent one.
 ///
 /// ```swift
 /// let request = loader.request(symbol, priority: .prefetch) { result in update(result) }
@@ -10,44 +10,29 @@ import Lanes
 /// request.cancel()              // it scrolled away again
 /// ```
 public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// nil when the request was answered synchronously from the cache.
-    private let loader: ContentLoader<Key, Value>?
-    private let entry: UInt64
-    private let requester: UInt64
-
     /// The key asked for.
     public let key: Key
+    /// The request's claim on the key's shared job (``SharedSubscription/finished`` when answered from the cache).
+    public let subscription: SharedSubscription
+    /// Whether the request was answered synchronously from the cache, before
+    /// ``ContentLoader/request(_:priority:deliver:)`` returned.
+    public let wasAnsweredFromCache: Bool
 
-    init(loader: ContentLoader<Key, Value>?, key: Key, entry: UInt64, requester: UInt64) {
-        self.loader = loader
-        self.key = key
-        self.entry = entry
-        self.requester = requester
-    }
+    /// Whether the key's job is still in flight for this request (not finished, cancelled or invalidated).
+    public var isPending: Bool { subscription.isActive }
 
-    /// Whether the request was answered synchronously from the cache, before ``ContentLoader/request(_:priority:deliver:)``
-    /// returned.
-    public var wasAnsweredFromCache: Bool { loader == nil }
-
-    /// Whether the key's item is still in flight for this request (not finished, cancelled or invalidated).
-    public var isPending: Bool { loader?.isPending(key, entry: entry) ?? false }
-
-    /// Withdraws the request: its result will not be delivered. The key's item is cancelled if this was the last
+    /// Withdraws the request: its result will not be delivered. The key's job is cancelled if this was the last
     /// request for it. Does nothing once the result was delivered; safe to call more than once.
     ///
     /// ```swift
     /// request.cancel()
     /// ```
-    public func cancel() {
-        loader?.cancel(key, entry: entry, requester: requester)
-    }
+    public func cancel() { subscription.cancel() }
 
-    /// Changes how urgent this request is; the key's item runs at the highest priority of its requests.
+    /// Changes how urgent this request is; the key's job runs at the highest priority of its requests.
     ///
     /// ```swift
     /// request.setPriority(.prefetch)   // scrolled just off screen
     /// ```
-    public func setPriority(_ priority: WorkPriority) {
-        loader?.setPriority(priority, key: key, entry: entry, requester: requester)
-    }
+    public func setPriority(_ priority: WorkPriority) { subscription.setPriority(priority) }
 }

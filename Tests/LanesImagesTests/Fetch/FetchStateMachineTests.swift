@@ -20,7 +20,7 @@ struct FetchStateMachineTests {
             maxAttempts: attempts, initialDelay: .milliseconds(10), jitter: 0, attemptTimeout: attemptTimeout)
         let policy = FetchPolicy(timeout: timeout, retry: retry, maxBytes: maxBytes, clock: VirtualClock(),
                                  deadline: deadline, minimumRate: minimumRate)
-        return State(url: "http://host/a", policy: policy, priority: .normal) { log.append($0) }
+        return State(url: "http://host/a", policy: policy) { log.append($0) }
     }
 
     /// Runs the completion an effect carries, as the transfer does after leaving the lock.

@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
@@ -79,5 +80,11 @@ struct ImageDocumentationTests {
         #expect(cell.image?.width == 60)
         didEndDisplaying(cell)
         #expect(cell.photo.request == nil)
+        // --- 3 (a list drives the cells)
+        let list = ListModel(rowCount: requests.count, rowHeight: 120, viewportHeight: 800) { PhotoCell(pipeline: pipeline) }
+        list.connect(to: pipeline.loader, key: { requests[$0] }, binding: { $0.photo })
+        // ---
+        list.layoutIfNeeded()
+        #expect(list.cell(forRow: 0)?.image?.width == 60)   // cached by now: handed over inside show
     }
 }

@@ -1,6 +1,7 @@
 import CGtk
 import Lanes
 import LanesImages
+import LanesLists
 
 /// One reusable grid cell: a picture at thumbnail size and a caption. Bound to a row, it shows the placeholder at
 /// once and loads the row's thumbnail through an `ImageBinding` (off the main thread; never another row's image);

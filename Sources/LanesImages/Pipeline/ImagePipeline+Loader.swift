@@ -1,0 +1,77 @@
+import Lanes
+import LanesLists
+
+/// A cell's binding to one image request at a time: the lists' `ContentBinding`, fed by an ``ImagePipeline``'s
+/// ``ImagePipeline/loader``. It hands a cached image over before `show(_:priority:)` returns (no
+/// flicker); otherwise the placeholder runs and the image is handed over on the delivery queue, but only while the
+/// binding still shows that request: a cell reused for another row never receives the old row's image. Showing
+/// another request, or `clear()`, withdraws the old one, which stops its fetch, decode and filter
+/// unless another cell wants them.
+///
+/// ```swift
+/// @MainActor final class PhotoCell {
+///     var image: Bitmap?
+///     lazy var photo = ImageBinding(pipeline: pipeline, placeholder: { [unowned self] _ in image = nil }) {
+///         [unowned self] _, result in image = try? result.get()
+///     }
+/// }
+/// cell.photo.show(ImageRequest(url: url, targetSize: TargetSize(maxWidth: 300), processors: [TiltShift()]))
+/// cell.photo.setPriority(.prefetch)   // near the edge of the screen
+/// cell.photo.clear()                  // did end display
+/// ```
+public typealias ImageBinding = ContentBinding<ImageRequest, Bitmap>
+
+extension ContentBinding where Key == ImageRequest, Value == Bitmap {
+    /// A binding to `pipeline`'s loader for `deliveryQueue`.
+    /// - Parameters:
+    ///   - deliveryQueue: ``WorkQueue/main`` unless a test injects its own queue (its items must run on the main
+    ///     actor).
+    ///   - placeholder: called by `show(_:priority:)` when the image is not cached.
+    ///   - handler: receives the request's result, on the main actor.
+    ///
+    /// ```swift
+    /// let avatar = ImageBinding(pipeline: pipeline) { _, result in view.image = try? result.get() }
+    /// ```
+    public convenience init(
+        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
+        placeholder: (@MainActor (ImageRequest) -> Void)? = nil,
+        handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
+    ) {
+        self.init(loader: pipeline.loader(deliveringOn: deliveryQueue), placeholder: placeholder, handler: handler)
+    }
+
+    /// The request shown now, or nil when cleared (the binding's `key`).
+    public var request: ImageRequest? { key }
+}
+
+extension ImagePipeline {
+    /// The pipeline as a list loader delivering on the main queue: what ``ImageBinding`` and
+    /// `ListModel.connect(to:key:binding:)` use. Its cache is the pipeline's memory cache; its job for a request is
+    /// the pipeline's stage for it (shared with every other request that needs it).
+    ///
+    /// ```swift
+    /// list.connect(to: pipeline.loader, key: { requests[$0] }, binding: { $0.photo })
+    /// ```
+    public var loader: ContentLoader<ImageRequest, Bitmap> { loader(deliveringOn: .main) }
+
+    /// The pipeline as a list loader delivering on `queue` (one per queue, made on first use).
+    ///
+    /// ```swift
+    /// let loader = pipeline.loader(deliveringOn: testQueue)
+    /// ```
+    public func loader(deliveringOn queue: WorkQueue) -> ContentLoader<ImageRequest, Bitmap> {
+        loaders.withLock { loaders in
+            if let loader = loaders[ObjectIdentifier(queue)] { return loader }
+            let loader = ContentLoader<ImageRequest, Bitmap>(
+                name: "image", deliveryQueue: queue, cache: memoryCache
+            ) { [weak self] job in
+                guard let self else { return job.finish(.failure(CancellationError())) }
+                let priority = job.priority
+                let (subscription, _) = subscribe(job.key, priority: priority) { job.finish($0) }
+                job.install(WorkStep(subscription), order: 0, startedAt: priority)
+            }
+            loaders[ObjectIdentifier(queue)] = loader
+            return loader
+        }
+    }
+}
