@@ -5,8 +5,12 @@ import LanesLists
 
 /// How the scroll benchmark's cells get their content.
 enum ScrollMode: String, CaseIterable, Sendable {
-    /// `LanesLists`: a `ListModel` wired to a `ContentLoader` (cancellation, reuse guard, cache, prefetch).
+    /// `LanesLists`: a `ListModel` with the adaptive preload wired to a `ContentLoader` (cancellation, reuse guard,
+    /// cache, prefetch that follows the user).
     case lanes
+    /// The same with the fixed preload this benchmark used before the adaptive one (a quarter screen ahead, a tenth
+    /// behind).
+    case lanesFixed = "lanes-fixed"
     /// The same with `ListModel`'s default fixed preload (one screen ahead, a quarter behind): what a new user gets.
     case lanesDefault = "lanes-default"
     /// Render on the main queue as each row will display (the talk's "before").
@@ -61,11 +65,12 @@ final class ScrollDriver {
     private var isBinding = false
     /// Frames ticked (a jitter moves one row each frame, alternating).
     private var frame = 0
-    /// Visible rows not shown yet, with the time each came on screen.
+    /// Visible rows not shown yet, with the time each came on screen (rows of the first layout are not timed).
     private var waitingSince: [Int: UInt64] = [:]
     /// Visible rows not shown yet when motion stopped, with the time it stopped.
     private var waitingSinceStop: [Int: UInt64] = [:]
-    /// Milliseconds from will-display to the row's own content in its cell, for every row shown while visible.
+    /// Milliseconds from will-display to the row's own content in its cell, for every row shown while visible (but
+    /// those of the first layout, which all wait for a cold start).
     private(set) var visibleToShown: [Double] = []
     /// Milliseconds from a stop to the row's content, for rows visible and unfilled when motion stopped.
     private(set) var stopToShown: [Double] = []
@@ -76,14 +81,14 @@ final class ScrollDriver {
     /// How many stops (settles after motion) the script had.
     private(set) var stops = 0
 
-    var isLanes: Bool { mode == .lanes || mode == .lanesDefault }
+    var isLanes: Bool { [.lanes, .lanesFixed, .lanesDefault].contains(mode) }
 
     init(mode: ScrollMode, script: ScrollScript, renderer: RowRenderer, quick: Bool) {
         self.mode = mode
         self.scriptKind = script
         self.renderer = renderer
         self.script = (mode == .baseline ? ScrollScript.fling : script).motions(quick: quick || mode == .baseline)
-        if mode == .lanes || mode == .lanesDefault {
+        if [.lanes, .lanesFixed, .lanesDefault].contains(mode) {
             let cores = ProcessInfo.processInfo.activeProcessorCount
             let queue = WorkQueue("scroll-render", maxConcurrency: max(1, cores - 1))
             let bytes = RowRenderer.width * RowRenderer.height
@@ -98,10 +103,12 @@ final class ScrollDriver {
         } else {
             renderQueue = nil
         }
-        // Lanes preloads a quarter screen ahead and a tenth behind: a 2 ms render needs little lead (5 rows are
-        // 80 ms ahead at 60 rows/s), and rows preloaded further away are wasted when the user flings or turns back.
         switch mode {
         case .lanes:
+            model = ListModel(
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, adaptivePreload: AdaptivePreload()
+            ) { [unowned self] in makeCell() }
+        case .lanesFixed:
             model = ListModel(
                 rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preloadAhead: 0.25,
                 preloadBehind: 0.1
@@ -136,7 +143,7 @@ final class ScrollDriver {
             switch event {
             case .willDisplay(let row, let cell):
                 cell.row = row
-                waitingSince[row] = now()
+                if segment > 0 { waitingSince[row] = now() }
                 isBinding = true
             case .didEndDisplay(let row, let cell):
                 cell.row = nil
@@ -147,7 +154,7 @@ final class ScrollDriver {
             }
         }
         switch mode {
-        case .lanes, .lanesDefault:
+        case .lanes, .lanesFixed, .lanesDefault:
             model.connect(to: loader!, key: { $0 }, binding: { $0.binding! })
         case .naiveMain:
             model.observe { [unowned self] event in

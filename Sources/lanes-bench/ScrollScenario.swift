@@ -6,7 +6,7 @@ import Synchronization
 
 /// The `scroll` scenario: a 10,000-row list with 20 rows visible, whose cells each need a ~2 ms render, scrolled by a
 /// script (steady, fling, reversal, jump to the end) on the real main queue with a 60 Hz frame tick, in three modes.
-/// Returns one row per mode ("scroll/lanes", "scroll/naive-main", "scroll/naive-background"), then "scroll/baseline":
+/// Returns one row per mode ("scroll/lanes", "scroll/lanes-fixed", …, "scroll/naive-background"), then "scroll/baseline":
 /// the same frame tick and scroll with no content, the main queue's latency floor on this machine at that moment.
 ///
 /// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
@@ -21,7 +21,7 @@ func scrollScenario(repeats: Int, quick: Bool, scripts: [ScrollScript] = ScrollS
     let renderMilliseconds = renderer.cpuMilliseconds(samples: 15, least: true)
     var rows: [Row] = []
     for script in scripts {
-        for mode in ScrollMode.allCases where script == .fling || [.lanes, .lanesDefault, .naiveBackground].contains(mode) {
+        for mode in ScrollMode.allCases where script == .fling || mode != .naiveMain && mode != .baseline {
             let run = RowRenderer(passes: renderer.passes, counters: RenderCounters())
             rows.append(
                 await playScroll(
