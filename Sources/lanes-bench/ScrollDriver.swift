@@ -90,7 +90,15 @@ final class ScrollDriver {
         self.script = (mode == .baseline ? ScrollScript.fling : script).motions(quick: quick || mode == .baseline)
         if [.lanes, .lanesFixed, .lanesDefault].contains(mode) {
             let cores = ProcessInfo.processInfo.activeProcessorCount
-            let queue = WorkQueue("scroll-render", maxConcurrency: max(1, cores - 1))
+            let queue: WorkQueue
+            if mode == .lanes {
+                // Prefetch takes at most cores - 1 threads; one more is kept for rows on screen, which never wait
+                // behind a running prefetch.
+                queue = WorkQueue("scroll-render", maxConcurrency: max(2, cores))
+                queue.setSpeculativeLimit(max(1, cores - 1), below: .normal)
+            } else {
+                queue = WorkQueue("scroll-render", maxConcurrency: max(1, cores - 1))
+            }
             let bytes = RowRenderer.width * RowRenderer.height
             renderQueue = queue
             loader = ContentLoader(name: "row", queue: queue, costLimit: 400 * bytes, cost: { $0.pixels.count }) {

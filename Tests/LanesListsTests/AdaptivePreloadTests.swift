@@ -3,6 +3,15 @@ import LanesLists
 import LanesTesting
 import Testing
 
+/// A quarter second of travel ahead, at most two screens, at any speed (round figures for the tests).
+let testPreload: AdaptivePreload = {
+    var preload = AdaptivePreload()
+    preload.lead = 0.25
+    preload.maxAhead = 2
+    preload.maxSpeed = .infinity
+    return preload
+}()
+
 /// A list with an adaptive preload on a virtual clock: scrolls are timed by the test, so speeds are exact.
 @MainActor
 private final class Scroller {
@@ -10,7 +19,7 @@ private final class Scroller {
     let list: ListModel<Int>
     var events: [ListEvent<Int>] = []
 
-    init(rows: Int = 10_000, viewport: Double = 20, preload: AdaptivePreload = AdaptivePreload()) {
+    init(rows: Int = 10_000, viewport: Double = 20, preload: AdaptivePreload = testPreload) {
         var next = 0
         list = ListModel(rowCount: rows, rowHeight: 1, viewportHeight: viewport, adaptivePreload: preload, clock: clock) {
             next += 1
@@ -131,13 +140,27 @@ struct AdaptivePreloadTests {
         #expect(lastDisplay < firstPreload)
     }
 
+    @Test("the defaults: a tenth of a second ahead, at most a screen, nothing above 20 screens a second")
+    func defaults() {
+        let s = Scroller(preload: AdaptivePreload())
+        s.move(by: 1, frames: 30)                     // 100 rows/s (5 screens/s): 10 rows
+        #expect(s.list.preloadRows.count == 10)
+        s.move(by: 3, frames: 30)                     // 300 rows/s: 30 rows, capped at one screen
+        #expect(s.list.preloadRows.count == 20)
+        s.move(by: 5, frames: 30)                     // 500 rows/s, 25 screens/s: rows fly past, nothing ahead
+        #expect(s.list.preloadRows.isEmpty)
+        #expect(s.list.preloadSpeed == 500)
+        s.move(by: 0.5, frames: 20)                   // slowed to 50 rows/s: 5 rows
+        #expect(s.list.preloadRows.count == 5)
+    }
+
     @Test("switching between fixed and adaptive preload")
     func switching() {
         let s = Scroller()
         s.list.setPreload(ahead: 1, behind: 0)
         #expect(s.list.adaptivePreload == nil)
         #expect(s.list.preloadRows.count == 20)
-        s.list.setAdaptivePreload(AdaptivePreload())
+        s.list.setAdaptivePreload(testPreload)
         #expect(s.list.preloadRows.isEmpty)
         s.move(by: 1, frames: 30)
         #expect(s.list.preloadRows.count == 25)

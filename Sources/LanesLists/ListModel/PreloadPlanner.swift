@@ -19,9 +19,9 @@ import Lanes
 /// ```
 public struct AdaptivePreload: Sendable, Equatable {
     /// Seconds of travel, at the current speed, preloaded ahead of the viewport.
-    public var lead: Double = 0.25
+    public var lead: Double = 0.1
     /// The most screens preloaded ahead, however fast the list moves.
-    public var maxAhead: Double = 2
+    public var maxAhead: Double = 1
     /// Seconds of motion in one direction (after the list starts moving, turns, jumps or pauses for longer than
     /// ``window``) before anything is preloaded.
     public var settle: Double = 0.1
@@ -31,10 +31,11 @@ public struct AdaptivePreload: Sendable, Equatable {
     public var jumpScreens: Double = 3
     /// Above this many screens per second rows fly past faster than any cell could show them: nothing is preloaded
     /// until the list slows down. `.infinity` preloads at any speed.
-    public var maxSpeed: Double = .infinity
+    public var maxSpeed: Double = 20
 
-    /// The defaults: a quarter second of travel ahead (at most two screens), after a tenth of a second of steady
-    /// motion.
+    /// The defaults: a tenth of a second of travel ahead (at most one screen), after a tenth of a second of steady
+    /// motion, and nothing while the list moves faster than 20 screens a second. Rows preloaded ahead when the user
+    /// stops are wasted, so the lead is short: enough for work that takes a few frames.
     ///
     /// ```swift
     /// list.setAdaptivePreload(AdaptivePreload())
