@@ -140,18 +140,18 @@ struct AdaptivePreloadTests {
         #expect(lastDisplay < firstPreload)
     }
 
-    @Test("the defaults: a tenth of a second ahead, at most a screen, nothing above 20 screens a second")
+    @Test("the defaults: 0.05 s of travel ahead, at most a screen, nothing above 20 screens a second")
     func defaults() {
         let s = Scroller(preload: AdaptivePreload())
-        s.move(by: 1, frames: 30)                     // 100 rows/s (5 screens/s): 10 rows
-        #expect(s.list.preloadRows.count == 10)
-        s.move(by: 3, frames: 30)                     // 300 rows/s: 30 rows, capped at one screen
-        #expect(s.list.preloadRows.count == 20)
+        s.move(by: 1, frames: 30)                     // 100 rows/s (5 screens/s): 5 rows
+        #expect(s.list.preloadRows.count == 5)
+        s.move(by: 3, frames: 30)                     // 300 rows/s: 15 rows
+        #expect(s.list.preloadRows.count == 15)
         s.move(by: 5, frames: 30)                     // 500 rows/s, 25 screens/s: rows fly past, nothing ahead
         #expect(s.list.preloadRows.isEmpty)
         #expect(s.list.preloadSpeed == 500)
-        s.move(by: 0.5, frames: 20)                   // slowed to 50 rows/s: 5 rows
-        #expect(s.list.preloadRows.count == 5)
+        s.move(by: 0.4, frames: 20)                   // slowed to 40 rows/s: 2 rows
+        #expect(s.list.preloadRows.count == 2)
     }
 
     @Test("switching between fixed and adaptive preload")

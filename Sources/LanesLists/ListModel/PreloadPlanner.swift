@@ -19,7 +19,7 @@ import Lanes
 /// ```
 public struct AdaptivePreload: Sendable, Equatable {
     /// Seconds of travel, at the current speed, preloaded ahead of the viewport.
-    public var lead: Double = 0.1
+    public var lead: Double = 0.05
     /// The most screens preloaded ahead, however fast the list moves.
     public var maxAhead: Double = 1
     /// Seconds of motion in one direction (after the list starts moving, turns, jumps or pauses for longer than
@@ -33,7 +33,7 @@ public struct AdaptivePreload: Sendable, Equatable {
     /// until the list slows down. `.infinity` preloads at any speed.
     public var maxSpeed: Double = 20
 
-    /// The defaults: a tenth of a second of travel ahead (at most one screen), after a tenth of a second of steady
+    /// The defaults: three frames (0.05 s) of travel ahead (at most one screen), after a tenth of a second of steady
     /// motion, and nothing while the list moves faster than 20 screens a second. Rows preloaded ahead when the user
     /// stops are wasted, so the lead is short: enough for work that takes a few frames.
     ///
