@@ -5,8 +5,14 @@ import LanesLists
 
 /// How the scroll benchmark's cells get their content.
 enum ScrollMode: String, CaseIterable, Sendable {
-    /// `LanesLists`: a `ListModel` wired to a `ContentLoader` (cancellation, reuse guard, cache, prefetch).
+    /// `LanesLists`: a `ListModel` with the adaptive preload wired to a `ContentLoader` (cancellation, reuse guard,
+    /// cache, prefetch that follows the user).
     case lanes
+    /// The same with the fixed preload this benchmark used before the adaptive one (a quarter screen ahead, a tenth
+    /// behind).
+    case lanesFixed = "lanes-fixed"
+    /// The same with `ListModel`'s default fixed preload (one screen ahead, a quarter behind): what a new user gets.
+    case lanesDefault = "lanes-default"
     /// Render on the main queue as each row will display (the talk's "before").
     case naiveMain = "naive-main"
     /// Render on a global queue and set the result on the cell with no cancellation and no reuse guard (the
@@ -34,6 +40,7 @@ final class ScrollDriver {
     static let visibleRows = 20.0
 
     let mode: ScrollMode
+    let scriptKind: ScrollScript
     let renderer: RowRenderer
     private let script: [ScrollMotion]
     private(set) var model: ListModel<ScrollCell>!
@@ -56,14 +63,42 @@ final class ScrollDriver {
     private(set) var wrongCell = 0
     /// True while a row is being bound at will-display (a binding's synchronous cache hit is not a completion).
     private var isBinding = false
+    /// Frames ticked (a jitter moves one row each frame, alternating).
+    private var frame = 0
+    /// Visible rows not shown yet, with the time each came on screen (rows of the first layout are not timed).
+    private var waitingSince: [Int: UInt64] = [:]
+    /// Visible rows not shown yet when motion stopped, with the time it stopped.
+    private var waitingSinceStop: [Int: UInt64] = [:]
+    /// Milliseconds from will-display to the row's own content in its cell, for every row shown while visible (but
+    /// those of the first layout, which all wait for a cold start).
+    private(set) var visibleToShown: [Double] = []
+    /// Milliseconds from a stop to the row's content, for rows visible and unfilled when motion stopped.
+    private(set) var stopToShown: [Double] = []
+    /// Rows that came on screen and left without showing their content.
+    private(set) var leftUnshown = 0
+    /// Visible rows without their content at the moments motion stopped (the first layout excluded).
+    private(set) var unfilledAtStop = 0
+    /// How many stops (settles after motion) the script had.
+    private(set) var stops = 0
 
-    init(mode: ScrollMode, renderer: RowRenderer, quick: Bool) {
+    var isLanes: Bool { [.lanes, .lanesFixed, .lanesDefault].contains(mode) }
+
+    init(mode: ScrollMode, script: ScrollScript, renderer: RowRenderer, quick: Bool) {
         self.mode = mode
+        self.scriptKind = script
         self.renderer = renderer
-        self.script = ScrollMotion.script(quick: quick || mode == .baseline)
-        if mode == .lanes {
+        self.script = (mode == .baseline ? ScrollScript.fling : script).motions(quick: quick || mode == .baseline)
+        if [.lanes, .lanesFixed, .lanesDefault].contains(mode) {
             let cores = ProcessInfo.processInfo.activeProcessorCount
-            let queue = WorkQueue("scroll-render", maxConcurrency: max(1, cores - 1))
+            let queue: WorkQueue
+            if mode == .lanes {
+                // Prefetch takes at most cores - 1 threads; one more is kept for rows on screen, which never wait
+                // behind a running prefetch.
+                queue = WorkQueue("scroll-render", maxConcurrency: max(2, cores))
+                queue.setSpeculativeLimit(max(1, cores - 1), below: .normal)
+            } else {
+                queue = WorkQueue("scroll-render", maxConcurrency: max(1, cores - 1))
+            }
             let bytes = RowRenderer.width * RowRenderer.height
             renderQueue = queue
             loader = ContentLoader(name: "row", queue: queue, costLimit: 400 * bytes, cost: { $0.pixels.count }) {
@@ -76,12 +111,25 @@ final class ScrollDriver {
         } else {
             renderQueue = nil
         }
-        // Lanes preloads a quarter screen ahead and a tenth behind: a 2 ms render needs little lead (5 rows are
-        // 80 ms ahead at 60 rows/s), and rows preloaded further away are wasted when the user flings or turns back.
-        model = ListModel(
-            rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
-            preloadAhead: mode == .lanes ? 0.25 : 0, preloadBehind: mode == .lanes ? 0.1 : 0
-        ) { [unowned self] in makeCell() }
+        switch mode {
+        case .lanes:
+            model = ListModel(
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, adaptivePreload: AdaptivePreload()
+            ) { [unowned self] in makeCell() }
+        case .lanesFixed:
+            model = ListModel(
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preloadAhead: 0.25,
+                preloadBehind: 0.1
+            ) { [unowned self] in makeCell() }
+        case .lanesDefault:
+            model = ListModel(rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows) {
+                [unowned self] in makeCell()
+            }
+        default:
+            model = ListModel(
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preloadAhead: 0, preloadBehind: 0
+            ) { [unowned self] in makeCell() }
+        }
         wire()
     }
 
@@ -103,15 +151,18 @@ final class ScrollDriver {
             switch event {
             case .willDisplay(let row, let cell):
                 cell.row = row
+                if segment > 0 { waitingSince[row] = now() }
                 isBinding = true
-            case .didEndDisplay(_, let cell):
+            case .didEndDisplay(let row, let cell):
                 cell.row = nil
+                if waitingSince.removeValue(forKey: row) != nil { leftUnshown += 1 }
+                waitingSinceStop[row] = nil
             case .enterPreload, .leavePreload:
                 break
             }
         }
         switch mode {
-        case .lanes:
+        case .lanes, .lanesFixed, .lanesDefault:
             model.connect(to: loader!, key: { $0 }, binding: { $0.binding! })
         case .naiveMain:
             model.observe { [unowned self] event in
@@ -152,9 +203,15 @@ final class ScrollDriver {
         if image.row == cell.row {
             shown.insert(image.serial)
             if completion { visibleAtDelivery.insert(image.serial) }
+            if let since = waitingSince.removeValue(forKey: image.row) {
+                visibleToShown.append(Double(start - min(start, since)) / 1e6)
+            }
+            if let since = waitingSinceStop.removeValue(forKey: image.row) {
+                stopToShown.append(Double(start - min(start, since)) / 1e6)
+            }
         }
         checkFill(at: start)
-        if mode == .lanes, completion { probe.delivered(duration: now() - start) }
+        if isLanes, completion { probe.delivered(duration: now() - start) }
     }
 
     // MARK: Frames
@@ -177,6 +234,7 @@ final class ScrollDriver {
     private func tick() {
         let start = now()
         let lateBy = probe.tickFired(at: start)
+        frame += 1
         advance(at: start)
         checkFill(at: now())
         probe.tickHandled(lateBy: lateBy, duration: now() - start)
@@ -195,8 +253,12 @@ final class ScrollDriver {
                 let filled = filledAt != nil || mode == .baseline
                 guard (filled && t >= minimum) || t >= maximum else { return }
                 if mode != .baseline { fills.append((name, filledAt.map { Double($0 - min($0, segmentStart)) / 1e6 })) }
-            case .jumpToEnd:
-                model.scroll(to: model.maxScrollOffset)
+            case .jump(let row):
+                model.scroll(to: row.map(Double.init) ?? model.maxScrollOffset)
+            case .jitter:
+                let end = t >= motion.seconds
+                model.scroll(to: segmentOffset + (end || frame.isMultiple(of: 2) ? 0 : 1))
+                guard end else { return }
             case .steady, .fling:
                 let end = t >= motion.seconds
                 model.scroll(to: segmentOffset + motion.distance(at: t))
@@ -206,6 +268,16 @@ final class ScrollDriver {
             segmentStart = time
             segmentOffset = model.scrollOffset
             filledAt = nil
+            if segment > 1, segment < script.count, script[segment].isSettle { motionStopped(at: time) }
+        }
+    }
+
+    /// Motion stopped: count the visible rows still waiting for their content and time them from now.
+    private func motionStopped(at time: UInt64) {
+        stops += 1
+        for row in model.visibleRows where model.cell(forRow: row)?.content?.row != row {
+            unfilledAtStop += 1
+            waitingSinceStop[row] = time
         }
     }
 

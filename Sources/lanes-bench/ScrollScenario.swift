@@ -6,31 +6,40 @@ import Synchronization
 
 /// The `scroll` scenario: a 10,000-row list with 20 rows visible, whose cells each need a ~2 ms render, scrolled by a
 /// script (steady, fling, reversal, jump to the end) on the real main queue with a 60 Hz frame tick, in three modes.
-/// Returns one row per mode ("scroll/lanes", "scroll/naive-main", "scroll/naive-background"), then "scroll/baseline":
+/// Returns one row per mode ("scroll/lanes", "scroll/lanes-fixed", …, "scroll/naive-background"), then "scroll/baseline":
 /// the same frame tick and scroll with no content, the main queue's latency floor on this machine at that moment.
 ///
 /// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
 /// percentiles are over every frame of the run, so `repeats` does not multiply it.
-func scrollScenario(repeats: Int, quick: Bool) async -> [Row] {
+///
+/// `scripts` chooses the scrolls: the original fling script plays every mode, the `jitter` and `jump` scripts play the
+/// Lanes modes and naive background rendering (rows "scroll-jitter/…", "scroll-jump/…").
+func scrollScenario(repeats: Int, quick: Bool, scripts: [ScrollScript] = ScrollScript.allCases) async -> [Row] {
     _ = repeats
     let counters = RenderCounters()
     let renderer = RowRenderer.calibrated(milliseconds: 2, counters: counters)
     let renderMilliseconds = renderer.cpuMilliseconds(samples: 15, least: true)
     var rows: [Row] = []
-    for mode in ScrollMode.allCases {
-        let run = RowRenderer(passes: renderer.passes, counters: RenderCounters())
-        rows.append(await playScroll(mode: mode, renderer: run, quick: quick, renderMilliseconds: renderMilliseconds))
-        blockingSleep(milliseconds: 200)   // let the machine settle between modes
+    for script in scripts {
+        for mode in ScrollMode.allCases where script == .fling || mode != .naiveMain && mode != .baseline {
+            let run = RowRenderer(passes: renderer.passes, counters: RenderCounters())
+            rows.append(
+                await playScroll(
+                    mode: mode, script: script, renderer: run, quick: quick, renderMilliseconds: renderMilliseconds))
+            blockingSleep(milliseconds: 200)   // let the machine settle between modes
+        }
     }
     return rows
 }
 
-private func playScroll(mode: ScrollMode, renderer: RowRenderer, quick: Bool, renderMilliseconds: Double) async -> Row {
+private func playScroll(
+    mode: ScrollMode, script: ScrollScript, renderer: RowRenderer, quick: Bool, renderMilliseconds: Double
+) async -> Row {
     let load = loadAverage()
     let driver: ScrollDriver = await withCheckedContinuation { continuation in
         DispatchQueue.main.async {
             MainActor.assumeIsolated {
-                let driver = ScrollDriver(mode: mode, renderer: renderer, quick: quick)
+                let driver = ScrollDriver(mode: mode, script: script, renderer: renderer, quick: quick)
                 driver.start { continuation.resume(returning: driver) }
             }
         }
@@ -55,7 +64,7 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     let aborted = counters.aborted.load(ordering: .relaxed)
     let cancelled = driver.loader?.stats.cancelled ?? aborted
     let wasted = completed - driver.shown.count
-    var row = Row(scenario: "scroll/\(driver.mode.rawValue)", n: ScrollDriver.rowCount)
+    var row = Row(scenario: "\(driver.scriptKind.scenario)/\(driver.mode.rawValue)", n: ScrollDriver.rowCount)
     row.count("latency_p50_ms", quantile(probe.lateness, 0.5))
     row.count("latency_p99_ms", quantile(probe.lateness, 0.99))
     row.count("latency_max_ms", probe.lateness.max() ?? 0)
@@ -70,6 +79,13 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("wasted_renders", Double(wasted))
     row.count("waste_pct", completed > 0 ? Double(wasted) / Double(completed) * 100 : 0)
     row.count("completed_offscreen", Double(completed - driver.visibleAtDelivery.count))
+    row.count("visible_shown_p50_ms", quantile(driver.visibleToShown, 0.5))
+    row.count("visible_shown_p99_ms", quantile(driver.visibleToShown, 0.99))
+    row.count("left_unshown", Double(driver.leftUnshown))
+    row.count("stops", Double(driver.stops))
+    row.count("unfilled_at_stop", Double(driver.unfilledAtStop))
+    row.count("stop_shown_p50_ms", quantile(driver.stopToShown, 0.5))
+    row.count("stop_shown_p99_ms", quantile(driver.stopToShown, 0.99))
     row.count("wrong_cell_deliveries", Double(driver.wrongCell + (driver.loader?.stats.wrongCellDeliveries ?? 0)))
     var unfilled = 0
     for fill in driver.fills {

@@ -11,33 +11,55 @@ enum ScrollMotion {
     /// A fling: starts at `rowsPerSecond` (negative scrolls back) and decelerates exponentially with time constant
     /// `tau`, until slower than `stopBelow` rows per second.
     case fling(rowsPerSecond: Double, tau: Double, stopBelow: Double)
-    /// Jump straight to the end of the list.
-    case jumpToEnd
+    /// Tiny alternating scrolls: one row forward, one row back, once per frame, for `seconds`.
+    case jitter(seconds: Double)
+    /// Jump straight to `row` (nil: the end of the list).
+    case jump(toRow: Int?)
 
     /// How long the motion lasts (settles end on a condition instead).
     var seconds: Double {
         switch self {
         case .settle(_, _, let max): max
-        case .steady(_, let seconds): seconds
+        case .steady(_, let seconds), .jitter(let seconds): seconds
         case .fling(let velocity, let tau, let stopBelow): tau * log(abs(velocity) / stopBelow)
-        case .jumpToEnd: 0
+        case .jump: 0
         }
     }
 
-    /// Rows travelled `t` seconds into the motion.
+    /// Whether the motion is a stop (the list holds still while it lasts).
+    var isSettle: Bool {
+        if case .settle = self { return true }
+        return false
+    }
+
+    /// Rows travelled `t` seconds into the motion (a jitter's offset depends on the frame, not the time).
     func distance(at t: Double) -> Double {
         let t = min(max(0, t), seconds)
         switch self {
-        case .settle, .jumpToEnd: return 0
+        case .settle, .jump, .jitter: return 0
         case .steady(let velocity, _): return velocity * t
         case .fling(let velocity, let tau, _): return velocity * tau * (1 - exp(-t / tau))
         }
     }
+}
 
-    /// The script: settle on the first screen, scroll steadily, fling and decelerate, settle, fling back (the
-    /// reversal), settle, jump to the end, settle.
-    static func script(quick: Bool) -> [ScrollMotion] {
-        if quick {
+/// Which scroll the benchmark plays.
+enum ScrollScript: String, CaseIterable, Sendable {
+    /// Settle, scroll steadily, fling and decelerate, settle, fling back (the reversal), settle, jump to the end,
+    /// settle.
+    case fling
+    /// Tiny alternating scrolls (±1 row every frame) with a short steady scroll between two bursts.
+    case jitter
+    /// Jumping back and forth between two far rows, every few frames, then once with a settle after each jump.
+    case jump
+
+    /// The scenario name of the script's rows ("scroll" for the original fling script).
+    var scenario: String { self == .fling ? "scroll" : "scroll-\(rawValue)" }
+
+    func motions(quick: Bool) -> [ScrollMotion] {
+        let scale = quick ? 0.5 : 1
+        switch self {
+        case .fling where quick:
             return [
                 .settle(name: "start", min: 0.1, max: 1.5),
                 .steady(rowsPerSecond: 60, seconds: 0.4),
@@ -45,19 +67,41 @@ enum ScrollMotion {
                 .settle(name: "after-fling", min: 0.1, max: 1.5),
                 .fling(rowsPerSecond: -1_500, tau: 0.12, stopBelow: 15),
                 .settle(name: "after-reversal", min: 0.1, max: 1.5),
-                .jumpToEnd,
+                .jump(toRow: nil),
                 .settle(name: "after-jump", min: 0.15, max: 1.5),
             ]
+        case .fling:
+            return [
+                .settle(name: "start", min: 0.25, max: 2.5),
+                .steady(rowsPerSecond: 60, seconds: 1.2),
+                .fling(rowsPerSecond: 2_000, tau: 0.3, stopBelow: 8),
+                .settle(name: "after-fling", min: 0.25, max: 2.5),
+                .fling(rowsPerSecond: -1_500, tau: 0.22, stopBelow: 8),
+                .settle(name: "after-reversal", min: 0.25, max: 2.5),
+                .jump(toRow: nil),
+                .settle(name: "after-jump", min: 0.35, max: 2.5),
+            ]
+        case .jitter:
+            return [
+                .settle(name: "start", min: 0.25 * scale, max: 2.5),
+                .jitter(seconds: 2 * scale),
+                .settle(name: "after-jitter", min: 0.25 * scale, max: 2.5),
+                .steady(rowsPerSecond: 60, seconds: 0.5 * scale),
+                .jitter(seconds: 1 * scale),
+                .settle(name: "after-steady-jitter", min: 0.25 * scale, max: 2.5),
+            ]
+        case .jump:
+            var motions: [ScrollMotion] = [.settle(name: "start", min: 0.25 * scale, max: 2.5)]
+            for index in 0..<(quick ? 6 : 12) {
+                motions.append(.jump(toRow: index.isMultiple(of: 2) ? 5_000 : 200))
+                motions.append(.steady(rowsPerSecond: 0, seconds: 0.1))   // about 6 frames at each end
+            }
+            motions.append(.settle(name: "after-jumps", min: 0.25 * scale, max: 2.5))
+            motions.append(.jump(toRow: 5_000))
+            motions.append(.settle(name: "after-jump-there", min: 0.25 * scale, max: 2.5))
+            motions.append(.jump(toRow: 200))
+            motions.append(.settle(name: "after-jump-back", min: 0.25 * scale, max: 2.5))
+            return motions
         }
-        return [
-            .settle(name: "start", min: 0.25, max: 2.5),
-            .steady(rowsPerSecond: 60, seconds: 1.2),
-            .fling(rowsPerSecond: 2_000, tau: 0.3, stopBelow: 8),
-            .settle(name: "after-fling", min: 0.25, max: 2.5),
-            .fling(rowsPerSecond: -1_500, tau: 0.22, stopBelow: 8),
-            .settle(name: "after-reversal", min: 0.25, max: 2.5),
-            .jumpToEnd,
-            .settle(name: "after-jump", min: 0.35, max: 2.5),
-        ]
     }
 }

@@ -5,7 +5,8 @@ import Lanes
 //
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
-// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll, main-latency, scroll-busy (default:
+// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter and jump scripts;
+// scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy (default:
 // all of these), and images (only when named: it compares with libvips, see scripts/bench-images). scroll-busy is
 // scroll with every core kept busy by background Lanes items.
 
@@ -23,13 +24,14 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
 }
 let known = [
     "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "images",
+    "scroll-fling", "scroll-jitter", "scroll-jump",
 ]
 let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
     exit(2)
 }
-let selected = asked.isEmpty ? known.filter { $0 != "images" } : asked
+let selected = asked.isEmpty ? known.filter { $0 != "images" && !$0.hasPrefix("scroll-") || $0 == "scroll-busy" } : asked
 let core = CoreScenarios(repeats: repeats, quick: quick)
 
 if !json {
@@ -40,15 +42,18 @@ for scenario in selected {
         for line in imagesScenario(repeats: repeats, quick: quick, json: json) { print(line) }
         continue
     }
-    if scenario == "scroll" {
-        for row in await scrollScenario(repeats: repeats, quick: quick) { print(json ? row.json() : Table.render(row)) }
+    if scenario == "scroll" || ["scroll-fling", "scroll-jitter", "scroll-jump"].contains(scenario) {
+        let scripts = scenario == "scroll" ? ScrollScript.allCases : [ScrollScript(rawValue: String(scenario.dropFirst(7)))!]
+        for row in await scrollScenario(repeats: repeats, quick: quick, scripts: scripts) {
+            print(json ? row.json() : Table.render(row))
+        }
         continue
     }
     if scenario == "scroll-busy" {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let load = Saturation(.lanes(.background), items: cores)
         load.started(atLeast: cores)
-        let rows = await scrollScenario(repeats: repeats, quick: quick)
+        let rows = await scrollScenario(repeats: repeats, quick: quick, scripts: [.fling])
         await load.stop()
         for var row in rows {
             row.scenario = row.scenario.replacingOccurrences(of: "scroll/", with: "scroll-busy/")

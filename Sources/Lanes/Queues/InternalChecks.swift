@@ -79,13 +79,14 @@ extension QueueState {
             require(node.slot.member.load(ordering: .relaxed), "waiting node \(node.label) is a member")
             require(node.slot.level.load(ordering: .relaxed) < 0, "waiting node \(node.label) has no ready entry")
         }
-        var liveEntries = 0
+        var liveEntries = 0, speculativeEntries = 0
         for (level, bucket) in buckets.enumerated() {
             for entry in bucket
             where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
                 && entry.node.slot.level.load(ordering: .relaxed) == level
             {
                 liveEntries += 1
+                if level < speculativeBelow { speculativeEntries += 1 }
                 require(entry.node.slot.member.load(ordering: .relaxed), "ready node \(entry.node.label) is a member")
                 require(entry.node.slot.epoch.load(ordering: .relaxed) == epoch,
                         "ready node \(entry.node.label) was admitted in this cancel-all epoch")
@@ -94,6 +95,8 @@ extension QueueState {
             }
         }
         require(liveEntries == live, "live entries \(liveEntries) == live \(live)")
+        require(speculativeEntries == speculativeLive, "speculative entries \(speculativeEntries) == \(speculativeLive)")
+        require(speculativeRunning >= 0 && speculativeRunning <= running, "speculative running \(speculativeRunning) in 0...running")
     }
 }
 

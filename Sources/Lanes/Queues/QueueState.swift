@@ -64,6 +64,15 @@ struct QueueState {
     var completedCount: UInt64 = 0
     /// Cancel-all sweeps still finishing detached items; the queue is not idle until they are done.
     var sweeping = 0
+    /// Items ready below this priority level are speculative: at most `speculativeLimit` of them run at once, so the
+    /// rest of the width stays free for more urgent items (0: no cap, the default).
+    var speculativeBelow = 0
+    var speculativeLimit = Int.max
+    /// Live bucket entries below `speculativeBelow`.
+    var speculativeLive = 0
+    /// Running items popped below `speculativeBelow`; their `slot.level` reads `speculativeMark` until they finish.
+    var speculativeRunning = 0
+    static let speculativeMark = -2
 
     init(limit: Int) { self.limit = limit }
 
@@ -135,15 +144,20 @@ struct QueueState {
         node.slot.level.store(level, ordering: .relaxed)
         buckets[level].append(Entry(node: node, generation: generation))
         live += 1
+        if level < speculativeBelow { speculativeLive += 1 }
     }
 
     /// Makes the node's bucket or held entry stale.
     mutating func unlist(_ node: WorkNode) {
         node.slot.generation.wrappingAdd(1, ordering: .relaxed)
-        if node.slot.level.load(ordering: .relaxed) >= 0 {
+        let level = node.slot.level.load(ordering: .relaxed)
+        if level >= 0 {
             node.slot.level.store(-1, ordering: .relaxed)
             // Entries from before a cancel-all were detached with their buckets and no longer count as live.
-            if node.slot.epoch.load(ordering: .relaxed) == epoch { live -= 1 }
+            if node.slot.epoch.load(ordering: .relaxed) == epoch {
+                live -= 1
+                if level < speculativeBelow { speculativeLive -= 1 }
+            }
         }
     }
 
@@ -190,6 +204,10 @@ struct QueueState {
     private mutating func releaseSlot(_ node: WorkNode, sync: Bool) {
         running -= 1
         if sync { syncRunning -= 1 }
+        if speculativeRunning > 0, node.slot.level.load(ordering: .relaxed) == Self.speculativeMark {
+            node.slot.level.store(-1, ordering: .relaxed)
+            speculativeRunning -= 1
+        }
         let index = node.slot.runningIndex.exchange(-1, ordering: .relaxed)
         guard index >= 0, index < runningNodes.count, runningNodes[index] === node else { return }
         let last = runningNodes.removeLast()
@@ -247,6 +265,7 @@ struct QueueState {
         let detached = buckets
         buckets = [Deque<Entry>](repeating: [], count: WorkPriority.count)
         live = 0
+        speculativeLive = 0
         var nodes = waitingNodes + runningNodes
         for node in waitingNodes { node.slot.waitingIndex.store(-1, ordering: .relaxed) }
         waitingNodes = []
@@ -295,13 +314,21 @@ struct QueueState {
         guard live > 0 else { return nil }
         var level = WorkPriority.count - 1
         while level >= 0 {
+            // Speculative levels wait while they hold all the slots they may (one comparison when there is no cap).
+            if level < speculativeBelow, speculativeRunning >= speculativeLimit { return nil }
             while let entry = buckets[level].popFirst() {
                 // Taken apart so the node moves out of the entry (no retain and release of it).
                 let (node, generation) = entry.parts
                 if generation == node.slot.generation.load(ordering: .relaxed),
                     node.slot.level.load(ordering: .relaxed) == level
                 {
-                    node.slot.level.store(-1, ordering: .relaxed)
+                    if level < speculativeBelow {
+                        node.slot.level.store(Self.speculativeMark, ordering: .relaxed)
+                        speculativeLive -= 1
+                        speculativeRunning += 1
+                    } else {
+                        node.slot.level.store(-1, ordering: .relaxed)
+                    }
                     live -= 1
                     running += 1
                     if node.isSync {
@@ -321,7 +348,30 @@ struct QueueState {
     /// Whether ``pop()`` would return an item now.
     var canPop: Bool {
         guard !suspended, !barrierRunning, running < limit else { return false }
-        return live > 0 || barrierRunnable
+        return runnableLive > 0 || barrierRunnable
+    }
+
+    /// Live entries that may start now: all of them, but speculative ones beyond the slots they may still take.
+    var runnableLive: Int {
+        guard speculativeLive > 0 else { return live }
+        return live - speculativeLive + min(speculativeLive, max(0, speculativeLimit - speculativeRunning))
+    }
+
+    /// Caps the items running below `level` at `limit` (`level` 0: no cap). Recounts the live speculative entries (a
+    /// rare call: O(ready items)).
+    mutating func setSpeculative(below level: Int, limit: Int) {
+        speculativeBelow = level
+        speculativeLimit = limit
+        speculativeLive = 0
+        for index in 0..<min(level, buckets.count) {
+            for entry in buckets[index]
+            where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
+                && entry.node.slot.level.load(ordering: .relaxed) == index
+                && entry.node.slot.epoch.load(ordering: .relaxed) == epoch
+            {
+                speculativeLive += 1
+            }
+        }
     }
 
     var barrierRunnable: Bool {
@@ -332,7 +382,7 @@ struct QueueState {
     /// How many more runners to ask the executor for.
     mutating func requestRunners(into action: inout QueueAction) {
         guard !suspended, !barrierRunning else { return }
-        let ready = live + (barrierRunnable ? 1 : 0)
+        let ready = runnableLive + (barrierRunnable ? 1 : 0)
         let wanted = min(ready, limit - running)
         let free = workers - syncRunning
         if wanted > free {

@@ -103,6 +103,33 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Caps how many items below `priority` run at once, so they never take the whole width: the remaining slots
+    /// stay free for items at `priority` or above (a visible row never waits behind running prefetches). Items
+    /// already running are not interrupted; `limit` `Int.max` (or a `priority` of `.background`) removes the cap.
+    ///
+    /// ```swift
+    /// let renders = WorkQueue("renders", maxConcurrency: 4)
+    /// renders.setSpeculativeLimit(3, below: .normal)   // prefetch takes at most 3 threads; one is kept for the screen
+    /// ```
+    public func setSpeculativeLimit(_ limit: Int, below priority: WorkPriority) {
+        update { state, action in
+            state.setSpeculative(below: limit == .max ? 0 : priority.rawValue, limit: max(0, limit))
+            state.requestRunners(into: &action)
+        }
+    }
+
+    /// The cap set by ``setSpeculativeLimit(_:below:)``: at most `limit` items below `priority` run at once (nil: no
+    /// cap).
+    ///
+    /// ```swift
+    /// if let cap = renders.speculativeLimit { print("\(cap.limit) below \(cap.priority)") }
+    /// ```
+    public var speculativeLimit: (limit: Int, priority: WorkPriority)? {
+        locked { state in
+            state.speculativeBelow == 0 ? nil : (state.speculativeLimit, WorkPriority(rawValue: state.speculativeBelow)!)
+        }
+    }
+
     /// Whether the queue is suspended (running items continue; no new item starts).
     public var isSuspended: Bool { locked { $0.suspended } }
 
@@ -327,7 +354,11 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     }
 
     func reprioritize(_ node: WorkNode) {
-        locked { $0.reprioritize(node) }
+        update { state, action in
+            state.reprioritize(node)
+            // A speculative item promoted above the cap may start now.
+            if state.speculativeBelow > 0 { state.requestRunners(into: &action) }
+        }
     }
 }
 

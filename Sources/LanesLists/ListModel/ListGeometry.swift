@@ -29,9 +29,15 @@ struct ListGeometry: Equatable {
     /// The preload window around `visible` (visible rows included): `preloadAhead` screens in the scroll direction,
     /// `preloadBehind` screens the other way.
     func preloadWindow(around visible: Range<Int>, direction: ScrollDirection) -> Range<Int> {
+        preloadWindow(
+            around: visible, direction: direction, ahead: Int((preloadAhead * screenRows).rounded(.up)),
+            behind: Int((preloadBehind * screenRows).rounded(.up)))
+    }
+
+    /// The preload window around `visible` (visible rows included): `ahead` rows in the scroll direction, `behind`
+    /// rows the other way.
+    func preloadWindow(around visible: Range<Int>, direction: ScrollDirection, ahead: Int, behind: Int) -> Range<Int> {
         guard !visible.isEmpty else { return visible }
-        let ahead = Int((preloadAhead * screenRows).rounded(.up))
-        let behind = Int((preloadBehind * screenRows).rounded(.up))
         let (before, after) = direction == .forward ? (behind, ahead) : (ahead, behind)
         return max(0, visible.lowerBound - before)..<min(rowCount, visible.upperBound + after)
     }

@@ -1,3 +1,5 @@
+import Lanes
+
 /// A headless list: the geometry, visibility and cell reuse of a table view, with no drawing, so any toolkit (a
 /// terminal UI, GTK, a benchmark) can bind to it.
 ///
@@ -12,7 +14,10 @@
 /// 4. ``ListEvent/leavePreload(row:)`` for rows no longer in the preload range (including rows now visible),
 /// 5. ``ListEvent/enterPreload(row:)`` for rows that entered the preload range from further away.
 ///
-/// Within each step rows come in the direction of travel (ascending when scrolling forward). Wired to a
+/// Within each step rows come in the direction of travel (ascending when scrolling forward); visible rows always come
+/// before speculative ones, so work started in event order starts the visible rows first. The preload range is fixed
+/// (screens ahead and behind) or follows the user (``AdaptivePreload``: nothing speculative while the user jitters or
+/// turns, leaning ahead with a fling's speed, dropped at once on a jump). Wired to a
 /// ``ContentLoader`` with ``connect(to:key:binding:)``, it gives the seeds' behaviour with no other app code: visible
 /// rows load first, rows about to appear are prefetched, rows that leave are cancelled, reused cells never receive
 /// another row's content.
@@ -35,6 +40,8 @@ public final class ListModel<Cell> {
     /// The rows on screen.
     public private(set) var visibleRows: Range<Int> = 0..<0
     private var preload = PreloadRows.empty
+    private var planner: PreloadPlanner?
+    private let clock: any LaneClock
     private var cells: [Int: Cell] = [:]
     private var pool: [Cell] = []
     private let makeCell: @MainActor () -> Cell
@@ -53,6 +60,7 @@ public final class ListModel<Cell> {
     ///   - viewportHeight: the height of the visible area, in the same unit.
     ///   - preloadAhead: how many screens past the viewport, in the scroll direction, are preloaded.
     ///   - preloadBehind: how many screens are preloaded the other way.
+    ///   - clock: times the scroll updates for an adaptive preload (tests pass a virtual clock).
     ///   - makeCell: makes a cell when the reuse pool is empty.
     ///
     /// ```swift
@@ -60,12 +68,31 @@ public final class ListModel<Cell> {
     /// ```
     public init(
         rowCount: Int, rowHeight: Double, viewportHeight: Double, preloadAhead: Double = 1, preloadBehind: Double = 0.25,
-        makeCell: @escaping @MainActor () -> Cell
+        clock: any LaneClock = SystemLaneClock(), makeCell: @escaping @MainActor () -> Cell
     ) {
         geometry = ListGeometry(
             rowCount: max(0, rowCount), rowHeight: rowHeight, viewportHeight: viewportHeight,
             preloadAhead: max(0, preloadAhead), preloadBehind: max(0, preloadBehind))
+        self.clock = clock
         self.makeCell = makeCell
+    }
+
+    /// Creates a model whose preload range follows the user (see ``AdaptivePreload``): nothing is preloaded until
+    /// the list moves steadily one way.
+    ///
+    /// ```swift
+    /// let list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 880, adaptivePreload: AdaptivePreload()) {
+    ///     ChartCell()
+    /// }
+    /// ```
+    public convenience init(
+        rowCount: Int, rowHeight: Double, viewportHeight: Double, adaptivePreload: AdaptivePreload,
+        clock: any LaneClock = SystemLaneClock(), makeCell: @escaping @MainActor () -> Cell
+    ) {
+        self.init(
+            rowCount: rowCount, rowHeight: rowHeight, viewportHeight: viewportHeight, preloadAhead: 0, preloadBehind: 0,
+            clock: clock, makeCell: makeCell)
+        planner = PreloadPlanner(config: adaptivePreload)
     }
 
     // MARK: Reading
@@ -76,10 +103,15 @@ public final class ListModel<Cell> {
     public var rowHeight: Double { geometry.rowHeight }
     /// The height of the viewport.
     public var viewportHeight: Double { geometry.viewportHeight }
-    /// Screens preloaded ahead (in the scroll direction) and behind.
+    /// Screens preloaded ahead (in the scroll direction) and behind, when the preload is fixed.
     public var preloadScreens: (ahead: Double, behind: Double) { (geometry.preloadAhead, geometry.preloadBehind) }
     /// The largest scroll offset.
     public var maxScrollOffset: Double { geometry.maxOffset }
+    /// The adaptive preload's settings, or nil when the preload is fixed.
+    public var adaptivePreload: AdaptivePreload? { planner?.config }
+    /// The adaptive preload's current speed estimate in rows per second (negative scrolling back; 0 when fixed, still,
+    /// or settling after a turn or a jump).
+    public var preloadSpeed: Double { geometry.rowHeight > 0 ? (planner?.speed ?? 0) / geometry.rowHeight : 0 }
     /// The rows in the preload range that are not visible, in ascending order.
     public var preloadRows: [Int] { preload.rows(.forward) }
     /// The cell showing `row`, if it is visible.
@@ -167,15 +199,33 @@ public final class ListModel<Cell> {
         }
     }
 
-    /// Changes how many screens are preloaded ahead and behind.
+    /// Changes how many screens are preloaded ahead and behind (a fixed preload from now on).
     ///
     /// ```swift
     /// list.setPreload(ahead: 0.25, behind: 0.25)   // scrolling stopped: keep only the close neighbours
     /// ```
     public func setPreload(ahead: Double, behind: Double) {
         perform {
+            self.planner = nil
             self.geometry.preloadAhead = max(0, ahead)
             self.geometry.preloadBehind = max(0, behind)
+            self.update(offset: self.scrollOffset)
+        }
+    }
+
+    /// Makes the preload range follow the user (see ``AdaptivePreload``); nothing is preloaded until the list next
+    /// moves steadily one way.
+    ///
+    /// ```swift
+    /// list.setAdaptivePreload(AdaptivePreload())
+    /// ```
+    public func setAdaptivePreload(_ preload: AdaptivePreload) {
+        perform {
+            var planner = PreloadPlanner(config: preload)
+            _ = planner.moved(
+                to: self.scrollOffset, at: self.clock.now, rowHeight: self.geometry.rowHeight,
+                viewportHeight: self.geometry.viewportHeight)
+            self.planner = planner
             self.update(offset: self.scrollOffset)
         }
     }
@@ -226,8 +276,16 @@ public final class ListModel<Cell> {
         scrollOffset = offset
         let oldVisible = visibleRows, oldPreload = preload
         let newVisible = geometry.visibleRows(at: offset)
-        let newPreload = PreloadRows(
-            window: geometry.preloadWindow(around: newVisible, direction: direction), visible: newVisible)
+        let window: Range<Int>
+        if var planner {
+            let span = planner.moved(
+                to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight)
+            self.planner = planner
+            window = geometry.preloadWindow(around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
+        } else {
+            window = geometry.preloadWindow(around: newVisible, direction: direction)
+        }
+        let newPreload = PreloadRows(window: window, visible: newVisible)
         visibleRows = newVisible
         preload = newPreload
         isLaidOut = true

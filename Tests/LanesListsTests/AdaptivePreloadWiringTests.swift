@@ -1,0 +1,67 @@
+import Lanes
+import LanesLists
+import LanesTesting
+import Testing
+
+/// The adaptive preload driving a loader: speculative work follows the user and never runs before visible rows.
+@MainActor
+@Suite("Adaptive preload wired to a ContentLoader", .timeLimit(.minutes(5)))
+struct AdaptivePreloadWiringTests {
+    private func makeList(_ h: LoaderHarness, clock: VirtualClock) -> ListModel<TestCell> {
+        var next = 0
+        let loader = h.loader
+        let list = ListModel(rowCount: 1_000, rowHeight: 1, viewportHeight: 4, adaptivePreload: testPreload, clock: clock) {
+            next += 1
+            return TestCell(id: next, loader: loader)
+        }
+        list.connect(to: h.loader, key: { "row \($0)" }, binding: { $0.content })
+        return list
+    }
+
+    private func move(_ list: ListModel<TestCell>, _ clock: VirtualClock, by rows: Double, frames: Int) {
+        for _ in 0..<frames {
+            clock.advance(by: .milliseconds(10))
+            list.scroll(by: rows)
+        }
+    }
+
+    @Test("rows coming on screen run before the speculative rows already queued")
+    func visibleBeforeSpeculative() {
+        let h = LoaderHarness(costLimit: 100_000)
+        let clock = VirtualClock(start: 1_000_000_000)
+        let list = makeList(h, clock: clock)
+        list.layoutIfNeeded()
+        h.settle()
+        move(list, clock, by: 0.5, frames: 20)        // 50 rows/s: 13 rows ahead, capped at two screens of 4
+        let speculative = list.preloadRows
+        #expect(speculative.count == 8)
+        #expect(h.loader.inFlightPriority(of: "row \(speculative.last!)") == .prefetch)
+        clock.advance(by: .milliseconds(10))
+        list.scroll(by: 10)                           // past the queued rows (not a jump: under 3 screens)
+        #expect(!list.preloadRows.isEmpty)            // new speculative rows were queued with the visible ones
+        let visible = Set(list.visibleRows.map { "row \($0)" })
+        let before = h.ran.elements.count
+        for _ in 0..<list.visibleRows.count { h.workExecutor.runNext() }
+        #expect(Set(h.ran.elements.dropFirst(before)) == visible)
+        h.settle()
+        for row in list.visibleRows { #expect(list.cell(forRow: row)!.shown.last == "v:row \(row)") }
+    }
+
+    @Test("a jump cancels the speculative work at once: none of it runs")
+    func jumpCancelsSpeculativeWork() {
+        let h = LoaderHarness(costLimit: 100_000)
+        let clock = VirtualClock(start: 1_000_000_000)
+        let list = makeList(h, clock: clock)
+        list.layoutIfNeeded()
+        h.settle()
+        move(list, clock, by: 0.5, frames: 20)
+        let speculative = list.preloadRows
+        #expect(!speculative.isEmpty)
+        clock.advance(by: .milliseconds(10))
+        list.scroll(to: 700)
+        for row in speculative { #expect(h.loader.inFlightPriority(of: "row \(row)") == nil) }
+        let before = h.ran.elements.count
+        h.settle()
+        #expect(Array(h.ran.elements.dropFirst(before)) == (700..<704).map { "row \($0)" })
+    }
+}
