@@ -1,6 +1,6 @@
 /// Rows of an image, handed out top to bottom a few at a time: a decoder (``ImageRowDecoder``),
 /// a bitmap (``BitmapRows``) or a stage that transforms another source's rows (``BlurRows``,
-/// ``ResizeRows``, ``TiltShiftRows``). A stage pulls from its upstream only as far as the rows
+/// which also tilt-shifts, and ``ResizeRows``). A stage pulls from its upstream only as far as the rows
 /// asked of it need, and keeps a ring of rows for its vertical pass: nothing holds the whole image
 /// unless it says so (``retainedBytes``).
 ///

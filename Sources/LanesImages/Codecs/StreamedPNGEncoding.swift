@@ -1,7 +1,7 @@
 import Foundation
 
 extension ImageEncoder {
-    /// What ``processAndEncodePNG(_:with:compressionLevel:filter:fileDescriptor:isCancelled:)`` made.
+    /// What `processAndEncodePNG(_:with:…)` made.
     ///
     /// ```swift
     /// let result = try ImageEncoder().processAndEncodePNG(photo, with: TiltShift())

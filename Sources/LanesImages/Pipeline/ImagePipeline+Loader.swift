@@ -24,7 +24,8 @@ public typealias ImageBinding = ContentBinding<ImageRequest, Bitmap>
 extension ContentBinding where Key == ImageRequest, Value == Bitmap {
     /// A binding to `pipeline`'s loader for `deliveryQueue`.
     /// - Parameters:
-    ///   - deliveryQueue: ``WorkQueue/main`` unless a test injects its own queue (its items must run on the main
+    ///   - pipeline: the pipeline whose loader (``ImagePipeline/loader(deliveringOn:)``) the binding uses.
+    ///   - deliveryQueue: `WorkQueue.main` unless a test injects its own queue (its items must run on the main
     ///     actor).
     ///   - placeholder: called by `show(_:priority:)` when the image is not cached.
     ///   - handler: receives the request's result, on the main actor.

@@ -1,7 +1,7 @@
 /// An ``ImageProcessor`` whose output has the input's size and whose rows become final top to
 /// bottom, so a consumer, such as ``ImageEncoder/PNGStream``, can start on the first rows while
 /// the rest are still being computed. ``GaussianBlur`` and ``TiltShift`` are such processors;
-/// ``ImageEncoder/processAndEncodePNG(_:with:compressionLevel:filter:fileDescriptor:isCancelled:)``
+/// `ImageEncoder.processAndEncodePNG(_:with:…)`
 /// overlaps one with PNG encoding.
 ///
 /// ```swift

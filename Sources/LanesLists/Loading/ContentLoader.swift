@@ -86,7 +86,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
     /// - Parameters:
+    ///   - name: shown in item labels.
     ///   - queue: where `work` runs; its concurrency limit is the loader's.
+    ///   - deliveryQueue: where results are delivered; `WorkQueue.main` unless a test injects its own.
+    ///   - cache: where finished values go (it may be shared with other loaders of the same keys).
+    ///   - cachesFailures: remember failures too (at most `failureLimit` of them).
+    ///   - failureLimit: how many failures are remembered.
     ///   - work: produces the value for a key.
     ///
     /// ```swift
