@@ -67,18 +67,24 @@ final class ScrollDriver {
     private var frame = 0
     /// Visible rows not shown yet, with the time each came on screen (rows of the first layout are not timed).
     private var waitingSince: [Int: UInt64] = [:]
-    /// Visible rows not shown yet when motion stopped, with the time it stopped.
-    private var waitingSinceStop: [Int: UInt64] = [:]
+    /// Visible rows not shown yet when the list came to rest, with the time it did and whether a jump put it there.
+    private var waitingSinceStop: [Int: (time: UInt64, afterJump: Bool)] = [:]
     /// Milliseconds from will-display to the row's own content in its cell, for every row shown while visible (but
     /// those of the first layout, which all wait for a cold start).
     private(set) var visibleToShown: [Double] = []
-    /// Milliseconds from a stop to the row's content, for rows visible and unfilled when motion stopped.
+    /// Milliseconds from a stop after motion (a scroll, a fling, a jitter) to the row's content, for rows visible and
+    /// unfilled when the motion stopped.
     private(set) var stopToShown: [Double] = []
+    /// Milliseconds from a jump to the row's content, for rows of the screen jumped to that were not cached: no preload
+    /// can guess them, so their floor is the screen's renders shared by the render threads.
+    private(set) var jumpToShown: [Double] = []
     /// Rows that came on screen and left without showing their content.
     private(set) var leftUnshown = 0
     /// Visible rows without their content at the moments motion stopped (the first layout excluded).
     private(set) var unfilledAtStop = 0
-    /// How many stops (settles after motion) the script had.
+    /// Visible rows without their content right after a jump to a screen followed by a stop, most at one jump.
+    private(set) var unfilledAfterJump = 0
+    /// How many stops (settles after motion or a jump) the script had.
     private(set) var stops = 0
 
     var isLanes: Bool { [.lanes, .lanesFixed, .lanesDefault].contains(mode) }
@@ -207,7 +213,8 @@ final class ScrollDriver {
                 visibleToShown.append(Double(start - min(start, since)) / 1e6)
             }
             if let since = waitingSinceStop.removeValue(forKey: image.row) {
-                stopToShown.append(Double(start - min(start, since)) / 1e6)
+                let ms = Double(start - min(start, since.time)) / 1e6
+                if since.afterJump { jumpToShown.append(ms) } else { stopToShown.append(ms) }
             }
         }
         checkFill(at: start)
@@ -268,17 +275,25 @@ final class ScrollDriver {
             segmentStart = time
             segmentOffset = model.scrollOffset
             filledAt = nil
-            if segment > 1, segment < script.count, script[segment].isSettle { motionStopped(at: time) }
+            if segment > 1, segment < script.count, script[segment].isSettle {
+                if case .jump = script[segment - 1] { cameToRest(at: time, afterJump: true) } else {
+                    cameToRest(at: time, afterJump: false)
+                }
+            }
         }
     }
 
-    /// Motion stopped: count the visible rows still waiting for their content and time them from now.
-    private func motionStopped(at time: UInt64) {
+    /// The list came to rest (after motion, or right after a jump): count the visible rows still waiting for their
+    /// content and time them from now.
+    private func cameToRest(at time: UInt64, afterJump: Bool) {
+        guard mode != .baseline else { return }   // no content to wait for
         stops += 1
+        var unfilled = 0
         for row in model.visibleRows where model.cell(forRow: row)?.content?.row != row {
-            unfilledAtStop += 1
-            waitingSinceStop[row] = time
+            unfilled += 1
+            waitingSinceStop[row] = (time, afterJump)
         }
+        if afterJump { unfilledAfterJump = max(unfilledAfterJump, unfilled) } else { unfilledAtStop += unfilled }
     }
 
     /// Records when every visible cell first shows its own row during a settle.

@@ -86,6 +86,15 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("unfilled_at_stop", Double(driver.unfilledAtStop))
     row.count("stop_shown_p50_ms", quantile(driver.stopToShown, 0.5))
     row.count("stop_shown_p99_ms", quantile(driver.stopToShown, 0.99))
+    // A jump to a screen nobody could preload: its floor is the screen's renders shared by the render threads, at the
+    // render's calibrated CPU cost.
+    let threads = driver.mode == .naiveBackground ? ProcessInfo.processInfo.activeProcessorCount : 0
+    let width = max(1, driver.renderQueue?.maxConcurrency ?? threads)
+    let rounds = (driver.unfilledAfterJump + width - 1) / width
+    row.count("unfilled_after_jump", Double(driver.unfilledAfterJump))
+    row.count("jump_shown_p50_ms", quantile(driver.jumpToShown, 0.5))
+    row.count("jump_shown_p99_ms", quantile(driver.jumpToShown, 0.99))
+    row.count("jump_floor_ms", Double(rounds) * renderMilliseconds)
     row.count("wrong_cell_deliveries", Double(driver.wrongCell + (driver.loader?.stats.wrongCellDeliveries ?? 0)))
     var unfilled = 0
     for fill in driver.fills {
@@ -97,7 +106,6 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("render_cpu_ms", renderMilliseconds)
     let busy = Double(counters.busyNanoseconds.load(ordering: .relaxed))
     row.count("render_wall_avg_ms", completed > 0 ? busy / Double(completed) / 1e6 : 0)
-    let threads = driver.mode == .naiveBackground ? ProcessInfo.processInfo.activeProcessorCount : 0
     row.count("render_threads", Double(driver.renderQueue?.maxConcurrency ?? threads))
     row.count("loadavg_1m", load)
     return row
