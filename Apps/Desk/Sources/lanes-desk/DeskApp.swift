@@ -23,7 +23,9 @@ final class DeskApp {
 
     init(options: Options, library: PhotoLibrary) {
         self.options = options
-        photos = PhotosPage(library: library, naive: options.naive, tiltShift: options.tiltShift, asGrid: options.grid)
+        photos = PhotosPage(
+            library: library, naive: options.naive, tiltShift: options.tiltShift, asGrid: options.grid,
+            fixedPreload: options.fixedPreload)
         stocks = StocksPage(synthetic: options.synthetic)
     }
 

@@ -8,6 +8,8 @@ struct Options {
     var synthetic: Int?
     var naive = false
     var grid = false
+    /// Preload a fixed 1.5 screens each way instead of following the scroll (for comparison).
+    var fixedPreload = false
     var tiltShift = true
     var script: String?
     var report: String?
@@ -25,6 +27,7 @@ struct Options {
           --naive             decode, filter and draw inside bind on the main thread (the "before")
           --no-tilt-shift     thumbnails without tilt-shift
           --grid              photos in a grid (GtkGridView) instead of a list (GtkListView)
+          --preload adaptive|fixed  prefetch that follows the scroll (default), or 1.5 screens each way
           --page photos|stocks  the page shown first
           --size WxH          window size (default 1024x768)
           --script NAME       drive the app, then quit: fling, flood, idle, memory, detail, pages, screens, all
@@ -52,6 +55,12 @@ struct Options {
             case "--synthetic": options.synthetic = try number(argument)
             case "--naive": options.naive = true
             case "--grid": options.grid = true
+            case "--preload":
+                switch try value(argument) {
+                case "adaptive": options.fixedPreload = false
+                case "fixed": options.fixedPreload = true
+                default: throw OptionError("--preload: adaptive or fixed")
+                }
             case "--no-tilt-shift": options.tiltShift = false
             case "--page": options.page = try value(argument)
             case "--script": options.script = try value(argument)

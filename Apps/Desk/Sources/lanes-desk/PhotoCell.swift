@@ -1,4 +1,5 @@
 import CGtk
+import Dispatch
 import Lanes
 import LanesImages
 import LanesLists
@@ -15,6 +16,14 @@ final class PhotoCell {
     let caption: Widget
     private(set) var row: Int?
     private(set) var priority: WorkPriority?
+    /// Whether the picture shows the row's image (not a placeholder).
+    private(set) var hasImage = false
+    /// When the row came into the viewport without its image, and when the list came to rest with it still waiting
+    /// (nil when not waiting): the page's visible → shown figures.
+    private var visibleSince: UInt64?
+    private(set) var restSince: UInt64?
+    /// An image arrived while the row was off screen and the row has not been on screen since (wasted if it goes).
+    private var unseenImage = false
     private unowned let page: PhotosPage
     private lazy var binding = ImageBinding(
         pipeline: page.pipeline,
@@ -38,6 +47,7 @@ final class PhotoCell {
 
     /// Shows row `row` (a list item's `bind`): loads it now if it is on or near the screen, else when it comes near.
     func bind(_ row: Int) {
+        noteVisibility(nil)
         if self.row != nil {
             // Rebound without an unbind (GTK always unbinds first; a tilt-shift toggle rebinds): drop the old load.
             withdraw()
@@ -55,6 +65,7 @@ final class PhotoCell {
 
     /// Stops showing the row (a list item's `unbind`): the load is withdrawn.
     func unbind() {
+        noteVisibility(nil)
         withdraw()
         row = nil
         priority = nil
@@ -70,13 +81,16 @@ final class PhotoCell {
 
     /// Withdraws the load but keeps the row (the page was left).
     func suspend() {
+        noteVisibility(nil)
         withdraw()
         priority = nil
     }
 
     /// Starts, re-prioritises or withdraws the row's load: `nil` means too far from the viewport to load now.
     func updatePriority(_ wanted: WorkPriority?) {
-        guard let row, !page.naive, wanted != priority else { return }
+        guard let row, !page.naive else { return }
+        noteVisibility(wanted)
+        guard wanted != priority else { return }
         priority = wanted
         guard let wanted else {
             withdraw()
@@ -100,12 +114,45 @@ final class PhotoCell {
     }
 
     func showPlaceholder() {
+        hasImage = false
         gtk_picture_set_paintable(gcast(picture), page.placeholder)
     }
 
     func show(_ bitmap: Bitmap) {
         if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
         setTexture(makeTexture(bitmap), in: picture)
+        hasImage = true
+        unseenImage = priority != .visible
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let since = visibleSince { page.stats.visibleToShown.append(Double(now - min(now, since)) / 1e6) }
+        if let since = restSince { page.stats.restToShown.append(Double(now - min(now, since)) / 1e6) }
+        visibleSince = nil
+        restSince = nil
+    }
+
+    /// Times the row from when it comes on screen without its image to when the image shows (`priority` is the row's
+    /// priority now; nil when the row goes away); a row that leaves the screen still waiting is counted, and so is an
+    /// image that arrived for a row that goes away without coming on screen (a wasted prefetch).
+    private func noteVisibility(_ priority: WorkPriority?) {
+        if priority == .visible {
+            unseenImage = false
+            if visibleSince == nil, !hasImage, row != nil { visibleSince = DispatchTime.now().uptimeNanoseconds }
+        } else if visibleSince != nil {
+            page.stats.leftUnshown += 1
+            visibleSince = nil
+            restSince = nil
+        }
+        if priority == nil, unseenImage {
+            page.stats.neverShown += 1
+            unseenImage = false
+        }
+    }
+
+    /// The list came to rest: if the row is on screen still waiting for its image, time it from `time` as well.
+    func cameToRest(at time: UInt64) -> Bool {
+        guard visibleSince != nil else { return false }
+        restSince = time
+        return true
     }
 
     private func deliver(_ request: ImageRequest, _ result: Result<Bitmap, any Error>) {

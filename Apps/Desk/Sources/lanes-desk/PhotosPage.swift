@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 
 /// What the Photos page has done, for the status bar and the report.
 struct PhotoStats {
@@ -11,6 +12,15 @@ struct PhotoStats {
     var delivered = 0
     var deliveredWhileLeft = 0
     var cacheHits = 0
+    /// Milliseconds from a row coming on screen without its image to the image showing.
+    var visibleToShown: [Double] = []
+    /// Rows that came on screen and left (or were unbound) without showing their image.
+    var leftUnshown = 0
+    /// Rows on screen without their image when the list last came to rest, and milliseconds from then to each image.
+    var unfilledAtRest = 0
+    var restToShown: [Double] = []
+    /// Images that arrived for rows off screen and went away without the row coming on screen (wasted prefetches).
+    var neverShown = 0
 }
 
 /// The Photos page: a virtualised grid over the library (GtkGridView recycles cells; each bound cell loads its
@@ -41,9 +51,12 @@ final class PhotosPage {
         maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30, ceiling: .background)
 
     let useGrid: Bool
+    /// `--preload fixed`: a fixed 1.5 screens each way instead of the adaptive preload (for comparison).
+    let fixedPreload: Bool
 
-    init(library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool) {
+    init(library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool, fixedPreload: Bool = false) {
         useGrid = asGrid
+        self.fixedPreload = fixedPreload
         self.library = library
         self.naive = naive
         self.tiltShift = tiltShift
@@ -138,25 +151,50 @@ final class PhotosPage {
 
     // MARK: Viewport
 
-    /// How far beyond the viewport (in viewport heights) bound rows are prefetched. GTK keeps ~200 rows bound
-    /// around the viewport; loading all of them would spend the cores on rows far from view.
-    static let prefetchScreens = 1.5
+    /// Which lines (rows of the grid) are worth loading beyond the viewport: LanesLists' adaptive preload, fed the
+    /// scroll position once a frame. Nothing at rest, while the user jitters or just turned; ahead of a steady scroll
+    /// or a fling by its speed (at most a screen); dropped on a jump. GTK keeps ~200 rows bound around the viewport;
+    /// bound rows outside this window wait (unloaded) until they come near or on screen.
+    private var preloadTracker = PreloadTracker()
+    private var preloadLines: Range<Int> = 0..<0
 
-    /// The priority row `row` should load at now: visible in the viewport, prefetch near it, nil when too far to load
-    /// yet. The list's rows are all the same height, so the adjustment says which rows the viewport shows.
-    func priority(for row: Int) -> WorkPriority? {
+    /// The viewport in lines: the line height, the first line's offset and the page height (nil before the first
+    /// layout). The list's rows are all the same height, so the adjustment says which rows the viewport shows.
+    private var viewport: (lineHeight: Double, value: Double, page: Double, lines: Int, perLine: Int)? {
         let adjustment = self.adjustment
         let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
-        let value = gtk_adjustment_get_value(adjustment)
+        guard upper > 0, page > 0, library.count > 0 else { return nil }
+        let perLine = useGrid ? max(1, gridColumns) : 1
+        let lines = (library.count + perLine - 1) / perLine
+        return (upper / Double(lines), gtk_adjustment_get_value(adjustment), page, lines, perLine)
+    }
+
+    /// The priority row `row` should load at now: visible in the viewport, prefetch in the preload window, nil when
+    /// not worth loading yet.
+    func priority(for row: Int) -> WorkPriority? {
         // Before the first layout the viewport is unknown: the first rows are what will show; the rest wait a frame.
-        guard upper > 0, page > 0, library.count > 0 else { return row < 12 ? .visible : nil }
-        let rowsPerLine = useGrid ? max(1, gridColumns) : 1
-        let lineHeight = upper / Double((library.count + rowsPerLine - 1) / rowsPerLine)
-        let top = Double(row / rowsPerLine) * lineHeight, bottom = top + lineHeight
-        if bottom > value && top < value + page { return .visible }
-        let margin = page * Self.prefetchScreens
-        if bottom > value - margin && top < value + page + margin { return .prefetch }
-        return nil
+        guard let viewport else { return row < 12 ? .visible : nil }
+        let line = row / viewport.perLine
+        let top = Double(line) * viewport.lineHeight, bottom = top + viewport.lineHeight
+        if bottom > viewport.value && top < viewport.value + viewport.page { return .visible }
+        return preloadLines.contains(line) ? .prefetch : nil
+    }
+
+    /// Feeds the scroll position to the preload tracker and keeps its window of lines.
+    private func updatePreloadWindow() {
+        guard let viewport else { return }
+        let first = Int((viewport.value / viewport.lineHeight).rounded(.down))
+        let last = Int(((viewport.value + viewport.page) / viewport.lineHeight).rounded(.up))
+        let extent = preloadTracker.update(
+            offset: viewport.value / viewport.lineHeight, at: DispatchTime.now().uptimeNanoseconds, rowHeight: 1,
+            viewportHeight: viewport.page / viewport.lineHeight)
+        let visible = first..<max(first, last)
+        if fixedPreload {
+            let margin = Int((1.5 * viewport.page / viewport.lineHeight).rounded(.up))
+            preloadLines = max(0, first - margin)..<min(viewport.lines, visible.upperBound + margin)
+        } else {
+            preloadLines = extent.window(around: visible, rowCount: viewport.lines)
+        }
     }
 
     /// Columns of the grid (from the widest cell seen; GTK 4.8 does not say).
@@ -179,10 +217,19 @@ final class PhotosPage {
     /// and withdraws rows that went far.
     func updatePriorities() {
         guard !naive, !isSuspended else { return }
+        updatePreloadWindow()
         for cell in cells.values {
             guard let row = cell.row else { continue }
             cell.updatePriority(priority(for: row))
         }
+    }
+
+    /// The scroll stopped: rows on screen still waiting for their images are timed from now as well.
+    func cameToRest() {
+        updatePriorities()
+        let now = DispatchTime.now().uptimeNanoseconds
+        stats.unfilledAtRest = cells.values.filter { $0.cameToRest(at: now) }.count
+        stats.restToShown = []
     }
 
     /// Bound cells that are visible now, with their rows.

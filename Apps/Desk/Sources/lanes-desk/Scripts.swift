@@ -67,6 +67,9 @@ enum Scripts {
         let start = gtk_adjustment_get_value(adjustment)
         let monitor = ResponsivenessMonitor(interval: .milliseconds(8), threshold: .milliseconds(16))
         monitor.start()
+        app.photos.stats.visibleToShown = []   // the first screen's cold start is not the scroll's
+        app.photos.stats.leftUnshown = 0
+        let deliveredBefore = app.photos.stats.delivered, neverShownBefore = app.photos.stats.neverShown
         let done = await scroll(app, adjustment, from: start, pixelsPerSecond: 2400, seconds: 3)
         monitor.stop()
         let latency = monitor.snapshot()
@@ -82,7 +85,14 @@ enum Scripts {
         record(app, "main_latency_max_ms", milliseconds(latency.max))
         record(app, "hitches", Double(latency.hitches))
         record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
+        app.photos.cameToRest()
         await settle(app)
+        let stats = app.photos.stats
+        record(app, "visible_shown_p50_ms", percentile(stats.visibleToShown, 0.5))
+        record(app, "visible_shown_p99_ms", percentile(stats.visibleToShown, 0.99))
+        record(app, "rows_left_unshown", Double(stats.leftUnshown))
+        record(app, "unfilled_at_rest", Double(stats.unfilledAtRest))
+        record(app, "rest_shown_max_ms", stats.restToShown.max() ?? 0)
         if let path = app.options.screenshot {
             do {
                 try Screenshot.save(app.window, to: path, cells: app.photos.whollyVisibleCells())
@@ -91,6 +101,11 @@ enum Scripts {
             }
         }
         await leavePhotos(app)
+        // Prefetched images still waiting below the viewport went with the jump away: wasted, as in lanes-bench.
+        let delivered = app.photos.stats.delivered - deliveredBefore
+        let wasted = app.photos.stats.neverShown - neverShownBefore
+        record(app, "images_never_shown", Double(wasted))
+        record(app, "waste_pct", delivered > 0 ? Double(wasted) / Double(delivered) * 100 : 0)
     }
 
     /// Waits (up to 10 s) until no image work is in flight and every visible cell shows its image.

@@ -52,6 +52,10 @@ struct DeskScriptTests {
         let frames = try Self.number(figures, "frames")
         #expect(frames >= 45, "\(frames) frames of 180 (load \(figures["load_average"] ?? "?"))")
         #expect(try Self.number(figures, "scrolled_px") >= 7000)
+        // The prefetch follows the scroll: few thumbnails loaded ahead went unseen (1.5 fixed screens each way, the
+        // old preload, wasted 22% of them in this script).
+        #expect(try Self.number(figures, "waste_pct") <= 10)
+        #expect(try Self.number(figures, "rows_left_unshown") >= 0)
         // Leaving the photo page withdrew its work at once and nothing arrived afterwards.
         #expect(try Self.number(figures, "leave_photos_ms_to_zero") >= 0)
         #expect(try Self.number(figures, "leave_photos_ms_to_zero") <= 50)
