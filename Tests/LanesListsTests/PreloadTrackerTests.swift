@@ -3,6 +3,25 @@ import LanesLists
 import LanesTesting
 import Testing
 
+// The example of the "When the toolkit owns the list" section of the "A list that follows the user" article, compiled
+// and run below. Keep the two in step.
+@MainActor final class PhotoGrid {
+    var tracker = PreloadTracker()
+    var window: Range<Int> = 0..<0
+
+    /// Once a frame, with the toolkit's scroll position and visible rows (rows of height 1).
+    func frame(scrollTop: Double, visible: Range<Int>, rowCount: Int, now: UInt64) {
+        let extent = tracker.update(offset: scrollTop, at: now, rowHeight: 1, viewportHeight: Double(visible.count))
+        window = extent.window(around: visible, rowCount: rowCount)
+    }
+
+    /// What a bound row should load at: nil leaves it waiting.
+    func priority(for row: Int, visible: Range<Int>) -> WorkPriority? {
+        if visible.contains(row) { return .visible }
+        return window.contains(row) ? .prefetch : nil
+    }
+}
+
 @Suite("Preload tracker (a toolkit's own list)", .timeLimit(.minutes(2)))
 struct PreloadTrackerTests {
     /// Feeds `tracker` an offset every 10 ms, moving by `step` rows, `frames` times; returns the last answer.
@@ -81,5 +100,25 @@ struct PreloadTrackerTests {
             extent = tracker.update(offset: scrollTop, at: clock.now, rowHeight: 1, viewportHeight: 20)
         }
         #expect(extent.window(around: 60..<80, rowCount: 10_000) == 60..<85)
+    }
+
+    @MainActor
+    @Test("the article's photo grid loads nothing beyond the screen at rest and leans ahead of a scroll")
+    func articlePhotoGrid() {
+        let grid = PhotoGrid()
+        var now: UInt64 = 1_000_000_000
+        grid.frame(scrollTop: 100, visible: 100..<120, rowCount: 10_000, now: now)
+        #expect(grid.priority(for: 110, visible: 100..<120) == .visible)
+        #expect(grid.priority(for: 121, visible: 100..<120) == nil)
+        var top = 100.0
+        for _ in 0..<30 {   // 200 rows a second for 0.3 s: 0.05 s of lead is 10 rows
+            now += 10_000_000
+            top += 2
+            grid.frame(scrollTop: top, visible: Int(top)..<Int(top) + 20, rowCount: 10_000, now: now)
+        }
+        let visible = Int(top)..<Int(top) + 20
+        #expect(grid.priority(for: visible.upperBound + 9, visible: visible) == .prefetch)
+        #expect(grid.priority(for: visible.upperBound + 10, visible: visible) == nil)
+        #expect(grid.priority(for: visible.lowerBound - 1, visible: visible) == nil)
     }
 }

@@ -36,7 +36,7 @@ public struct PreloadTracker: Sendable {
     public var speed: Double { planner.speed }
 
     /// The viewport's top is at `offset` at `time` (nanoseconds of a monotonic clock, such as
-    /// `DispatchTime.now().uptimeNanoseconds` or a ``LaneClock``'s `now`). Returns the rows to preload now. An update
+    /// `DispatchTime.now().uptimeNanoseconds` or a `LaneClock`'s `now`). Returns the rows to preload now. An update
     /// that does not move keeps the last answer.
     ///
     /// ```swift
