@@ -116,7 +116,8 @@ final class ScrollDriver {
         switch mode {
         case .lanes:
             model = ListModel(
-                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preload: .adaptive(AdaptivePreload())
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
+                preload: .adaptive(AdaptivePreload())
             ) { [unowned self] in makeCell() }
         case .lanesFixed:
             model = ListModel(
@@ -129,7 +130,8 @@ final class ScrollDriver {
             }
         case .lanesScreen:
             model = ListModel(
-                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preload: .fixed(ahead: 1, behind: 0.25)
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
+                preload: .fixed(ahead: 1, behind: 0.25)
             ) { [unowned self] in makeCell() }
         default:
             model = ListModel(

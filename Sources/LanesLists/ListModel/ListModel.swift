@@ -260,7 +260,8 @@ public final class ListModel<Cell> {
         } else {
             span = .none
         }
-        let window = geometry.preloadWindow(around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
+        let window = geometry.preloadWindow(
+            around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
         let newPreload = PreloadRows(window: window, visible: newVisible)
         visibleRows = newVisible
         preloadRange = newPreload
