@@ -11,8 +11,10 @@ enum ScrollMode: String, CaseIterable, Sendable {
     /// The same with the fixed preload this benchmark used before the adaptive one (a quarter screen ahead, a tenth
     /// behind).
     case lanesFixed = "lanes-fixed"
-    /// The same with `ListModel`'s default fixed preload (one screen ahead, a quarter behind): what a new user gets.
+    /// The same with `ListModel`'s default preload (the adaptive one), on the width-1 queue: what a new user gets.
     case lanesDefault = "lanes-default"
+    /// The same with `ListModel`'s earlier default, a fixed preload of one screen ahead and a quarter behind.
+    case lanesScreen = "lanes-screen"
     /// Render on the main queue as each row will display (the talk's "before").
     case naiveMain = "naive-main"
     /// Render on a global queue and set the result on the cell with no cancellation and no reuse guard (the
@@ -87,14 +89,14 @@ final class ScrollDriver {
     /// How many stops (settles after motion or a jump) the script had.
     private(set) var stops = 0
 
-    var isLanes: Bool { [.lanes, .lanesFixed, .lanesDefault].contains(mode) }
+    var isLanes: Bool { [.lanes, .lanesFixed, .lanesDefault, .lanesScreen].contains(mode) }
 
     init(mode: ScrollMode, script: ScrollScript, renderer: RowRenderer, quick: Bool) {
         self.mode = mode
         self.scriptKind = script
         self.renderer = renderer
         self.script = (mode == .baseline ? ScrollScript.fling : script).motions(quick: quick || mode == .baseline)
-        if [.lanes, .lanesFixed, .lanesDefault].contains(mode) {
+        if [.lanes, .lanesFixed, .lanesDefault, .lanesScreen].contains(mode) {
             let cores = ProcessInfo.processInfo.activeProcessorCount
             let queue: WorkQueue
             if mode == .lanes {
@@ -120,20 +122,26 @@ final class ScrollDriver {
         switch mode {
         case .lanes:
             model = ListModel(
-                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, adaptivePreload: AdaptivePreload()
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
+                preload: .adaptive(AdaptivePreload())
             ) { [unowned self] in makeCell() }
         case .lanesFixed:
             model = ListModel(
-                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preloadAhead: 0.25,
-                preloadBehind: 0.1
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
+                preload: .fixed(ahead: 0.25, behind: 0.1)
             ) { [unowned self] in makeCell() }
         case .lanesDefault:
             model = ListModel(rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows) {
                 [unowned self] in makeCell()
             }
+        case .lanesScreen:
+            model = ListModel(
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows,
+                preload: .fixed(ahead: 1, behind: 0.25)
+            ) { [unowned self] in makeCell() }
         default:
             model = ListModel(
-                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preloadAhead: 0, preloadBehind: 0
+                rowCount: Self.rowCount, rowHeight: 1, viewportHeight: Self.visibleRows, preload: .off
             ) { [unowned self] in makeCell() }
         }
         wire()
@@ -168,7 +176,7 @@ final class ScrollDriver {
             }
         }
         switch mode {
-        case .lanes, .lanesFixed, .lanesDefault:
+        case .lanes, .lanesFixed, .lanesDefault, .lanesScreen:
             model.connect(to: loader!, key: { $0 }, binding: { $0.binding! })
         case .naiveMain:
             model.observe { [unowned self] event in

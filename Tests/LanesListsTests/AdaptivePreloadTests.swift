@@ -21,7 +21,7 @@ private final class Scroller {
 
     init(rows: Int = 10_000, viewport: Double = 20, preload: AdaptivePreload = testPreload) {
         var next = 0
-        list = ListModel(rowCount: rows, rowHeight: 1, viewportHeight: viewport, adaptivePreload: preload, clock: clock) {
+        list = ListModel(rowCount: rows, rowHeight: 1, viewportHeight: viewport, preload: .adaptive(preload), clock: clock) {
             next += 1
             return next
         }
@@ -154,13 +154,45 @@ struct AdaptivePreloadTests {
         #expect(s.list.preloadRows.count == 2)
     }
 
+    @Test("a ListModel made without a preload argument follows the user: the adaptive preload is the default")
+    func defaultIsAdaptive() {
+        let clock = VirtualClock(start: 1_000_000_000)
+        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { 0 }
+        #expect(list.preload == .adaptive(AdaptivePreload()))
+        #expect(ListPreload.adaptive() == list.preload)
+        var entered: [Int] = []
+        list.observe { event in if case .enterPreload(let row) = event { entered.append(row) } }
+        list.layoutIfNeeded()
+        #expect(list.visibleRows == 0..<20)
+        #expect(list.preloadRows.isEmpty)             // at rest: nothing speculative (the fixed default took 20..<45)
+        for frame in 0..<100 {                        // ±1 row every 8 ms
+            clock.advance(by: .milliseconds(8))
+            list.scroll(by: frame.isMultiple(of: 2) ? 1 : -1)
+        }
+        #expect(entered.isEmpty)
+        for _ in 0..<30 {                             // a steady 100 rows/s: 0.05 s ahead is 5 rows, nothing behind
+            clock.advance(by: .milliseconds(10))
+            list.scroll(by: 1)
+        }
+        let end = list.visibleRows.upperBound
+        #expect(list.preloadRows == Array(end..<end + 5))
+        #expect(list.preloadSpeed == 100)
+        clock.advance(by: .milliseconds(10))
+        list.scroll(to: 8_000)                        // a jump: dropped at once
+        #expect(list.preloadRows.isEmpty)
+        clock.advance(by: .seconds(1))
+        list.scroll(by: 0)                            // and still nothing once the list rests there
+        #expect(list.preloadRows.isEmpty)
+    }
+
     @Test("switching between fixed and adaptive preload")
     func switching() {
         let s = Scroller()
-        s.list.setPreload(ahead: 1, behind: 0)
-        #expect(s.list.adaptivePreload == nil)
+        s.list.setPreload(.fixed(ahead: 1, behind: 0))
+        #expect(s.list.preload == .fixed(ahead: 1, behind: 0))
         #expect(s.list.preloadRows.count == 20)
-        s.list.setAdaptivePreload(testPreload)
+        s.list.setPreload(.adaptive(testPreload))
+        #expect(s.list.preload == .adaptive(testPreload))
         #expect(s.list.preloadRows.isEmpty)
         s.move(by: 1, frames: 30)
         #expect(s.list.preloadRows.count == 25)

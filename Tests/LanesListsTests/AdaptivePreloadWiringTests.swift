@@ -10,7 +10,7 @@ struct AdaptivePreloadWiringTests {
     private func makeList(_ h: LoaderHarness, clock: VirtualClock) -> ListModel<TestCell> {
         var next = 0
         let loader = h.loader
-        let list = ListModel(rowCount: 1_000, rowHeight: 1, viewportHeight: 4, adaptivePreload: testPreload, clock: clock) {
+        let list = ListModel(rowCount: 1_000, rowHeight: 1, viewportHeight: 4, preload: .adaptive(testPreload), clock: clock) {
             next += 1
             return TestCell(id: next, loader: loader)
         }

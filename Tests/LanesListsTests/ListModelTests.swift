@@ -10,7 +10,7 @@ private final class Log {
 @MainActor
 private func makeList(rows: Int, viewport: Double, ahead: Double, behind: Double) -> (ListModel<Int>, Log) {
     var next = 0
-    let list = ListModel(rowCount: rows, rowHeight: 10, viewportHeight: viewport, preloadAhead: ahead, preloadBehind: behind) {
+    let list = ListModel(rowCount: rows, rowHeight: 10, viewportHeight: viewport, preload: .fixed(ahead: ahead, behind: behind)) {
         next += 1
         return next
     }
@@ -105,12 +105,24 @@ struct ListModelTests {
         list.setViewportHeight(20)
         #expect(log.events == ["preload 2", "end 2"])
         log.events = []
-        list.setPreload(ahead: 0, behind: 0)
+        list.setPreload(.off)
         #expect(log.events == ["unload 2"])
         log.events = []
-        list.setPreload(ahead: 1, behind: 0)
+        list.setPreload(.fixed(ahead: 1, behind: 0))
         list.reloadData(rowCount: 5)
         #expect(log.events == ["preload 2", "end 0", "end 1", "unload 2", "display 0", "display 1", "preload 2", "preload 3"])
+    }
+
+    @Test("a fixed preload of negative, infinite or NaN screens is clamped: nothing, or up to the ends of the list")
+    func fixedPreloadClamps() {
+        let (list, _) = makeList(rows: 100, viewport: 100, ahead: .infinity, behind: -1)
+        list.scroll(to: 200)
+        #expect(list.preloadRows == Array(30..<100))
+        list.setPreload(.fixed(ahead: .nan, behind: 0.5))
+        #expect(list.preloadRows == Array(15..<20))
+        list.setPreload(.off)
+        #expect(list.preloadRows.isEmpty)
+        #expect(list.preload == .fixed(ahead: 0, behind: 0))
     }
 
     @Test("changes made by an observer wait until the current events are delivered")

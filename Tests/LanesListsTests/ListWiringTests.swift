@@ -12,7 +12,7 @@ struct ListWiringTests {
     {
         var next = 0
         let loader = h.loader
-        let list = ListModel(rowCount: rows, rowHeight: 1, viewportHeight: viewport, preloadAhead: ahead, preloadBehind: behind) {
+        let list = ListModel(rowCount: rows, rowHeight: 1, viewportHeight: viewport, preload: .fixed(ahead: ahead, behind: behind)) {
             next += 1
             return TestCell(id: next, loader: loader)
         }

@@ -29,9 +29,7 @@ import Testing
             }
         }
         let loader = self.loader
-        list = ListModel(
-            rowCount: 10_000, rowHeight: 44, viewportHeight: 440, adaptivePreload: AdaptivePreload(), clock: clock
-        ) {
+        list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 440, clock: clock) {
             let cell = ChartCell()
             cell.content = loader.binding { [unowned cell] _, result in cell.chart = try? result.get() }
             return cell

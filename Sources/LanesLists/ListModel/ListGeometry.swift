@@ -4,8 +4,6 @@ struct ListGeometry: Equatable {
     var rowCount: Int
     var rowHeight: Double
     var viewportHeight: Double
-    var preloadAhead: Double
-    var preloadBehind: Double
 
     /// The largest scroll offset (the last row at the bottom of the viewport).
     var maxOffset: Double { max(0, Double(rowCount) * rowHeight - viewportHeight) }
@@ -26,12 +24,10 @@ struct ListGeometry: Equatable {
     /// How many rows a screen holds.
     var screenRows: Double { rowHeight > 0 ? viewportHeight / rowHeight : 0 }
 
-    /// The preload window around `visible` (visible rows included): `preloadAhead` screens in the scroll direction,
-    /// `preloadBehind` screens the other way.
-    func preloadWindow(around visible: Range<Int>, direction: ScrollDirection) -> Range<Int> {
-        preloadWindow(
-            around: visible, direction: direction, ahead: Int((preloadAhead * screenRows).rounded(.up)),
-            behind: Int((preloadBehind * screenRows).rounded(.up)))
+    /// How many rows `screens` screens hold, rounded up (0 for a negative or NaN count; at most every row).
+    func rows(screens: Double) -> Int {
+        guard screens > 0, screenRows > 0 else { return 0 }
+        return Int(max(0, min(Double(rowCount), (screens * screenRows).rounded(.up))))
     }
 
     /// The preload window around `visible` (visible rows included): `ahead` rows in the scroll direction, `behind`

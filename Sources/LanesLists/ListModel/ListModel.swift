@@ -4,8 +4,8 @@ import Lanes
 /// terminal UI, GTK, a benchmark) can bind to it.
 ///
 /// Give it a row count, a row height, a viewport height and scroll offsets; it keeps the visible rows, a preload range
-/// measured in screens (more ahead in the scroll direction than behind) and a pool of reusable cells, and tells its
-/// observers what changed, in this order for each update:
+/// of rows about to appear (see ``ListPreload``) and a pool of reusable cells, and tells its observers what changed, in
+/// this order for each update:
 ///
 /// 1. ``ListEvent/enterPreload(row:)`` for rows that were visible and now are in the preload range (so work started
 ///    for them can continue at preload priority instead of being cancelled and restarted),
@@ -15,19 +15,19 @@ import Lanes
 /// 5. ``ListEvent/enterPreload(row:)`` for rows that entered the preload range from further away.
 ///
 /// Within each step rows come in the direction of travel (ascending when scrolling forward); visible rows always come
-/// before speculative ones, so work started in event order starts the visible rows first. The preload range is fixed
-/// (screens ahead and behind) or follows the user (``AdaptivePreload``: nothing speculative while the user jitters or
-/// turns, leaning ahead with a fling's speed, dropped at once on a jump). Wired to a
-/// ``ContentLoader`` with ``connect(to:key:binding:)``, it gives the seeds' behaviour with no other app code: visible
-/// rows load first, rows about to appear are prefetched, rows that leave are cancelled, reused cells never receive
-/// another row's content.
+/// before speculative ones, so work started in event order starts the visible rows first. By default the preload range
+/// follows the user (``ListPreload/adaptive(_:)``: nothing speculative at rest, while the user jitters or turns, or
+/// after a jump; leaning ahead with a steady scroll's speed); ``ListPreload/fixed(ahead:behind:)`` keeps a number of
+/// screens on each side instead. Wired to a ``ContentLoader`` with ``connect(to:key:binding:)``, it gives the seeds'
+/// behaviour with no other app code: visible rows load first, rows about to appear are prefetched, rows that leave are
+/// cancelled, reused cells never receive another row's content.
 ///
 /// The model belongs to the main actor, like the views it drives; its cell factory and observers are `@MainActor`.
 ///
 /// ```swift
 /// let list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 880) { ChartCell() }
 /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
-/// list.layoutIfNeeded()            // rows 0..<20 will display; the next screen is prefetched
+/// list.layoutIfNeeded()            // rows 0..<20 will display; nothing is prefetched at rest
 /// list.scroll(to: 440)             // rows 0..<10 end display; 20..<30 display in reused cells
 /// ```
 @MainActor
@@ -39,8 +39,11 @@ public final class ListModel<Cell> {
     public private(set) var direction: ScrollDirection = .forward
     /// The rows on screen.
     public private(set) var visibleRows: Range<Int> = 0..<0
-    private var preload = PreloadRows.empty
+    /// How the preload range is chosen (``ListPreload/adaptive(_:)`` unless the model was made or set otherwise).
+    public private(set) var preload: ListPreload
+    /// The adaptive preload's state (nil when the preload is fixed).
     private var planner: PreloadPlanner?
+    private var preloadRange = PreloadRows.empty
     private let clock: any LaneClock
     private var cells: [Int: Cell] = [:]
     private var pool: [Cell] = []
@@ -58,41 +61,26 @@ public final class ListModel<Cell> {
     ///   - rowCount: how many rows the list has.
     ///   - rowHeight: the height of every row (any unit; points, terminal lines).
     ///   - viewportHeight: the height of the visible area, in the same unit.
-    ///   - preloadAhead: how many screens past the viewport, in the scroll direction, are preloaded.
-    ///   - preloadBehind: how many screens are preloaded the other way.
+    ///   - preload: which rows past the screen are preloaded; by default the range follows the user (nothing at rest,
+    ///     rows ahead while the list scrolls steadily). See ``ListPreload``.
     ///   - clock: times the scroll updates for an adaptive preload (tests pass a virtual clock).
     ///   - makeCell: makes a cell when the reuse pool is empty.
     ///
     /// ```swift
-    /// let list = ListModel(rowCount: 500, rowHeight: 1, viewportHeight: 24, preloadAhead: 0.5) { TerminalRow() }
-    /// ```
-    public init(
-        rowCount: Int, rowHeight: Double, viewportHeight: Double, preloadAhead: Double = 1, preloadBehind: Double = 0.25,
-        clock: any LaneClock = SystemLaneClock(), makeCell: @escaping @MainActor () -> Cell
-    ) {
-        geometry = ListGeometry(
-            rowCount: max(0, rowCount), rowHeight: rowHeight, viewportHeight: viewportHeight,
-            preloadAhead: max(0, preloadAhead), preloadBehind: max(0, preloadBehind))
-        self.clock = clock
-        self.makeCell = makeCell
-    }
-
-    /// Creates a model whose preload range follows the user (see ``AdaptivePreload``): nothing is preloaded until
-    /// the list moves steadily one way.
-    ///
-    /// ```swift
-    /// let list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 880, adaptivePreload: AdaptivePreload()) {
-    ///     ChartCell()
+    /// let list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 880) { ChartCell() }
+    /// let paged = ListModel(rowCount: 500, rowHeight: 1, viewportHeight: 24, preload: .fixed(ahead: 1, behind: 0)) {
+    ///     TerminalRow()
     /// }
     /// ```
-    public convenience init(
-        rowCount: Int, rowHeight: Double, viewportHeight: Double, adaptivePreload: AdaptivePreload,
+    public init(
+        rowCount: Int, rowHeight: Double, viewportHeight: Double, preload: ListPreload = .adaptive(AdaptivePreload()),
         clock: any LaneClock = SystemLaneClock(), makeCell: @escaping @MainActor () -> Cell
     ) {
-        self.init(
-            rowCount: rowCount, rowHeight: rowHeight, viewportHeight: viewportHeight, preloadAhead: 0, preloadBehind: 0,
-            clock: clock, makeCell: makeCell)
-        planner = PreloadPlanner(config: adaptivePreload)
+        geometry = ListGeometry(rowCount: max(0, rowCount), rowHeight: rowHeight, viewportHeight: viewportHeight)
+        self.preload = preload
+        planner = preload.adaptiveSettings.map(PreloadPlanner.init(config:))
+        self.clock = clock
+        self.makeCell = makeCell
     }
 
     // MARK: Reading
@@ -103,17 +91,13 @@ public final class ListModel<Cell> {
     public var rowHeight: Double { geometry.rowHeight }
     /// The height of the viewport.
     public var viewportHeight: Double { geometry.viewportHeight }
-    /// Screens preloaded ahead (in the scroll direction) and behind, when the preload is fixed.
-    public var preloadScreens: (ahead: Double, behind: Double) { (geometry.preloadAhead, geometry.preloadBehind) }
     /// The largest scroll offset.
     public var maxScrollOffset: Double { geometry.maxOffset }
-    /// The adaptive preload's settings, or nil when the preload is fixed.
-    public var adaptivePreload: AdaptivePreload? { planner?.config }
     /// The adaptive preload's current speed estimate in rows per second (negative scrolling back; 0 when fixed, still,
     /// or settling after a turn or a jump).
     public var preloadSpeed: Double { geometry.rowHeight > 0 ? (planner?.speed ?? 0) / geometry.rowHeight : 0 }
     /// The rows in the preload range that are not visible, in ascending order.
-    public var preloadRows: [Int] { preload.rows(.forward) }
+    public var preloadRows: [Int] { preloadRange.rows(.forward) }
     /// The cell showing `row`, if it is visible.
     ///
     /// ```swift
@@ -199,33 +183,23 @@ public final class ListModel<Cell> {
         }
     }
 
-    /// Changes how many screens are preloaded ahead and behind (a fixed preload from now on).
+    /// Changes how the preload range is chosen. Rows that leave the range are reported at once; an adaptive preload
+    /// starts afresh (nothing speculative until the list next moves steadily one way).
     ///
     /// ```swift
-    /// list.setPreload(ahead: 0.25, behind: 0.25)   // scrolling stopped: keep only the close neighbours
+    /// list.setPreload(.fixed(ahead: 0.25, behind: 0.25))   // keep only the close neighbours
+    /// list.setPreload(.adaptive(AdaptivePreload()))       // follow the user again
     /// ```
-    public func setPreload(ahead: Double, behind: Double) {
+    public func setPreload(_ preload: ListPreload) {
         perform {
-            self.planner = nil
-            self.geometry.preloadAhead = max(0, ahead)
-            self.geometry.preloadBehind = max(0, behind)
-            self.update(offset: self.scrollOffset)
-        }
-    }
-
-    /// Makes the preload range follow the user (see ``AdaptivePreload``); nothing is preloaded until the list next
-    /// moves steadily one way.
-    ///
-    /// ```swift
-    /// list.setAdaptivePreload(AdaptivePreload())
-    /// ```
-    public func setAdaptivePreload(_ preload: AdaptivePreload) {
-        perform {
-            var planner = PreloadPlanner(config: preload)
-            _ = planner.moved(
-                to: self.scrollOffset, at: self.clock.now, rowHeight: self.geometry.rowHeight,
-                viewportHeight: self.geometry.viewportHeight)
-            self.planner = planner
+            self.preload = preload
+            self.planner = preload.adaptiveSettings.map { settings in
+                var planner = PreloadPlanner(config: settings)
+                _ = planner.moved(
+                    to: self.scrollOffset, at: self.clock.now, rowHeight: self.geometry.rowHeight,
+                    viewportHeight: self.geometry.viewportHeight)
+                return planner
+            }
             self.update(offset: self.scrollOffset)
         }
     }
@@ -245,9 +219,9 @@ public final class ListModel<Cell> {
                 self.pool.append(cell)
                 events.append(.didEndDisplay(row: row, cell: cell))
             }
-            for row in self.preload.rows(.forward) { events.append(.leavePreload(row: row)) }
+            for row in self.preloadRange.rows(.forward) { events.append(.leavePreload(row: row)) }
             self.visibleRows = 0..<0
-            self.preload = .empty
+            self.preloadRange = .empty
             self.isLaidOut = false
             if let rowCount { self.geometry.rowCount = max(0, rowCount) }
             self.emit(events)
@@ -274,20 +248,23 @@ public final class ListModel<Cell> {
         let offset = geometry.clamp(requested)
         if offset > scrollOffset { direction = .forward } else if offset < scrollOffset { direction = .backward }
         scrollOffset = offset
-        let oldVisible = visibleRows, oldPreload = preload
+        let oldVisible = visibleRows, oldPreload = preloadRange
         let newVisible = geometry.visibleRows(at: offset)
-        let window: Range<Int>
+        let span: PreloadSpan
         if var planner {
-            let span = planner.moved(
+            span = planner.moved(
                 to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight)
             self.planner = planner
-            window = geometry.preloadWindow(around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
+        } else if case .fixed(let ahead, let behind) = preload {
+            span = PreloadSpan(ahead: geometry.rows(screens: ahead), behind: geometry.rows(screens: behind))
         } else {
-            window = geometry.preloadWindow(around: newVisible, direction: direction)
+            span = .none
         }
+        let window = geometry.preloadWindow(
+            around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
         let newPreload = PreloadRows(window: window, visible: newVisible)
         visibleRows = newVisible
-        preload = newPreload
+        preloadRange = newPreload
         isLaidOut = true
 
         let forward = direction == .forward

@@ -1,6 +1,6 @@
 import Lanes
 
-/// How a ``ListModel`` sizes its preload range when it follows the user (``ListModel/setAdaptivePreload(_:)``).
+/// How a ``ListModel`` sizes its preload range when it follows the user (``ListPreload/adaptive(_:)``, the default).
 ///
 /// The model estimates the scroll speed from its own offset updates over the last ``window`` seconds and preloads
 /// rows ahead only while the motion is steady in one direction:
@@ -15,7 +15,7 @@ import Lanes
 /// ```swift
 /// var preload = AdaptivePreload()
 /// preload.lead = 0.2            // seconds of travel preloaded ahead
-/// list.setAdaptivePreload(preload)
+/// list.setPreload(.adaptive(preload))
 /// ```
 public struct AdaptivePreload: Sendable, Equatable {
     /// Seconds of travel, at the current speed, preloaded ahead of the viewport.
@@ -38,7 +38,9 @@ public struct AdaptivePreload: Sendable, Equatable {
     /// stops are wasted, so the lead is short: enough for work that takes a few frames.
     ///
     /// ```swift
-    /// list.setAdaptivePreload(AdaptivePreload())
+    /// let list = ListModel(rowCount: 500, rowHeight: 1, viewportHeight: 24, preload: .adaptive(AdaptivePreload())) {
+    ///     TerminalRow()
+    /// }
     /// ```
     public init() {}
 }

@@ -69,8 +69,10 @@ public final class StocksController {
             guard let series = universe.series(id: key.id) else { throw CancellationError() }
             return try StockWork.rowChart(series, width: key.width, isCancelled: { context.isCancelled })
         }
-        list = ListModel(rowCount: 0, rowHeight: 1, viewportHeight: Double(nav.pageSize), preloadAhead: 1,
-                         preloadBehind: 0.25) { [unowned self] in
+        // Keys move the list a row or a page at a time, not in a continuous scroll the adaptive preload could follow:
+        // the next page is the likely next step, so it is preloaded whatever the list did last.
+        list = ListModel(rowCount: 0, rowHeight: 1, viewportHeight: Double(nav.pageSize),
+                         preload: .fixed(ahead: 1, behind: 0.25)) { [unowned self] in
             RowCell(loader: loader) { [unowned self] in scheduleRedraw() }
         }
         if mode == .lanes {
