@@ -143,7 +143,7 @@ enum Scripts {
     }
 
     /// The app with nothing to do. Waits (≤ 5 s) for the idle watch to fall asleep, then measures 2 s of the process's
-    /// CPU and of the main thread's wake-ups; then, still asleep, stalls the main thread with a 150 ms main-queue job,
+    /// CPU and of the main thread's wake-ups (voluntary context switches); then, still asleep, stalls the main thread with a 150 ms main-queue job,
     /// which the status bar's monitor (woken by the drain) must still report as a hitch. Until the stall everything
     /// runs from GLib callbacks and the watch's own transition: an await resuming is main-queue work, which would
     /// count as activity and wake the app.
@@ -152,10 +152,15 @@ enum Scripts {
         let start = DispatchTime.now().uptimeNanoseconds
         let hitchesBefore = app.monitor.snapshot().hitches
         let figures = await withCheckedContinuation { (continuation: CheckedContinuation<IdleFigures, Never>) in
+            // The window opens 200 ms after the watch fell asleep, once the status bar's last repaint is done.
             @MainActor func measure(asleepAfter: Double) {
-                let before = IdleSample()
-                GLibTimeout.start(priority: 200, intervalMilliseconds: 2000) {
-                    let after = IdleSample()
+                var before: IdleSample?
+                GLibTimeout.start(priority: 200, intervalMilliseconds: 200) {
+                    before = IdleSample()
+                    return false
+                }
+                GLibTimeout.start(priority: 200, intervalMilliseconds: 2200) {
+                    let after = IdleSample(), before = before ?? after
                     let asleep = app.activity.isAsleep
                     WorkQueue.main.add(label: "idle stall") { _ in
                         let end = DispatchTime.now().uptimeNanoseconds + 150_000_000
