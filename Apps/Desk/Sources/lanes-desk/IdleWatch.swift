@@ -5,7 +5,8 @@ import CGtk
 ///
 /// Activity is a frame starting (the frame clock's `before-paint`, except the one frame the status bar's own relabel
 /// asks for), an input event (a capture-phase controller on the window sees it before any handler) and main-queue
-/// work about to run (the bridge's `willDrain`, except a drain that only answers the monitor's ping). After
+/// work about to run (the bridge's `willDrain`, except while the monitor's ping waits: that drain is most likely the
+/// ping; work that lands beside it keeps the app awake through the frames it draws). After
 /// ``quietPeriod`` without any, the watch falls asleep (``onSleep``: the monitor and the timer stop); the next activity
 /// wakes it (``onWake``) before that activity's work runs, so a stall in it is still timed.
 @MainActor
@@ -18,7 +19,7 @@ final class IdleWatch {
     private(set) var sleeps = 0, wakes = 0
     private var lastActivity = Int64(g_get_monotonic_time())
     private var ownFramePending = false
-    private var whenAsleep: [() -> Void] = []
+    private var asleepCallbacks: [() -> Void] = []
     var onSleep: () -> Void = {}
     var onWake: () -> Void = {}
 
@@ -56,8 +57,8 @@ final class IdleWatch {
         isAsleep = true
         sleeps += 1
         onSleep()
-        let waiting = whenAsleep
-        whenAsleep = []
+        let waiting = asleepCallbacks
+        asleepCallbacks = []
         for body in waiting { body() }
         return true
     }
@@ -65,9 +66,9 @@ final class IdleWatch {
     /// Calls `body` once the watch is asleep (now if it is), directly from the transition: never through the main
     /// queue, which would wake it again.
     func whenAsleep(_ body: @escaping () -> Void) {
-        if isAsleep { body() } else { whenAsleep.append(body) }
+        if isAsleep { body() } else { asleepCallbacks.append(body) }
     }
 
     /// Forgets the `whenAsleep` callbacks not yet called (a deadline passed).
-    func cancelWhenAsleep() { whenAsleep = [] }
+    func cancelWhenAsleep() { asleepCallbacks = [] }
 }
