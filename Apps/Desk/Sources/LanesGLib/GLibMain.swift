@@ -18,16 +18,18 @@ import Foundation
 @MainActor
 public enum GLibMain {
     /// Runs `application` (a `GApplication *`, e.g. a `GtkApplication`) with `g_application_run`, the bridge
-    /// attached for the duration, and returns its exit status.
+    /// attached for the duration, and returns its exit status. `willDrain` runs before each drain of the main queue
+    /// (``MainQueueSource/willDrain``).
     ///
     /// ```swift
     /// let status = GLibMain.runApplication(UnsafeMutableRawPointer(app!), arguments: [CommandLine.arguments[0]])
     /// ```
     public static func runApplication(
         _ application: UnsafeMutableRawPointer, arguments: [String] = CommandLine.arguments,
-        priority: Int32 = MainQueueSource.defaultPriority
+        priority: Int32 = MainQueueSource.defaultPriority, willDrain: (@MainActor () -> Void)? = nil
     ) -> Int32 {
         let source = MainQueueSource(priority: priority)
+        source.willDrain = willDrain
         source.attach()
         defer { source.detach() }
         var cArguments = arguments.map { strdup($0) }

@@ -12,6 +12,12 @@ import Lanes
 /// below GTK's redraw (``defaultPriority``, 130: `GDK_PRIORITY_REDRAW` is 120), so a flooded main queue never
 /// starves frames, while input, layout and painting still run before it.
 ///
+/// The source may recurse (`g_source_set_can_recurse`): GLib otherwise takes a non-recursive source's descriptor out
+/// of the poll set around every dispatch and puts it back, and each of those two changes signals the context's own
+/// wake-up eventfd, which costs two writes and one more loop iteration per drain. A nested main loop inside a
+/// main-queue job still runs no main-queue work out of turn: libdispatch's drain does nothing while a drain is running
+/// (the job's wake-up is acknowledged and signalled again when the outer drain ends), as with CoreFoundation.
+///
 /// ```swift
 /// let source = MainQueueSource()
 /// source.attach()                 // to the default main context
@@ -30,6 +36,13 @@ public final class MainQueueSource {
     public private(set) var dispatches = 0
     /// Whether the source is attached to a main context (`if !source.isAttached { source.attach() }`).
     public var isAttached: Bool { sourceID != 0 }
+    /// Called on the main thread before each drain, that is whenever main-queue work is about to run. An app that
+    /// stops its own timers while nothing happens starts them again here.
+    ///
+    /// ```swift
+    /// source.willDrain = { activity.noteWork() }
+    /// ```
+    public var willDrain: (@MainActor () -> Void)?
 
     private var sourceID: guint = 0
     private let descriptor: Int32
@@ -71,6 +84,7 @@ public final class MainQueueSource {
                 // The context releases its reference when the source is destroyed (on the main thread).
                 Unmanaged<MainQueueSource>.fromOpaque(data).release()
             })
+        if let source = g_main_context_find_source_by_id(nil, sourceID) { g_source_set_can_recurse(source, 1) }
         // Work enqueued before the source existed produced a wake-up the fd still holds; nothing else is needed.
     }
 
@@ -97,6 +111,7 @@ public final class MainQueueSource {
     }
 
     private func dispatch() -> gboolean {
+        willDrain?()
         drainNow()
         return gboolean(G_SOURCE_CONTINUE)
     }

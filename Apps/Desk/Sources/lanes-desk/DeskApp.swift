@@ -10,11 +10,14 @@ final class DeskApp {
     let photos: PhotosPage
     let stocks: StocksPage
     let frames = FrameRecorder()
-    /// The status bar's always-on monitor pings every three frames: a ping wakes two threads (~0.1 ms of CPU), and at
-    /// one per frame the monitor alone was half of an idle app's 1.1% CPU. Stalls over 96 ms are always caught,
-    /// shorter ones when a ping lands in them; the scripted runs measure latency with their own 8 ms monitor.
+    /// The status bar's monitor pings every three frames while the app is active (``IdleWatch``; asleep it does not
+    /// ping): a ping wakes two threads (~0.1 ms of CPU). Stalls over 96 ms are always caught, shorter ones when a
+    /// ping lands in them; the scripted runs measure latency with their own 8 ms monitor.
     let monitor = ResponsivenessMonitor(interval: .milliseconds(48))
     let status = StatusBar()
+    /// Stops the monitor and the status bar's timer after a quiet second, starts them on the next activity.
+    let activity = IdleWatch()
+    private var statusTimer: UInt32?
     private(set) var window: Widget!
     private var pages: Widget!
     private var application: UnsafeMutablePointer<GtkApplication>?
@@ -63,13 +66,19 @@ final class DeskApp {
         onSignal(raw(window), "realize") { [unowned self] in
             frames.install(on: window)
         }
+        frames.onFrameStart { [unowned self] in activity.frameStarted() }
+        onInputEvent(window) { [unowned self] in activity.noteActivity() }
+        activity.onSleep = { [unowned self] in
+            monitor.stop()
+            status.update(self)
+        }
+        activity.onWake = { [unowned self] in
+            monitor.start()
+            startStatusTimer()
+        }
         gtk_window_present(gcast(window))
         monitor.start()
-        GLibTimeout.start(priority: 200, intervalMilliseconds: 500) { [weak self] in
-            guard let self else { return false }
-            status.update(self)
-            return true
-        }
+        startStatusTimer()
         frames.onFrame { [unowned self] _ in
             Profile.measure("priorities") { photos.updatePriorities() }
             Profile.measure("stocks tick") { stocks.frameTick() }
@@ -80,6 +89,26 @@ final class DeskApp {
                 finish()
             }
         }
+    }
+
+    /// Refreshes the status bar every 500 ms while the app is awake; stops when the idle watch falls asleep.
+    private func startStatusTimer() {
+        guard statusTimer == nil else { return }
+        statusTimer = GLibTimeout.start(priority: 200, intervalMilliseconds: 500) { [weak self] in
+            guard let self else { return false }
+            if activity.checkQuiet(busy: monitor.isAwaitingPing) {
+                statusTimer = nil
+                return false
+            }
+            status.update(self)
+            return true
+        }
+    }
+
+    /// The bridge is about to run main-queue work (`MainQueueSource.willDrain`): activity, unless it is only the
+    /// monitor's ping being answered.
+    func mainQueueWillDrain() {
+        activity.mainQueueWillDrain(answersPing: monitor.isAwaitingPing)
     }
 
     var visiblePage: String {

@@ -8,10 +8,14 @@ final class FrameRecorder {
     /// Frame times (µs, the frame clock's) since the window was mapped.
     private(set) var frameTimes: [Int64] = []
     private var hooks: [(Int64) -> Void] = []
+    private var startHooks: [() -> Void] = []
 
     /// Starts recording the frames of `widget`'s frame clock (call once it is realized).
     func install(on widget: Widget) {
         guard let clock = gtk_widget_get_frame_clock(widget) else { return }
+        onSignal(raw(clock), "before-paint") { [unowned self] in
+            for hook in startHooks { hook() }
+        }
         onSignal(raw(clock), "after-paint") { [unowned self] in
             let time = Int64(gdk_frame_clock_get_frame_time(clock))
             frameTimes.append(time)
@@ -21,6 +25,9 @@ final class FrameRecorder {
 
     /// Calls `hook` with the frame time (µs) after every frame.
     func onFrame(_ hook: @escaping (Int64) -> Void) { hooks.append(hook) }
+
+    /// Calls `hook` when a frame starts (`before-paint`), before its layout and painting.
+    func onFrameStart(_ hook: @escaping () -> Void) { startHooks.append(hook) }
 
     /// Asks for a frame every refresh and calls `step` with its time (µs) until it returns false.
     func drive(_ widget: Widget, _ step: @escaping @MainActor (Int64) -> Bool) {

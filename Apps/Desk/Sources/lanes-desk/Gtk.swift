@@ -84,6 +84,20 @@ func onSignal(_ instance: UnsafeMutableRawPointer?, _ signal: String, _ body: @e
     connect(instance, signal, body, unsafeBitCast(callback, to: GCallback.self))
 }
 
+/// Calls `body` for every input event `window` receives, before any widget handles it (a capture-phase
+/// `GtkEventControllerLegacy` that lets every event through).
+@MainActor
+func onInputEvent(_ window: Widget, _ body: @escaping @MainActor () -> Void) {
+    let controller = gtk_event_controller_legacy_new()!
+    gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
+    let callback: @convention(c) (gpointer?, gpointer?, gpointer?) -> gboolean = { _, _, data in
+        MainActor.assumeIsolated { (handler(data) as @MainActor () -> Void)() }
+        return 0  // GDK_EVENT_PROPAGATE
+    }
+    connect(raw(controller), "event", body, unsafeBitCast(callback, to: GCallback.self))
+    gtk_widget_add_controller(window, controller)
+}
+
 /// Keeps a Swift object alive as long as a GObject, under `key` (`g_object_set_data_full`).
 @MainActor
 func attach(_ object: AnyObject, to instance: UnsafeMutableRawPointer?, key: String) {

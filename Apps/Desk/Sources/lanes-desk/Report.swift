@@ -64,6 +64,15 @@ enum Report {
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
     }
 
+    /// The main thread's voluntary context switches so far (from /proc): each is a wake-up after it slept.
+    static func mainThreadWakeups() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/task/\(getpid())/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+            return Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+        }
+        return 0
+    }
+
     /// CPU time (user + system) of this process, in seconds.
     static func cpuSeconds() -> Double {
         var usage = rusage()

@@ -157,15 +157,57 @@ enum Scripts {
         }
     }
 
-    /// 2 s with nothing to do: the process's CPU use.
+    /// The app with nothing to do. Waits (≤ 5 s) for the idle watch to fall asleep, then measures 2 s of the process's
+    /// CPU and of the main thread's wake-ups (voluntary context switches); then, still asleep, stalls the main thread with a 150 ms main-queue job,
+    /// which the status bar's monitor (woken by the drain) must still report as a hitch. Until the stall everything
+    /// runs from GLib callbacks and the watch's own transition: an await resuming is main-queue work, which would
+    /// count as activity and wake the app.
     static func idle(_ app: DeskApp) async {
         await settle(app)
-        await pause(500)
-        let cpu = Report.cpuSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
-        await pause(2000)
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        record(app, "idle_cpu_pct", (Report.cpuSeconds() - cpu) / wall * 100)
+        let hitchesBefore = app.monitor.snapshot().hitches
+        let longest = LongestHitch()
+        app.monitor.onHitch { hitch in longest.note(hitch) }
+        let figures = await withCheckedContinuation { (continuation: CheckedContinuation<IdleFigures, Never>) in
+            // The window opens 200 ms after the watch fell asleep, once the status bar's last repaint is done.
+            @MainActor func measure(asleepAfter: Double) {
+                var before: IdleSample?
+                GLibTimeout.start(priority: 200, intervalMilliseconds: 200) {
+                    before = IdleSample()
+                    return false
+                }
+                GLibTimeout.start(priority: 200, intervalMilliseconds: 2200) {
+                    let after = IdleSample(), before = before ?? after
+                    let asleep = app.activity.isAsleep
+                    WorkQueue.main.add(label: "idle stall") { _ in
+                        let end = DispatchTime.now().uptimeNanoseconds + 150_000_000
+                        while DispatchTime.now().uptimeNanoseconds < end {}
+                    }
+                    continuation.resume(returning: IdleFigures(
+                        asleepAfterMs: asleepAfter, cpuPercent: after.cpuPercent(since: before),
+                        wakeupsPerSecond: after.wakeupsPerSecond(since: before), asleepAtEnd: asleep))
+                    return false
+                }
+            }
+            let deadline = GLibTimeout.start(priority: 200, intervalMilliseconds: 5000) {
+                app.activity.cancelWhenAsleep()
+                measure(asleepAfter: -1)
+                return false
+            }
+            app.activity.whenAsleep {
+                GLibTimeout.cancel(deadline)
+                measure(asleepAfter: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+        }
+        // The stall ran before this resumed; its ping is answered right after.
+        await pause(300)
+        record(app, "idle_asleep_after_ms", figures.asleepAfterMs)
+        record(app, "idle_cpu_pct", figures.cpuPercent)
+        record(app, "idle_main_wakeups_per_s", figures.wakeupsPerSecond)
+        record(app, "idle_asleep_at_end", figures.asleepAtEnd ? 1 : 0)
+        record(app, "idle_stall_hitches", Double(app.monitor.snapshot().hitches - hitchesBefore))
+        // From the stall's start when the monitor saw it begin, else from the first ping's send (48 ms in, or later).
+        record(app, "idle_stall_hitch_ms", longest.milliseconds)
     }
 
     /// For 1 s the main queue is never empty (a 2 ms job that re-posts itself, plus bursts of WorkQueue.main items
@@ -315,7 +357,7 @@ enum Scripts {
         save(base + "-stocks-detail.png")
     }
 
-    static func milliseconds(_ duration: Duration) -> Double {
+    nonisolated static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 }
@@ -327,9 +369,43 @@ private final class StopFlag: Sendable {
     func set() { flag.store(true, ordering: .releasing) }
 }
 
+/// The longest hitch reported to it, from whichever thread the monitor calls.
+private final class LongestHitch: Sendable {
+    private let microseconds = Atomic<Int>(0)
+    var milliseconds: Double { Double(microseconds.load(ordering: .relaxed)) / 1000 }
+    func note(_ hitch: Hitch) {
+        microseconds.max(Int(Scripts.milliseconds(hitch.duration) * 1000), ordering: .relaxed)
+    }
+}
+
 /// A counter bumped from any thread.
 private final class Counter: Sendable {
     private let count = Atomic<Int>(0)
     var value: Int { count.load(ordering: .relaxed) }
     func increment() { count.add(1, ordering: .relaxed) }
+}
+
+/// What the idle script measured.
+private struct IdleFigures: Sendable {
+    var asleepAfterMs: Double
+    var cpuPercent: Double
+    var wakeupsPerSecond: Double
+    var asleepAtEnd: Bool
+}
+
+/// The process's CPU time and the main thread's voluntary context switches (each one a wake-up from `poll` or a
+/// lock) at one moment.
+@MainActor
+private struct IdleSample {
+    let time = DispatchTime.now().uptimeNanoseconds
+    let cpu = Report.cpuSeconds()
+    let wakeups = Report.mainThreadWakeups()
+
+    func cpuPercent(since start: IdleSample) -> Double {
+        (cpu - start.cpu) / (Double(time - start.time) / 1e9) * 100
+    }
+
+    func wakeupsPerSecond(since start: IdleSample) -> Double {
+        Double(wakeups - start.wakeups) / (Double(time - start.time) / 1e9)
+    }
 }

@@ -26,14 +26,17 @@ final class StatusBar {
         let photos = app.photos.stats
         let pipeline = app.photos.pipeline.statistics
         let charts = app.stocks.stats
+        // Asleep (IdleWatch), the monitor does not ping and nothing is drawn: say so rather than count down to 0 fps.
+        let rate = app.activity.isAsleep ? "idle" : "\(app.frames.framesInLastSecond(now: now)) fps"
         let text = String(
-            format: "%@ · main p99 %.1f ms · hitches %d · %d fps · in flight %d · cancelled %d · cached %d",
-            app.options.naive ? "naive" : "lanes", p99, stats.hitches, app.frames.framesInLastSecond(now: now),
+            format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d",
+            app.options.naive ? "naive" : "lanes", p99, stats.hitches, rate,
             app.photos.inFlight + charts.inFlight, photos.rendersCancelled + charts.cancelled,
             photos.cacheHits + pipeline.memoryHits + charts.cacheHits)
         // Relabelling redraws the window: only when the text changed (an idle app then draws nothing).
         guard text != shown else { return }
         shown = text
+        app.activity.expectOwnFrame()  // the repaint this asks for is not activity
         gtk_label_set_text(gcast(label), text)
     }
 }

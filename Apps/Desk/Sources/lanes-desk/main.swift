@@ -40,6 +40,9 @@ onSignal(raw(application), "activate") {
     desk.activate(application)
 }
 // GApplication sees only the program name: the options are ours.
-let status = GLibMain.runApplication(raw(application)!, arguments: [CommandLine.arguments[0]])
+// Main-queue work about to run is activity for the app's idle watch (the status bar's monitor pings only while awake).
+let status = GLibMain.runApplication(raw(application)!, arguments: [CommandLine.arguments[0]]) {
+    app?.mainQueueWillDrain()
+}
 g_object_unref(raw(application))
 exit(status)

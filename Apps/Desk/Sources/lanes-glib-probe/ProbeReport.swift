@@ -15,6 +15,7 @@ final class ProbeReport {
         await ordering()
         await latency()
         await idle(milliseconds: idleMilliseconds)
+        await nested()
         await flood()
     }
 
@@ -134,6 +135,39 @@ final class ProbeReport {
         figures.append(("flood_jobs", Double(floodJobs.withLock { $0 })))
         // Let the flood's tail drain before measuring idle.
         try? await Task.sleep(for: .milliseconds(200))
+    }
+
+    /// A main-queue job runs a nested GLib loop for 100 ms (as a modal dialog would) while another main-queue job
+    /// waits. The bridge's source may recurse, so the nested loop dispatches it: libdispatch must not run the waiting
+    /// job out of turn (it drains one level at a time), the loop must not spin on the unread wake-up, and the job must
+    /// run once the outer one returns.
+    private func nested() async {
+        let innerRan = Locked(false)
+        let seen = Locked<(ranEarly: Bool, cpuPercent: Double)>((false, 0))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async {
+                DispatchQueue.main.async {
+                    innerRan.withLock { $0 = true }
+                    continuation.resume()
+                }
+                let cpu = cpuNanoseconds(), start = nowNanoseconds()
+                MainActor.assumeIsolated {
+                    let loop = g_main_loop_new(nil, 0)
+                    GLibTimeout.start(priority: 0, intervalMilliseconds: 100) {
+                        g_main_loop_quit(loop)
+                        return false
+                    }
+                    g_main_loop_run(loop)
+                    g_main_loop_unref(loop)
+                }
+                let percent = Double(cpuNanoseconds() - cpu) / Double(nowNanoseconds() - start) * 100
+                let early = innerRan.withLock { $0 }
+                seen.withLock { $0 = (early, percent) }
+            }
+        }
+        let (early, percent) = seen.withLock { $0 }
+        figures.append(("nested_ran_out_of_turn", early ? 1 : 0))
+        figures.append(("nested_loop_cpu_pct", percent))
     }
 
     /// CPU used while the loop has nothing to do.

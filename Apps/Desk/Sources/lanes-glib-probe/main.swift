@@ -11,6 +11,8 @@ import LanesGLib
 //   flood_frames_per_s                    a priority-120 (GTK redraw) 16 ms timeout while the main queue is flooded
 //   flood_jobs                            flood jobs that ran meanwhile (the flood did run)
 //   idle_cpu_pct                          CPU used by the idle loop over `--idle-ms`
+//   nested_ran_out_of_turn                a nested loop inside a main-queue job ran another main-queue job (0)
+//   nested_loop_cpu_pct                   CPU used by that nested loop (a spin on the eventfd would be ~100)
 // Usage: lanes-glib-probe [--priority N] [--idle-ms N]
 
 var priority = MainQueueSource.defaultPriority

@@ -64,8 +64,10 @@ struct DeskScriptTests {
         #expect(try Self.number(figures, "leave_stocks_ms_to_zero") >= 0)
         #expect(try Self.number(figures, "leave_stocks_ms_to_zero") <= 50)
         #expect(try Self.number(figures, "leave_stocks_delivered_after") == 0)
-        // Idle is idle (target < 1%; loose here), and a flooded main queue still yields frames (target ≥ 55).
+        // Idle is idle (target < 1%; loose here; anIdleAppSleeps… checks the wake-ups), and a flooded main queue
+        // still yields frames (target ≥ 55).
         #expect(try Self.number(figures, "idle_cpu_pct") < 5)
+        #expect(try Self.number(figures, "idle_asleep_after_ms") >= 0, "the app never fell asleep after the fling")
         // A bridge above redraw priority gives 0 frames while the flood's jobs run at full rate. When the jobs did not
         // run at full rate either, the whole process was off the CPU (seen once at load 9: 8 frames, 183 jobs), which
         // says nothing about the bridge.
@@ -110,6 +112,25 @@ struct DeskScriptTests {
             }
             #expect(found == row, "cell for row \(row) at (\(x), \(y)) shows \(found.map(String.init) ?? "no barcode")")
         }
+    }
+
+    /// With nothing to do the app falls asleep a quiet second after settling (no monitor pings, no status timer)
+    /// and its main thread stays in `poll`: in the 2 s measured it wakes once, for the script's own end-of-window
+    /// timer (0.5/s measured; ~23/s before the idle watch, from the monitor's 48 ms pings and the 500 ms status
+    /// timer). A stalling main-queue job that arrives while asleep still shows as a hitch: the drain wakes the monitor
+    /// before the job runs. Counts of wake-ups do not depend on the machine's load, so the bound is tight.
+    @Test func anIdleAppSleepsAndStillCatchesAStall() throws {
+        let figures = try Self.runApp(["--script", "idle"])
+        let asleepAfter = try Self.number(figures, "idle_asleep_after_ms")
+        #expect(asleepAfter >= 0, "the idle watch never fell asleep within 5 s")
+        #expect(try Self.number(figures, "idle_asleep_at_end") == 1, "something woke the idle app")
+        let wakeups = try Self.number(figures, "idle_main_wakeups_per_s")
+        #expect(wakeups <= 2, "the idle app's main thread woke \(wakeups) times a second")
+        #expect(try Self.number(figures, "idle_cpu_pct") < 1)
+        #expect(try Self.number(figures, "idle_stall_hitches") >= 1, "a 150 ms stall while asleep went unseen")
+        // 150 ms when the monitor saw the job start (measured at load 2–12); timed from the first ping's send it
+        // is 48 ms shorter, and more under load, when the ping is sent late.
+        #expect(try Self.number(figures, "idle_stall_hitch_ms") >= 40)
     }
 
     @Test func threeFullScrollsKeepTheCacheWithinBudgetAndMemorySteady() throws {
