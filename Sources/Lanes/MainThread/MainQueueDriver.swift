@@ -61,7 +61,7 @@ public enum MainQueueDriver {
     /// MainQueueDriver.drain()
     /// ```
     public static func drain() {
-        precondition(Thread.isMainThread, "MainQueueDriver.drain() must be called on the main thread")
+        precondition(MainQueue.isMainThread, "MainQueueDriver.drain() must be called on the main thread")
         if let fd = descriptor {
             var counter: UInt64 = 0
             _ = withUnsafeMutableBytes(of: &counter) { read(fd, $0.baseAddress, $0.count) }

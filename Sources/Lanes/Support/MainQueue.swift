@@ -19,6 +19,19 @@ public enum MainQueue {
     /// assert(MainQueue.isCurrent, "UI updates belong on the main queue")
     /// ```
     public static var isCurrent: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true
+        isMainThread || DispatchQueue.getSpecific(key: key) == true
     }
+
+    /// Whether the caller is the process's main thread: `Thread.isMainThread`, asked once per thread and then read
+    /// from a thread-specific slot (on Linux Foundation's answer costs two system calls, `getpid` and `gettid`, and a
+    /// GLib or `MainLoop` drain asks on every wake-up).
+    package static var isMainThread: Bool {
+        if let known = mainThreadSlot.value { return known == 1 }
+        let isMain = Thread.isMainThread
+        mainThreadSlot.value = isMain ? 1 : 2
+        return isMain
+    }
+
+    /// Per thread: 1 on the main thread, 2 elsewhere, unset until the thread first asks.
+    private static let mainThreadSlot = ThreadLocalKey()
 }
