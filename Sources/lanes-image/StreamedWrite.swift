@@ -49,13 +49,16 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
     }
 }
 
-/// Encodes `bitmap` as a PNG of `plan`'s level and filter, `rowsPerReport` rows at a time, telling `rowsDone` how
-/// many are in: the same bytes as ``ImageEncoder/encode(_:as:)`` gives, with progress while it works.
-func encodePNG(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
-               rowsDone: (Int) -> Void) throws -> Data {
-    let stream = try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
-                                            layout: bitmap.layout, compressionLevel: plan.compression,
-                                            filter: plan.pngFilter)
+/// Encodes `bitmap` as `plan` says (a PNG of its level and filter, or a JPEG), `rowsPerReport` rows at a time, telling
+/// `rowsDone` how many are in: the same bytes as ``ImageEncoder/encode(_:as:)`` gives, with progress while it works.
+func encodeReporting(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
+                     rowsDone: (Int) -> Void) throws -> Data {
+    let stream: any RowEncoder = plan.format == .png
+        ? try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                     layout: bitmap.layout, compressionLevel: plan.compression, filter: plan.pngFilter)
+        : try ImageEncoder.JPEGStream(width: bitmap.width, height: bitmap.height, layout: bitmap.layout,
+                                      quality: plan.quality, background: plan.background,
+                                      optimizedCoding: plan.optimizedJPEG)
     for start in stride(from: 0, to: bitmap.height, by: rowsPerReport) {
         let end = min(start + rowsPerReport, bitmap.height)
         try stream.write(rows: start..<end, of: bitmap)

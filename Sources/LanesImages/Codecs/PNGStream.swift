@@ -15,7 +15,7 @@ extension ImageEncoder {
     /// try bitmap.withUnsafePixels { try stream.write(rows: $0.baseAddress!, count: 480) }
     /// let png = try stream.finish()   // the whole file
     /// ```
-    public final class PNGStream {
+    public final class PNGStream: RowEncoder {
         /// Width and height in pixels.
         public let width: Int, height: Int
         /// The layout of the rows written (``PixelLayout/rgba8`` unless given).
@@ -68,31 +68,10 @@ extension ImageEncoder {
 
         /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
         /// `bytesPerRow` says otherwise). Writing past `height` throws.
-        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int? = nil) throws {
-            guard count >= 0, count <= height else {
-                throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row PNG")
-            }
-            var message = CodecBridge.messageBuffer()
-            let status = clanes_png_stream_write_rows(stream, rows, bytesPerRow ?? width * layout.bytesPerPixel, UInt32(count),
-                                                      &message, message.count)
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
-            }
-        }
-
-        /// Encodes rows `rows` of `bitmap` (same width); they must be the next rows of the image.
-        ///
-        /// ```swift
-        /// try stream.write(rows: 0..<bitmap.height, of: bitmap)
-        /// ```
-        public func write(rows: Range<Int>, of bitmap: Bitmap) throws {
-            guard bitmap.width == width, bitmap.layout == layout, rows.lowerBound >= 0, rows.upperBound <= bitmap.height else {
-                throw ImageError.invalidArgument("rows \(rows) of a \(bitmap.width)x\(bitmap.height) \(bitmap.layout) bitmap"
-                    + " do not fit a \(width)-pixel-wide \(layout) PNG stream")
-            }
-            if rows.isEmpty { return }
-            try bitmap.withUnsafePixels { pixels in
-                try write(rows: pixels.baseAddress! + rows.lowerBound * bitmap.bytesPerRow, count: rows.count)
+        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
+            let rowBytes = bytesPerRow ?? width * layout.bytesPerPixel
+            try StreamCalls.writeRows(count, height: height) {
+                clanes_png_stream_write_rows(stream, rows, rowBytes, $0, $1, $2)
             }
         }
 
@@ -100,17 +79,11 @@ extension ImageEncoder {
         /// to memory; with a file descriptor the bytes are already written and the result is empty.
         @discardableResult
         public func finish() throws -> Data {
-            var output: UnsafeMutablePointer<UInt8>?
-            var size = 0
-            var message = CodecBridge.messageBuffer()
-            let status = clanes_png_stream_finish(stream, &output, &size, &message, message.count)
-            defer { clanes_free(output) }
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
+            let (data, size) = try StreamCalls.finish(toDescriptor: toDescriptor) {
+                clanes_png_stream_finish(stream, $0, $1, $2, $3)
             }
             byteCount = size
-            guard !toDescriptor, let output else { return Data() }
-            return Data(bytes: output, count: size)
+            return data
         }
     }
 }
