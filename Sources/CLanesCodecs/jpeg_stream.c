@@ -151,25 +151,12 @@ static int32_t stream_start(clanes_jpeg_stream *s, uint32_t width, uint32_t heig
 int32_t clanes_jpeg_stream_begin(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
                                  uint32_t background, int32_t quality, int32_t optimize_coding, int fd,
                                  clanes_jpeg_stream **stream, char *message, size_t message_capacity) {
-    if (stream == NULL) {
-        clanes_set_message(message, message_capacity, "no stream pointer");
-        return CLANES_ERR_ARGUMENT;
+    int32_t status = clanes_stream_check_begin(stream != NULL, width, height, JPEG_MAX_DIMENSION, "JPEG", channels,
+                                               bytes_per_sample, message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
     }
     *stream = NULL;
-    if (width == 0 || height == 0) {
-        clanes_set_message(message, message_capacity, "empty image (%ux%u)", width, height);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if (width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION) {
-        clanes_set_message(message, message_capacity, "JPEG cannot hold %ux%u (max %d per side)", width, height,
-                           (int)JPEG_MAX_DIMENSION);
-        return CLANES_ERR_TOO_LARGE;
-    }
-    if ((channels != 1 && channels != 2 && channels != 4) || (bytes_per_sample != 1 && bytes_per_sample != 2)) {
-        clanes_set_message(message, message_capacity, "no layout of %d channels of %d bytes", channels,
-                           bytes_per_sample);
-        return CLANES_ERR_ARGUMENT;
-    }
     if (quality < 1 || quality > 100) {
         clanes_set_message(message, message_capacity, "JPEG quality %d is not 1...100", quality);
         return CLANES_ERR_ARGUMENT;
@@ -252,20 +239,13 @@ int32_t clanes_jpeg_stream_finish(clanes_jpeg_stream *stream, uint8_t **out, siz
     if (out != NULL) *out = NULL;
     if (out_size != NULL) *out_size = 0;
     int32_t status = stream_check_open(stream, message, message_capacity);
-    if (status != CLANES_OK) {
-        return status;
+    status = status ? status : clanes_stream_check_complete(stream->cinfo.next_scanline, stream->cinfo.image_height,
+                                                            message, message_capacity);
+    status = status ? status : stream_end(stream);
+    if (status == CLANES_OK) {
+        clanes_stream_hand_out(&stream->output, stream->fd, stream->written, out, out_size);
     }
-    if (stream->cinfo.next_scanline != stream->cinfo.image_height) {
-        clanes_set_message(message, message_capacity, "only %u of %u rows were written",
-                           stream->cinfo.next_scanline, stream->cinfo.image_height);
-        return CLANES_ERR_ARGUMENT;
-    }
-    status = stream_end(stream);
-    if (status != CLANES_OK) {
-        return status;
-    }
-    clanes_stream_hand_out(&stream->output, stream->fd, stream->written, out, out_size);
-    return CLANES_OK;
+    return status;
 }
 
 void clanes_jpeg_stream_destroy(clanes_jpeg_stream *stream) {

@@ -98,26 +98,14 @@ int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alp
 int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
                                        int32_t has_alpha, int32_t compression_level, int32_t filters, int fd,
                                        clanes_png_stream **stream, char *message, size_t message_capacity) {
-    if (stream == NULL) {
-        clanes_set_message(message, message_capacity, "no stream pointer");
-        return CLANES_ERR_ARGUMENT;
+    int32_t status = clanes_stream_check_begin(stream != NULL, width, height, 0x7FFFFFFFu, "PNG", channels,
+                                               bytes_per_sample, message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
     }
     *stream = NULL;
-    if (width == 0 || height == 0) {
-        clanes_set_message(message, message_capacity, "empty image (%ux%u)", width, height);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
-        clanes_set_message(message, message_capacity, "PNG cannot hold %ux%u", width, height);
-        return CLANES_ERR_TOO_LARGE;
-    }
     if (compression_level < 0 || compression_level > 9) {
         clanes_set_message(message, message_capacity, "bad compression level %d", compression_level);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if ((channels != 1 && channels != 2 && channels != 4) || (bytes_per_sample != 1 && bytes_per_sample != 2)) {
-        clanes_set_message(message, message_capacity, "no layout of %d channels of %d bytes", channels,
-                           bytes_per_sample);
         return CLANES_ERR_ARGUMENT;
     }
     if ((filters & CLANES_PNG_FILTER_ALL) == 0 || (filters & ~CLANES_PNG_FILTER_ALL) != 0) {
@@ -203,20 +191,12 @@ int32_t clanes_png_stream_finish(clanes_png_stream *stream, uint8_t **out, size_
     if (out != NULL) *out = NULL;
     if (out_size != NULL) *out_size = 0;
     int32_t status = stream_check_open(stream, message, message_capacity);
-    if (status != CLANES_OK) {
-        return status;
+    status = status ? status : clanes_stream_check_complete(stream->rows, stream->height, message, message_capacity);
+    status = status ? status : stream_end(stream);
+    if (status == CLANES_OK) {
+        clanes_stream_hand_out(&stream->output, stream->fd, stream->written, out, out_size);
     }
-    if (stream->rows != stream->height) {
-        clanes_set_message(message, message_capacity, "only %u of %u rows were written",
-                           stream->rows, stream->height);
-        return CLANES_ERR_ARGUMENT;
-    }
-    status = stream_end(stream);
-    if (status != CLANES_OK) {
-        return status;
-    }
-    clanes_stream_hand_out(&stream->output, stream->fd, stream->written, out, out_size);
-    return CLANES_OK;
+    return status;
 }
 
 void clanes_png_stream_destroy(clanes_png_stream *stream) {

@@ -21,8 +21,7 @@ extension ImageEncoder {
         /// The layout of the rows written (``PixelLayout/rgba8`` unless given): grey layouts make a greyscale JPEG;
         /// alpha is flattened on the background.
         public let layout: PixelLayout
-        private var stream: OpaquePointer?
-        private let toDescriptor: Bool
+        private let stream: CodecStream
 
         /// Starts a JPEG of `width` x `height`. With `fileDescriptor` the bytes are written there as they are made
         /// (the descriptor is never closed); without it they are kept in memory. Throws
@@ -33,7 +32,7 @@ extension ImageEncoder {
         /// ```
         public init(width: Int, height: Int, layout: PixelLayout = .rgba8, quality: Int = 85,
                     background: RGBA = .white, optimizedCoding: Bool = true, fileDescriptor: Int32? = nil) throws {
-            guard width > 0, height > 0, width <= Int(UInt16.max), height <= Int(UInt16.max) else {
+            guard width > 0, height > 0, width <= 65_500, height <= 65_500 else { // libjpeg's JPEG_MAX_DIMENSION
                 throw ImageError.invalidArgument("a JPEG stream needs a size of 1...65500 per side, got \(width)x\(height)")
             }
             guard (1...100).contains(quality) else {
@@ -42,21 +41,12 @@ extension ImageEncoder {
             self.width = width
             self.height = height
             self.layout = layout
-            toDescriptor = fileDescriptor != nil
-            var message = CodecBridge.messageBuffer()
-            var created: OpaquePointer?
-            let status = clanes_jpeg_stream_begin(UInt32(width), UInt32(height), Int32(layout.channels),
-                                                  Int32(layout.bytesPerSample), background.rgb24, Int32(quality),
-                                                  optimizedCoding ? 1 : 0, fileDescriptor ?? -1, &created, &message,
-                                                  message.count)
-            stream = created
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
-            }
-        }
-
-        deinit {
-            clanes_jpeg_stream_destroy(stream)
+            stream = try CodecStream(height: height, toDescriptor: fileDescriptor != nil, begin: {
+                clanes_jpeg_stream_begin(UInt32(width), UInt32(height), Int32(layout.channels),
+                                         Int32(layout.bytesPerSample), background.rgb24, Int32(quality),
+                                         optimizedCoding ? 1 : 0, fileDescriptor ?? -1, $0, $1, $2)
+            }, writeRows: clanes_jpeg_stream_write_rows, finish: clanes_jpeg_stream_finish,
+               rowsWritten: clanes_jpeg_stream_rows_written, destroy: clanes_jpeg_stream_destroy)
         }
 
         /// An upper bound of what a stream holds besides the caller's rows: its output window and flattened row,
@@ -75,30 +65,21 @@ extension ImageEncoder {
         }
 
         /// Bytes of the finished JPEG (0 until ``finish()`` succeeds).
-        public private(set) var byteCount = 0
+        public var byteCount: Int { stream.byteCount }
 
         /// Rows encoded so far.
-        public var rowsWritten: Int { Int(clanes_jpeg_stream_rows_written(stream)) }
+        public var rowsWritten: Int { stream.rowsWritten }
 
         /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
         /// `bytesPerRow` says otherwise). Writing past `height` throws.
         public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
-            let rowBytes = bytesPerRow ?? width * layout.bytesPerPixel
-            try StreamCalls.writeRows(count, height: height) {
-                clanes_jpeg_stream_write_rows(stream, rows, rowBytes, $0, $1, $2)
-            }
+            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * layout.bytesPerPixel)
         }
 
         /// Ends the JPEG once all `height` rows are written. Returns the encoded file when writing to memory; with a
         /// file descriptor the bytes are already written and the result is empty.
         @discardableResult
-        public func finish() throws -> Data {
-            let (data, size) = try StreamCalls.finish(toDescriptor: toDescriptor) {
-                clanes_jpeg_stream_finish(stream, $0, $1, $2, $3)
-            }
-            byteCount = size
-            return data
-        }
+        public func finish() throws -> Data { try stream.finish() }
     }
 }
 

@@ -20,8 +20,7 @@ extension ImageEncoder {
         public let width: Int, height: Int
         /// The layout of the rows written (``PixelLayout/rgba8`` unless given).
         public let layout: PixelLayout
-        private var stream: OpaquePointer?
-        private let toDescriptor: Bool
+        private let stream: CodecStream
 
         /// Starts a PNG of `width` x `height` and writes its header. With `fileDescriptor`, bytes
         /// are written there as they are produced (the descriptor is never closed); without it
@@ -43,47 +42,29 @@ extension ImageEncoder {
             self.width = width
             self.height = height
             self.layout = layout
-            toDescriptor = fileDescriptor != nil
-            var message = CodecBridge.messageBuffer()
-            var created: OpaquePointer?
-            let status = clanes_png_stream_begin_layout(UInt32(width), UInt32(height), Int32(layout.channels),
-                                                        Int32(layout.bytesPerSample), hasAlpha ? 1 : 0,
-                                                        Int32(compressionLevel), filter.flags, fileDescriptor ?? -1,
-                                                        &created, &message, message.count)
-            stream = created
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
-            }
-        }
-
-        deinit {
-            clanes_png_stream_destroy(stream)
+            stream = try CodecStream(height: height, toDescriptor: fileDescriptor != nil, begin: {
+                clanes_png_stream_begin_layout(UInt32(width), UInt32(height), Int32(layout.channels),
+                                               Int32(layout.bytesPerSample), hasAlpha ? 1 : 0, Int32(compressionLevel),
+                                               filter.flags, fileDescriptor ?? -1, $0, $1, $2)
+            }, writeRows: clanes_png_stream_write_rows, finish: clanes_png_stream_finish,
+               rowsWritten: clanes_png_stream_rows_written, destroy: clanes_png_stream_destroy)
         }
 
         /// Bytes of the finished PNG (0 until ``finish()`` succeeds).
-        public private(set) var byteCount = 0
+        public var byteCount: Int { stream.byteCount }
 
         /// Rows encoded so far.
-        public var rowsWritten: Int { Int(clanes_png_stream_rows_written(stream)) }
+        public var rowsWritten: Int { stream.rowsWritten }
 
         /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
         /// `bytesPerRow` says otherwise). Writing past `height` throws.
         public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
-            let rowBytes = bytesPerRow ?? width * layout.bytesPerPixel
-            try StreamCalls.writeRows(count, height: height) {
-                clanes_png_stream_write_rows(stream, rows, rowBytes, $0, $1, $2)
-            }
+            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * layout.bytesPerPixel)
         }
 
-        /// Ends the PNG once all `height` rows are written. Returns the encoded file when writing
-        /// to memory; with a file descriptor the bytes are already written and the result is empty.
+        /// Ends the PNG once all `height` rows are written. Returns the encoded file when writing to memory; with a
+        /// file descriptor the bytes are already written and the result is empty.
         @discardableResult
-        public func finish() throws -> Data {
-            let (data, size) = try StreamCalls.finish(toDescriptor: toDescriptor) {
-                clanes_png_stream_finish(stream, $0, $1, $2, $3)
-            }
-            byteCount = size
-            return data
-        }
+        public func finish() throws -> Data { try stream.finish() }
     }
 }

@@ -51,35 +51,75 @@ extension RowEncoder {
     }
 }
 
-/// The calls both streams make into the C shim, with the status turned into an error.
-enum StreamCalls {
+/// A C stream (`clanes_png_stream`, `clanes_jpeg_stream`) and its calls, with every status turned into an error: what
+/// ``ImageEncoder/PNGStream`` and ``ImageEncoder/JPEGStream`` forward to. Destroys the stream when it goes.
+final class CodecStream {
+    typealias WriteRows = @convention(c) (OpaquePointer?, UnsafePointer<UInt8>?, Int, UInt32,
+                                          UnsafeMutablePointer<CChar>?, Int) -> Int32
+    typealias Finish = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                       UnsafeMutablePointer<Int>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
+
+    private var stream: OpaquePointer?
+    private let height: Int
+    private let toDescriptor: Bool
+    private let writeRows: WriteRows, finishCall: Finish
+    private let rowsCall: @convention(c) (OpaquePointer?) -> UInt32
+    private let destroy: @convention(c) (OpaquePointer?) -> Void
+    /// Bytes of the finished file (0 until ``finish()`` succeeds).
+    private(set) var byteCount = 0
+
+    /// Runs `begin` (which receives the stream pointer and a message buffer) and keeps the stream, or throws its error
+    /// after destroying whatever it made.
+    init(height: Int, toDescriptor: Bool, begin: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutablePointer<CChar>, Int) -> Int32,
+         writeRows: WriteRows, finish: Finish, rowsWritten: @escaping @convention(c) (OpaquePointer?) -> UInt32,
+         destroy: @escaping @convention(c) (OpaquePointer?) -> Void) throws {
+        self.height = height
+        self.toDescriptor = toDescriptor
+        self.writeRows = writeRows
+        finishCall = finish
+        rowsCall = rowsWritten
+        self.destroy = destroy
+        var created: OpaquePointer?
+        do {
+            try Self.run { begin(&created, $0, $1) }
+        } catch {
+            destroy(created) // a stream that failed while starting
+            throw error
+        }
+        stream = created
+    }
+
+    deinit {
+        destroy(stream)
+    }
+
+    var rowsWritten: Int { Int(rowsCall(stream)) }
+
+    /// Encodes `count` rows `bytesPerRow` apart.
+    func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int) throws {
+        guard count >= 0, count <= height else {
+            throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row image")
+        }
+        try Self.run { writeRows(stream, rows, bytesPerRow, UInt32(count), $0, $1) }
+    }
+
+    /// The finished file (empty when it went to a descriptor).
+    func finish() throws -> Data {
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        defer { clanes_free(output) }
+        try Self.run { finishCall(stream, &output, &size, $0, $1) }
+        byteCount = size
+        guard !toDescriptor, let output else { return Data() }
+        return Data(bytes: output, count: size)
+    }
+
     /// Runs a C call that takes a message buffer; throws its error.
-    static func run(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
+    private static func run(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
         var message = CodecBridge.messageBuffer()
         let status = call(&message, message.count)
         if let error = CodecBridge.encodeError(status, message) {
             throw error
         }
-    }
-
-    /// Writes `count` rows through `call` after checking the count against `height`.
-    static func writeRows(_ count: Int, height: Int,
-                          _ call: (UInt32, UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
-        guard count >= 0, count <= height else {
-            throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row image")
-        }
-        try run { call(UInt32(count), $0, $1) }
-    }
-
-    /// Runs a C `finish` call: the file (empty when it went to a descriptor) and its size.
-    static func finish(toDescriptor: Bool,
-                       _ call: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>,
-                                UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> (data: Data, size: Int) {
-        var output: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        defer { clanes_free(output) }
-        try run { call(&output, &size, $0, $1) }
-        guard !toDescriptor, let output else { return (Data(), size) }
-        return (Data(bytes: output, count: size), size)
     }
 }
