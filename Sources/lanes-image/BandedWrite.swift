@@ -90,7 +90,7 @@ final class BandedWrite {
         let chain = ReportingRows(self.chain, rowsDone: rowsDone)
         let width = chain.width, height = chain.height
         let bytes = try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
-            let output = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let output = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC) // created by LiveTemporaryFiles
             guard output >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
             defer { close(output) }
             // Decode + process on this thread, encoding on a second one, band by band.

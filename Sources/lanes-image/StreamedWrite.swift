@@ -34,7 +34,7 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
                         rowsDone: @escaping @Sendable (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
     do {
         let result = try LiveTemporaryFiles.shared.write(to: url) { temporary -> ImageEncoder.StreamedPNG in
-            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let descriptor = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC) // created by LiveTemporaryFiles
             guard descriptor >= 0 else {
                 throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
             }
@@ -70,7 +70,11 @@ func encodeReporting(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int 
 /// Writes `data` to a temporary file beside `url` and renames it into place, so a reader never sees half an image.
 func writeAtomically(_ data: Data, to url: URL) throws {
     do {
-        try LiveTemporaryFiles.shared.write(to: url) { try data.write(to: $0) }
+        try LiveTemporaryFiles.shared.write(to: url) { temporary in
+            let handle = try FileHandle(forWritingTo: temporary) // never creates: the file was made when listed
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+        }
     } catch {
         throw WriteError(path: url.path, reason: describe(error))
     }
