@@ -6,13 +6,9 @@
 #include "clanes_codecs.h"
 #include "codecs_internal.h"
 
-#include <errno.h>
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-enum { STREAM_OPEN = 0, STREAM_FINISHED = 1, STREAM_FAILED = 2 };
 
 struct clanes_png_stream {
     png_structp png;
@@ -51,16 +47,9 @@ static void stream_write(png_structp png, png_bytep bytes, size_t length) {
         }
         return;
     }
-    while (length > 0) {
-        ssize_t n = write(s->fd, bytes, length);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            s->io_errno = errno;
-            png_error(png, "write failed");
-        }
-        bytes += n;
-        length -= (size_t)n;
-        s->written += (size_t)n;
+    s->io_errno = clanes_write_all(s->fd, bytes, length, &s->written);
+    if (s->io_errno != 0) {
+        png_error(png, "write failed");
     }
 }
 
@@ -70,7 +59,7 @@ static void stream_flush(png_structp png) {
 
 /* The status for a longjmp out of libpng; rewrites the message for an I/O failure. */
 static int32_t stream_failed(clanes_png_stream *s) {
-    s->state = STREAM_FAILED;
+    s->state = CLANES_STREAM_FAILED;
     if (s->io_errno != 0) {
         clanes_set_message(s->message, s->capacity, "cannot write the PNG: %s", strerror(s->io_errno));
         return CLANES_ERR_IO;
@@ -109,26 +98,14 @@ int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alp
 int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
                                        int32_t has_alpha, int32_t compression_level, int32_t filters, int fd,
                                        clanes_png_stream **stream, char *message, size_t message_capacity) {
-    if (stream == NULL) {
-        clanes_set_message(message, message_capacity, "no stream pointer");
-        return CLANES_ERR_ARGUMENT;
+    int32_t status = clanes_stream_check_begin(stream != NULL, width, height, 0x7FFFFFFFu, "PNG", channels,
+                                               bytes_per_sample, message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
     }
     *stream = NULL;
-    if (width == 0 || height == 0) {
-        clanes_set_message(message, message_capacity, "empty image (%ux%u)", width, height);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
-        clanes_set_message(message, message_capacity, "PNG cannot hold %ux%u", width, height);
-        return CLANES_ERR_TOO_LARGE;
-    }
     if (compression_level < 0 || compression_level > 9) {
         clanes_set_message(message, message_capacity, "bad compression level %d", compression_level);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if ((channels != 1 && channels != 2 && channels != 4) || (bytes_per_sample != 1 && bytes_per_sample != 2)) {
-        clanes_set_message(message, message_capacity, "no layout of %d channels of %d bytes", channels,
-                           bytes_per_sample);
         return CLANES_ERR_ARGUMENT;
     }
     if ((filters & CLANES_PNG_FILTER_ALL) == 0 || (filters & ~CLANES_PNG_FILTER_ALL) != 0) {
@@ -159,14 +136,9 @@ int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t 
 
 /* Refuses a call on a stream that failed or finished. */
 static int32_t stream_check_open(clanes_png_stream *s, char *message, size_t capacity) {
-    if (s == NULL) {
-        clanes_set_message(message, capacity, "no stream");
-        return CLANES_ERR_ARGUMENT;
-    }
-    if (s->state != STREAM_OPEN) {
-        clanes_set_message(message, capacity, s->state == STREAM_FINISHED ? "the PNG stream is already finished"
-                                                                          : "the PNG stream failed earlier");
-        return CLANES_ERR_ARGUMENT;
+    int32_t status = clanes_stream_check_open(s, s ? s->state : 0, "PNG", message, capacity);
+    if (status != CLANES_OK) {
+        return status;
     }
     s->message = message;
     s->capacity = capacity;
@@ -193,15 +165,10 @@ int32_t clanes_png_stream_write_rows(clanes_png_stream *stream, const uint8_t *p
     if (count == 0) {
         return CLANES_OK;
     }
-    if (pixels == NULL || bytes_per_row < stream->row_bytes) {
-        clanes_set_message(message, message_capacity, "no pixels or bytes_per_row %zu < %zu bytes of a row",
-                           bytes_per_row, stream->row_bytes);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if (count > stream->height - stream->rows) {
-        clanes_set_message(message, message_capacity, "%u more rows would exceed the height %u (%u written)",
-                           count, stream->height, stream->rows);
-        return CLANES_ERR_ARGUMENT;
+    status = clanes_stream_check_rows(pixels, bytes_per_row, stream->row_bytes, count, stream->rows, stream->height,
+                                      message, message_capacity);
+    if (status != CLANES_OK) {
+        return status;
     }
     return stream_rows(stream, pixels, bytes_per_row, count);
 }
@@ -215,7 +182,7 @@ static int32_t stream_end(clanes_png_stream *s) {
         return stream_failed(s);
     }
     png_write_end(s->png, s->info);
-    s->state = STREAM_FINISHED;
+    s->state = CLANES_STREAM_FINISHED;
     return CLANES_OK;
 }
 
@@ -224,26 +191,12 @@ int32_t clanes_png_stream_finish(clanes_png_stream *stream, uint8_t **out, size_
     if (out != NULL) *out = NULL;
     if (out_size != NULL) *out_size = 0;
     int32_t status = stream_check_open(stream, message, message_capacity);
-    if (status != CLANES_OK) {
-        return status;
+    status = status ? status : clanes_stream_check_complete(stream->rows, stream->height, message, message_capacity);
+    status = status ? status : stream_end(stream);
+    if (status == CLANES_OK) {
+        clanes_stream_hand_out(&stream->output, stream->fd, stream->written, out, out_size);
     }
-    if (stream->rows != stream->height) {
-        clanes_set_message(message, message_capacity, "only %u of %u rows were written",
-                           stream->rows, stream->height);
-        return CLANES_ERR_ARGUMENT;
-    }
-    status = stream_end(stream);
-    if (status != CLANES_OK) {
-        return status;
-    }
-    if (out_size != NULL) {
-        *out_size = stream->fd < 0 ? stream->output.size : stream->written;
-    }
-    if (stream->fd < 0 && out != NULL) {
-        *out = stream->output.bytes; /* the caller frees it */
-        stream->output = (clanes_buffer){NULL, 0, 0};
-    }
-    return CLANES_OK;
+    return status;
 }
 
 void clanes_png_stream_destroy(clanes_png_stream *stream) {

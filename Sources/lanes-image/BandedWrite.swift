@@ -7,12 +7,11 @@ import Darwin
 #endif
 
 /// A file job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
-/// resized, blurred and tilt-shifted by row stages, and the rows are PNG-encoded, on a second thread band by band,
-/// straight into the temporary output file (a JPEG output collects the final rows into one bitmap, as libjpeg's whole
-/// encoder needs). Nothing holds the decoded image. Not banded (nil from ``prepare(_:plan:maxPixels:)``,
-/// and the job takes the whole-bitmap path): `--greyscale`, non-file inputs, grey or 16-bit files (they keep their
-/// layout, and the stages work in 8-bit RGBA), and an Exif orientation other than "up", since flipping the row order
-/// or transposing needs the whole image.
+/// resized, blurred and tilt-shifted by row stages, and the rows are PNG- or JPEG-encoded, on a second thread band by
+/// band, straight into the temporary output file. Nothing holds the decoded image. Not banded (nil from
+/// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
+/// inputs, grey or 16-bit files (they keep their layout, and the stages work in 8-bit RGBA), and an Exif orientation
+/// other than "up", since flipping the row order or transposing needs the whole image.
 final class BandedWrite {
     let chain: any RowSource
     let decoder: ImageRowDecoder
@@ -75,10 +74,14 @@ final class BandedWrite {
     }
 
     /// What the run holds at its peak: every stage's rings and windows, the decoder's rows, the encoder's two bands
-    /// (or, for a JPEG output, the whole output bitmap). The budget reservation.
+    /// and, for a JPEG, libjpeg's own (a few rows; every coefficient with `--optimize-jpeg`). The budget reservation.
     var heldBytes: Int {
-        let output = plan.format == .png ? 2 * Self.chunkRows * chain.bytesPerRow : chain.height * chain.bytesPerRow
-        return chain.retainedBytesInChain + output
+        var encoder = 2 * Self.chunkRows * chain.bytesPerRow
+        if plan.format != .png {
+            encoder += ImageEncoder.JPEGStream.workingSetBytes(width: chain.width, height: chain.height,
+                                                               optimizedCoding: plan.optimizedJPEG)
+        }
+        return chain.retainedBytesInChain + encoder
     }
 
     /// Runs the chain into `url` through a temporary file; returns the size and the file's bytes. `rowsDone(n)` hears
@@ -86,19 +89,19 @@ final class BandedWrite {
     func write(to url: URL, rowsDone: @escaping (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
         let chain = ReportingRows(self.chain, rowsDone: rowsDone)
         let width = chain.width, height = chain.height
-        if plan.format != .png {
-            let bitmap = try Bitmap(readingAllRowsOf: chain)
-            let data = try ImageEncoder().encode(bitmap, as: plan.encoderFormat)
-            try writeAtomically(data, to: url)
-            return (width, height, data.count)
-        }
         let bytes = try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
-            let output = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let output = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC) // created by LiveTemporaryFiles
             guard output >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
             defer { close(output) }
-            // Decode + process on this thread, PNG encoding on a second one, band by band.
-            return try ImageEncoder().encodePNG(rowsOf: chain, compressionLevel: plan.compression, filter: plan.pngFilter,
-                                                fileDescriptor: output, bandRows: Self.chunkRows).byteCount
+            // Decode + process on this thread, encoding on a second one, band by band.
+            if plan.format == .png {
+                return try ImageEncoder().encodePNG(rowsOf: chain, compressionLevel: plan.compression,
+                                                    filter: plan.pngFilter, fileDescriptor: output,
+                                                    bandRows: Self.chunkRows).byteCount
+            }
+            return try ImageEncoder().encodeJPEG(rowsOf: chain, quality: plan.quality, background: plan.background,
+                                                 optimizedCoding: plan.optimizedJPEG, fileDescriptor: output,
+                                                 bandRows: Self.chunkRows).byteCount
         }
         return (width, height, bytes)
     }

@@ -72,13 +72,13 @@ struct BatchRunner: Sendable {
     }
 
     /// Encodes on the encoder queue and writes through a temporary file, so a reader never sees half an image.
-    /// A PNG reports its rows to the progress bar as they are encoded.
+    /// The rows are reported to the progress bar as they are encoded.
     private func encodeAndWrite(_ bitmap: Bitmap, job: ImageJob) async throws -> Int {
         let (plan, progress) = (plan, progress)
         return try await encoders.add(label: "encode \(job.displayName)") { _ in
-            let data = plan.format == .png
-                ? try encodePNG(bitmap, plan: plan) { progress.advanced(job, fraction: Double($0) / Double(bitmap.height)) }
-                : try ImageEncoder().encode(bitmap, as: plan.encoderFormat)
+            let data = try encodeReporting(bitmap, plan: plan) {
+                progress.advanced(job, fraction: Double($0) / Double(bitmap.height))
+            }
             try writeAtomically(data, to: job.output)
             return data.count
         }.value

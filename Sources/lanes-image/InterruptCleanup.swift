@@ -8,11 +8,11 @@ import Darwin
 #endif
 
 /// The temporary files being written right now (`.NAME.png.UUID.tmp` beside each output), so that an interrupted run
-/// can remove them before it exits. A file is listed from just before it is created until it has been renamed into
-/// place or removed.
+/// can remove them before it exits. A file is created and listed at once, under the list's lock, and stays listed until
+/// it has been renamed into place or removed; writers open it without `O_CREAT`.
 ///
 /// Once ``removeAll()`` has run (the process is exiting on a signal) the list is closed: a writer that starts after
-/// it is refused, so it creates nothing.
+/// it is refused, so it creates nothing, and one whose file was just removed cannot open it again.
 final class LiveTemporaryFiles: Sendable {
     static let shared = LiveTemporaryFiles()
 
@@ -28,14 +28,19 @@ final class LiveTemporaryFiles: Sendable {
         var description: String { "interrupted" }
     }
 
-    /// Lists `url` before it is created; throws ``Interrupted`` once the process is exiting.
+    /// Creates `url`, empty, and lists it, in one step under the lock (a file created between ``removeAll()`` and the
+    /// exit would be left behind); throws ``Interrupted`` once the process is exiting, or why it cannot be created.
     func add(_ url: URL) throws {
-        let added = contents.withLock { contents -> Bool in
-            guard !contents.closed else { return false }
+        let created = contents.withLock { contents -> Int32? in // nil: closed; else 0 or errno
+            guard !contents.closed else { return nil }
+            let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            guard descriptor >= 0 else { return errno }
+            close(descriptor)
             contents.paths.insert(url.path)
-            return true
+            return 0
         }
-        if !added { throw Interrupted() }
+        guard let created else { throw Interrupted() }
+        if created != 0 { throw POSIXError(POSIXErrorCode(rawValue: created) ?? .EIO) }
     }
 
     /// `url` was renamed into place or removed.
@@ -61,7 +66,11 @@ final class LiveTemporaryFiles: Sendable {
         var listed: URL?
         defer { if let listed { remove(listed) } }  // after the rename or the removal, never before
         return try AtomicFile.write(to: url) { temporary in
-            try add(temporary)
+            do {
+                try add(temporary)
+            } catch let error as POSIXError { // the folder is gone or not writable: say so for the output
+                throw WriteError(path: url.path, reason: String(cString: strerror(error.code.rawValue)))
+            }
             listed = temporary
             return try fill(temporary)
         }

@@ -47,6 +47,10 @@ struct ProcessCommand: AsyncParsableCommand {
                                + "#RGB or #RRGGBB.", valueName: "colour"))
     var background: String = "white"
 
+    @Flag(name: .customLong("optimize-jpeg"),
+          help: "Optimal Huffman tables in JPEGs: about 7% smaller files, but the encoder holds ~3 bytes a pixel.")
+    var optimizeJPEG = false
+
     @Option(help: "PNG compression level, 0...9 (9: smallest, slowest; 6 like libvips).")
     var compression: Int = 6
 
@@ -145,6 +149,7 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         plan.background = colour
         plan.quality = quality
+        plan.optimizedJPEG = optimizeJPEG
         plan.compression = compression
         plan.pngFilter = filter
         plan.overwrite = overwrite

@@ -44,6 +44,9 @@ struct ProcessingPlan: CustomStringConvertible {
     var greyscale = false
     var format = OutputFormat.png
     var quality = 85
+    /// Optimal Huffman tables in JPEG outputs (`--optimize-jpeg`). Off by default, as in libvips: a JPEG then streams
+    /// in a few rows, where optimal tables need libjpeg to hold every coefficient of the image.
+    var optimizedJPEG = false
     /// zlib level and row filter of PNG outputs: libvips' `pngsave` defaults (6, no filter), so a
     /// comparison with `vips` encodes alike.
     var compression = 6
@@ -64,7 +67,8 @@ struct ProcessingPlan: CustomStringConvertible {
     }
 
     var encoderFormat: ImageEncoder.Format {
-        format == .png ? .png(compressionLevel: compression, filter: pngFilter) : .jpeg(quality: quality, background: background)
+        format == .png ? .png(compressionLevel: compression, filter: pngFilter)
+            : .jpeg(quality: quality, background: background, optimizedCoding: optimizedJPEG)
     }
 
     /// The bitmap as it is written: after `--greyscale` it is one grey channel (plus alpha when it has one), at its

@@ -34,7 +34,7 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
                         rowsDone: @escaping @Sendable (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
     do {
         let result = try LiveTemporaryFiles.shared.write(to: url) { temporary -> ImageEncoder.StreamedPNG in
-            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let descriptor = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC) // created by LiveTemporaryFiles
             guard descriptor >= 0 else {
                 throw WriteError(path: url.path, reason: String(cString: strerror(errno)))
             }
@@ -49,13 +49,16 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
     }
 }
 
-/// Encodes `bitmap` as a PNG of `plan`'s level and filter, `rowsPerReport` rows at a time, telling `rowsDone` how
-/// many are in: the same bytes as ``ImageEncoder/encode(_:as:)`` gives, with progress while it works.
-func encodePNG(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
-               rowsDone: (Int) -> Void) throws -> Data {
-    let stream = try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
-                                            layout: bitmap.layout, compressionLevel: plan.compression,
-                                            filter: plan.pngFilter)
+/// Encodes `bitmap` as `plan` says (a PNG of its level and filter, or a JPEG), `rowsPerReport` rows at a time, telling
+/// `rowsDone` how many are in: the same bytes as ``ImageEncoder/encode(_:as:)`` gives, with progress while it works.
+func encodeReporting(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
+                     rowsDone: (Int) -> Void) throws -> Data {
+    let stream: any RowEncoder = plan.format == .png
+        ? try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                     layout: bitmap.layout, compressionLevel: plan.compression, filter: plan.pngFilter)
+        : try ImageEncoder.JPEGStream(width: bitmap.width, height: bitmap.height, layout: bitmap.layout,
+                                      quality: plan.quality, background: plan.background,
+                                      optimizedCoding: plan.optimizedJPEG)
     for start in stride(from: 0, to: bitmap.height, by: rowsPerReport) {
         let end = min(start + rowsPerReport, bitmap.height)
         try stream.write(rows: start..<end, of: bitmap)
@@ -67,7 +70,11 @@ func encodePNG(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
 /// Writes `data` to a temporary file beside `url` and renames it into place, so a reader never sees half an image.
 func writeAtomically(_ data: Data, to url: URL) throws {
     do {
-        try LiveTemporaryFiles.shared.write(to: url) { try data.write(to: $0) }
+        try LiveTemporaryFiles.shared.write(to: url) { temporary in
+            let handle = try FileHandle(forWritingTo: temporary) // never creates: the file was made when listed
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+        }
     } catch {
         throw WriteError(path: url.path, reason: describe(error))
     }

@@ -30,8 +30,8 @@ struct InterruptTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".tmp") }
     }
 
-    @Test(arguments: [SIGINT, SIGTERM])
-    func aSignalMidWriteRemovesTheTemporaryFiles(signalNumber: Int32) async throws {
+    @Test(arguments: [(SIGINT, "png"), (SIGTERM, "png"), (SIGINT, "jpeg")])
+    func aSignalMidWriteRemovesTheTemporaryFiles(signalNumber: Int32, format: String) async throws {
         let binary = try #require(Self.binary, "build lanes-image first (swift build --build-tests)")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -48,7 +48,7 @@ struct InterruptTests {
         let process = Process()
         process.executableURL = binary
         process.arguments = ["process"] + inputs + ["--blur", "30", "--concurrency", "2", "--threads", "1",
-                                                    "--out", out.path]
+                                                    "--format", format, "--out", out.path]
         let errors = folder.url.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)

@@ -24,7 +24,8 @@ struct ProcessCommandTests {
         #expect(plan.processors.map(\.identifier) == [GaussianBlur(sigma: 8).identifier, TiltShift().identifier,
                                                       Greyscale().identifier])
         #expect(plan.resize == ResizeSpec(parsing: "800x") && plan.targetSize?.maxWidth == 800)
-        #expect(plan.format == .jpg && plan.encoderFormat == .jpeg(quality: 90, background: RGBA(red: 10, green: 11, blue: 12)))
+        #expect(plan.format == .jpg && plan.encoderFormat == .jpeg(quality: 90, background: RGBA(red: 10, green: 11, blue: 12),
+                                                                   optimizedCoding: false))
         #expect(plan.pngFilter == .paeth && plan.compression == 9 && plan.overwrite)
         #expect(plan.description.hasPrefix("decode to fit 800x → gaussianBlur"))
         #expect(plan.description.hasSuffix("jpg(quality 90, on #0A0B0C)"))

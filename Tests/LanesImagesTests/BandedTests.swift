@@ -228,7 +228,20 @@ import Testing
         try row.withUnsafeMutableBytes { try quarter.readRows(1, into: $0.baseAddress!, bytesPerRow: quarter.bytesPerRow) }
         let info = try ImageDecoder().probe(data)
         let bytes = ImageDecoder.workingSetBytes(for: info, targetSize: TargetSize(maxWidth: 256))
+        // --- the article's JPEG, JPEGStream, RowEncoder
+        let photo = data
+        let streamed = try ImageEncoder().encodeJPEG(rowsOf: BlurRows(ImageRowDecoder(data: photo), sigma: 8),
+                                                     quality: 90, optimizedCoding: false)
+        let stream: any RowEncoder = try ImageEncoder.JPEGStream(width: bitmap.width, height: bitmap.height,
+                                                                 optimizedCoding: false)
+        try stream.write(rows: 0..<bitmap.height, of: bitmap)
+        let whole = try stream.finish()
+        let grey = try ImageEncoder.JPEGStream(width: 640, height: 480, layout: .grey8, quality: 90)
+        let small = ImageEncoder.JPEGStream.workingSetBytes(width: 4000, height: 3000, optimizedCoding: false)
         // ---
+        #expect(streamed.data == (try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90, optimizedCoding: false))))
+        #expect(grey.rowsWritten == 0 && small < 1 << 20)
+        #expect(whole == (try ImageEncoder().encode(bitmap, as: .jpeg(quality: 85, optimizedCoding: false))))
         #expect(try ImageDecoder().decode(png.data) == bitmap)
         #expect(again == bitmap && thumbnail.width == 256)
         let jpegWidth = try ImageDecoder().probe(jpeg).width

@@ -130,11 +130,13 @@ int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, ui
 /*
  * Encodes pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2) to a baseline JPEG: grey layouts as a
  * one-component greyscale JPEG, RGBA as YCbCr. Alpha is flattened on `background` (0xRRGGBB; grey layouts use its
- * luma), one row at a time; 16-bit samples are rounded to 8 bits.
+ * luma), one row at a time; 16-bit samples are rounded to 8 bits. `optimize_coding` 1 computes optimal Huffman tables
+ * (smaller files; libjpeg holds every quantised coefficient until the end), 0 uses the standard ones. The same bytes
+ * as a clanes_jpeg_stream fed the same rows.
  */
 int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                                   int32_t channels, int32_t bytes_per_sample, uint32_t background,
-                                  int32_t quality, uint8_t **out, size_t *out_size,
+                                  int32_t quality, int32_t optimize_coding, uint8_t **out, size_t *out_size,
                                   char *message, size_t message_capacity);
 
 /*
@@ -185,6 +187,35 @@ int32_t clanes_png_stream_finish(clanes_png_stream *stream, uint8_t **out, size_
 
 /* Frees the stream (NULL is allowed). Never closes the descriptor. */
 void clanes_png_stream_destroy(clanes_png_stream *stream);
+
+/*
+ * A JPEG encoder fed a row at a time, top to bottom, with clanes_jpeg_encode_layout's settings: rows of `channels` (1,
+ * 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian), alpha flattened on `background`. Bytes go to `fd` as
+ * libjpeg makes them (64 KB at a time; write(2) retried on EINTR and short writes), or, when fd < 0, to a growable
+ * buffer handed out by clanes_jpeg_stream_finish. With `optimize_coding` 0 it holds a few rows whatever the height;
+ * with 1, libjpeg keeps every quantised coefficient (about 3 bytes a pixel for colour, 2 for grey) until the end.
+ * Every call returns a status; after any error the stream only accepts clanes_jpeg_stream_destroy.
+ */
+typedef struct clanes_jpeg_stream clanes_jpeg_stream;
+
+/* Starts a stream; on success *stream receives it (destroy it in all cases). */
+int32_t clanes_jpeg_stream_begin(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
+                                 uint32_t background, int32_t quality, int32_t optimize_coding, int fd,
+                                 clanes_jpeg_stream **stream, char *message, size_t message_capacity);
+
+/* Encodes the next `count` rows (`bytes_per_row` apart). More rows than the height is an error. */
+int32_t clanes_jpeg_stream_write_rows(clanes_jpeg_stream *stream, const uint8_t *pixels, size_t bytes_per_row,
+                                      uint32_t count, char *message, size_t message_capacity);
+
+/* Rows written so far. */
+uint32_t clanes_jpeg_stream_rows_written(const clanes_jpeg_stream *stream);
+
+/* Ends the JPEG once every row is in; *out / *out_size as for clanes_png_stream_finish. */
+int32_t clanes_jpeg_stream_finish(clanes_jpeg_stream *stream, uint8_t **out, size_t *out_size,
+                                  char *message, size_t message_capacity);
+
+/* Frees the stream (NULL is allowed). Never closes the descriptor. */
+void clanes_jpeg_stream_destroy(clanes_jpeg_stream *stream);
 
 /* Frees a buffer returned by an encoder. NULL is allowed. */
 void clanes_free(void *buffer);

@@ -11,6 +11,7 @@ import Foundation
 /// let fast = try encoder.encode(bitmap, as: .png(compressionLevel: 6, filter: .none))
 /// let jpeg = try encoder.encode(bitmap, as: .jpeg(quality: 85))
 /// let onBlack = try encoder.encode(logo, as: .jpeg(quality: 90, background: .black))
+/// let standardTables = try encoder.encode(bitmap, as: .jpeg(quality: 85, optimizedCoding: false))
 /// ```
 public struct ImageEncoder: Sendable {
     /// The output format and its setting.
@@ -21,8 +22,10 @@ public struct ImageEncoder: Sendable {
         case png(compressionLevel: Int = 6, filter: PNGFilter = .adaptive)
         /// Baseline JPEG; `quality` is 1 ... 100. Grey bitmaps make greyscale JPEGs. Alpha is flattened on
         /// `background` (its alpha is ignored; grey bitmaps use its luma): a transparent pixel shows the background,
-        /// never its hidden colour.
-        case jpeg(quality: Int = 85, background: RGBA = .white)
+        /// never its hidden colour. `optimizedCoding` computes the image's own Huffman tables (files about 7%
+        /// smaller; libjpeg then holds every quantised coefficient, about 3 bytes a pixel, until the end); `false`
+        /// uses the standard tables, so a ``JPEGStream`` holds a few rows whatever the height (what libvips does).
+        case jpeg(quality: Int = 85, background: RGBA = .white, optimizedCoding: Bool = true)
     }
 
     /// The PNG row filter: how each row is predicted from its neighbours before zlib compresses it.
@@ -79,13 +82,12 @@ public struct ImageEncoder: Sendable {
                                                 UInt32(bitmap.height), Int32(bitmap.layout.channels),
                                                 Int32(bitmap.layout.bytesPerSample), Int32(level), filter.flags,
                                                 &output, &size, &message, message.count)
-            case .jpeg(let quality, let background):
+            case .jpeg(let quality, let background, let optimized):
                 guard (1...100).contains(quality) else { return CLANES_ERR_ARGUMENT }
-                let rgb = UInt32(background.red) << 16 | UInt32(background.green) << 8 | UInt32(background.blue)
                 return clanes_jpeg_encode_layout(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
                                                  UInt32(bitmap.height), Int32(bitmap.layout.channels),
-                                                 Int32(bitmap.layout.bytesPerSample), rgb, Int32(quality),
-                                                 &output, &size, &message, message.count)
+                                                 Int32(bitmap.layout.bytesPerSample), background.rgb24, Int32(quality),
+                                                 optimized ? 1 : 0, &output, &size, &message, message.count)
             }
         }
         defer { clanes_free(output) }

@@ -15,13 +15,12 @@ extension ImageEncoder {
     /// try bitmap.withUnsafePixels { try stream.write(rows: $0.baseAddress!, count: 480) }
     /// let png = try stream.finish()   // the whole file
     /// ```
-    public final class PNGStream {
+    public final class PNGStream: RowEncoder {
         /// Width and height in pixels.
         public let width: Int, height: Int
         /// The layout of the rows written (``PixelLayout/rgba8`` unless given).
         public let layout: PixelLayout
-        private var stream: OpaquePointer?
-        private let toDescriptor: Bool
+        private let stream: CodecStream
 
         /// Starts a PNG of `width` x `height` and writes its header. With `fileDescriptor`, bytes
         /// are written there as they are produced (the descriptor is never closed); without it
@@ -43,74 +42,29 @@ extension ImageEncoder {
             self.width = width
             self.height = height
             self.layout = layout
-            toDescriptor = fileDescriptor != nil
-            var message = CodecBridge.messageBuffer()
-            var created: OpaquePointer?
-            let status = clanes_png_stream_begin_layout(UInt32(width), UInt32(height), Int32(layout.channels),
-                                                        Int32(layout.bytesPerSample), hasAlpha ? 1 : 0,
-                                                        Int32(compressionLevel), filter.flags, fileDescriptor ?? -1,
-                                                        &created, &message, message.count)
-            stream = created
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
-            }
-        }
-
-        deinit {
-            clanes_png_stream_destroy(stream)
+            stream = try CodecStream(height: height, toDescriptor: fileDescriptor != nil, begin: {
+                clanes_png_stream_begin_layout(UInt32(width), UInt32(height), Int32(layout.channels),
+                                               Int32(layout.bytesPerSample), hasAlpha ? 1 : 0, Int32(compressionLevel),
+                                               filter.flags, fileDescriptor ?? -1, $0, $1, $2)
+            }, writeRows: clanes_png_stream_write_rows, finish: clanes_png_stream_finish,
+               rowsWritten: clanes_png_stream_rows_written, destroy: clanes_png_stream_destroy)
         }
 
         /// Bytes of the finished PNG (0 until ``finish()`` succeeds).
-        public private(set) var byteCount = 0
+        public var byteCount: Int { stream.byteCount }
 
         /// Rows encoded so far.
-        public var rowsWritten: Int { Int(clanes_png_stream_rows_written(stream)) }
+        public var rowsWritten: Int { stream.rowsWritten }
 
         /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
         /// `bytesPerRow` says otherwise). Writing past `height` throws.
-        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int? = nil) throws {
-            guard count >= 0, count <= height else {
-                throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row PNG")
-            }
-            var message = CodecBridge.messageBuffer()
-            let status = clanes_png_stream_write_rows(stream, rows, bytesPerRow ?? width * layout.bytesPerPixel, UInt32(count),
-                                                      &message, message.count)
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
-            }
+        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
+            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * layout.bytesPerPixel)
         }
 
-        /// Encodes rows `rows` of `bitmap` (same width); they must be the next rows of the image.
-        ///
-        /// ```swift
-        /// try stream.write(rows: 0..<bitmap.height, of: bitmap)
-        /// ```
-        public func write(rows: Range<Int>, of bitmap: Bitmap) throws {
-            guard bitmap.width == width, bitmap.layout == layout, rows.lowerBound >= 0, rows.upperBound <= bitmap.height else {
-                throw ImageError.invalidArgument("rows \(rows) of a \(bitmap.width)x\(bitmap.height) \(bitmap.layout) bitmap"
-                    + " do not fit a \(width)-pixel-wide \(layout) PNG stream")
-            }
-            if rows.isEmpty { return }
-            try bitmap.withUnsafePixels { pixels in
-                try write(rows: pixels.baseAddress! + rows.lowerBound * bitmap.bytesPerRow, count: rows.count)
-            }
-        }
-
-        /// Ends the PNG once all `height` rows are written. Returns the encoded file when writing
-        /// to memory; with a file descriptor the bytes are already written and the result is empty.
+        /// Ends the PNG once all `height` rows are written. Returns the encoded file when writing to memory; with a
+        /// file descriptor the bytes are already written and the result is empty.
         @discardableResult
-        public func finish() throws -> Data {
-            var output: UnsafeMutablePointer<UInt8>?
-            var size = 0
-            var message = CodecBridge.messageBuffer()
-            let status = clanes_png_stream_finish(stream, &output, &size, &message, message.count)
-            defer { clanes_free(output) }
-            if let error = CodecBridge.encodeError(status, message) {
-                throw error
-            }
-            byteCount = size
-            guard !toDescriptor, let output else { return Data() }
-            return Data(bytes: output, count: size)
-        }
+        public func finish() throws -> Data { try stream.finish() }
     }
 }

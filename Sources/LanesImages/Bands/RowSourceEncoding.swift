@@ -15,14 +15,44 @@ extension ImageEncoder {
     public func encodePNG(rowsOf source: any RowSource, compressionLevel: Int = 6, filter: PNGFilter = .adaptive,
                           fileDescriptor: Int32? = nil, bandRows: Int = 64) throws -> (data: Data, byteCount: Int) {
         try RowStages.requireRGBA8(source, stage: "the PNG encoder")
+        try Self.requireUnread(source)
+        let hasAlpha = !((source as? any OpacityReporting)?.isOpaque ?? false)
+        // Validated here, so a bad level fails before any row is read.
+        let stream = try PNGStream(width: source.width, height: source.height, hasAlpha: hasAlpha,
+                                   compressionLevel: compressionLevel, filter: filter, fileDescriptor: fileDescriptor)
+        return try Self.encodeBands(of: source, into: stream, bandRows: bandRows, threadName: "lanes png band encoder")
+    }
+
+    /// ``encodePNG(rowsOf:compressionLevel:filter:fileDescriptor:bandRows:)`` for a JPEG: the same two threads and two
+    /// bands, and the same bytes as ``encode(_:as:)`` of the whole image with the same settings (alpha flattened on
+    /// `background`). With `optimizedCoding: false` the encoder holds a few rows whatever the height
+    /// (``JPEGStream/workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every
+    /// quantised coefficient until the last row.
+    ///
+    /// ```swift
+    /// let jpeg = try ImageEncoder().encodeJPEG(rowsOf: BlurRows(ImageRowDecoder(data: photo), sigma: 8),
+    ///                                          quality: 90, optimizedCoding: false)
+    /// ```
+    public func encodeJPEG(rowsOf source: any RowSource, quality: Int = 85, background: RGBA = .white,
+                           optimizedCoding: Bool = true, fileDescriptor: Int32? = nil,
+                           bandRows: Int = 64) throws -> (data: Data, byteCount: Int) {
+        try RowStages.requireRGBA8(source, stage: "the JPEG encoder")
+        try Self.requireUnread(source)
+        let stream = try JPEGStream(width: source.width, height: source.height, quality: quality, background: background,
+                                    optimizedCoding: optimizedCoding, fileDescriptor: fileDescriptor)
+        return try Self.encodeBands(of: source, into: stream, bandRows: bandRows, threadName: "lanes jpeg band encoder")
+    }
+
+    private static func requireUnread(_ source: any RowSource) throws {
         guard source.rowsRead == 0 else {
             throw ImageError.invalidArgument("the source has already handed out \(source.rowsRead) row(s)")
         }
-        let width = source.width, height = source.height, rowBytes = source.bytesPerRow
-        let hasAlpha = !((source as? any OpacityReporting)?.isOpaque ?? false)
-        // Validated here, so a bad level fails before any row is read.
-        let stream = try PNGStream(width: width, height: height, hasAlpha: hasAlpha, compressionLevel: compressionLevel,
-                                   filter: filter, fileDescriptor: fileDescriptor)
+    }
+
+    /// The producer (this thread) and encoder (a second thread) loop both encoders share.
+    private static func encodeBands(of source: any RowSource, into stream: some RowEncoder, bandRows: Int,
+                                    threadName: String) throws -> (data: Data, byteCount: Int) {
+        let height = source.height, rowBytes = source.bytesPerRow
         let band = max(1, min(bandRows, height))
         let buffers = (0..<2).map { _ in BandBuffer(byteCount: band * rowBytes) }
         let exchange = BandExchange(free: [0, 1])
@@ -36,7 +66,7 @@ extension ImageEncoder {
                 return try box.stream.finish()
             })
         }
-        encoder.name = "lanes png band encoder"
+        encoder.name = threadName
         encoder.start()
         var y = 0
         do {
@@ -68,10 +98,10 @@ private final class BandBuffer: @unchecked Sendable {
 
 /// The stream and buffers the encoder thread uses. `@unchecked Sendable`: the stream is used by the encoder thread
 /// alone until `waitForConsumer()` returns, after which only the caller reads `byteCount`.
-private final class EncoderBox: @unchecked Sendable {
-    let stream: ImageEncoder.PNGStream
+private final class EncoderBox<Stream: RowEncoder>: @unchecked Sendable {
+    let stream: Stream
     let buffers: [BandBuffer]
-    init(stream: ImageEncoder.PNGStream, buffers: [BandBuffer]) {
+    init(stream: Stream, buffers: [BandBuffer]) {
         self.stream = stream
         self.buffers = buffers
     }

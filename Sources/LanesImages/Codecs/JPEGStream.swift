@@ -1,0 +1,89 @@
+import CLanesCodecs
+import Foundation
+
+extension ImageEncoder {
+    /// A JPEG encoder fed rows top to bottom, with ``Format/jpeg(quality:background:optimizedCoding:)``'s settings and
+    /// the same bytes as ``encode(_:as:)`` of the same rows. The bytes go to a file descriptor as libjpeg makes them
+    /// (64 KB at a time), or into memory (``finish()`` returns them). With `optimizedCoding: false` it holds a few rows
+    /// whatever the height (``workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every
+    /// quantised coefficient until ``finish()``.
+    ///
+    /// One thread at a time may use a stream. After any error, or after ``finish()``, every call throws.
+    ///
+    /// ```swift
+    /// let stream = try ImageEncoder.JPEGStream(width: 640, height: 480, quality: 85, optimizedCoding: false)
+    /// try stream.write(rows: 0..<480, of: bitmap)
+    /// let jpeg = try stream.finish()   // the whole file
+    /// ```
+    public final class JPEGStream: RowEncoder {
+        /// Width and height in pixels.
+        public let width: Int, height: Int
+        /// The layout of the rows written (``PixelLayout/rgba8`` unless given): grey layouts make a greyscale JPEG;
+        /// alpha is flattened on the background.
+        public let layout: PixelLayout
+        private let stream: CodecStream
+
+        /// Starts a JPEG of `width` x `height`. With `fileDescriptor` the bytes are written there as they are made
+        /// (the descriptor is never closed); without it they are kept in memory. Throws
+        /// ``ImageError/invalidArgument(_:)`` for an empty size or a quality outside 1...100.
+        ///
+        /// ```swift
+        /// let grey = try ImageEncoder.JPEGStream(width: 640, height: 480, layout: .grey8, quality: 90)
+        /// ```
+        public init(width: Int, height: Int, layout: PixelLayout = .rgba8, quality: Int = 85,
+                    background: RGBA = .white, optimizedCoding: Bool = true, fileDescriptor: Int32? = nil) throws {
+            guard width > 0, height > 0, width <= 65_500, height <= 65_500 else { // libjpeg's JPEG_MAX_DIMENSION
+                throw ImageError.invalidArgument("a JPEG stream needs a size of 1...65500 per side, got \(width)x\(height)")
+            }
+            guard (1...100).contains(quality) else {
+                throw ImageError.invalidArgument("JPEG quality \(quality) is not 1...100")
+            }
+            self.width = width
+            self.height = height
+            self.layout = layout
+            stream = try CodecStream(height: height, toDescriptor: fileDescriptor != nil, begin: {
+                clanes_jpeg_stream_begin(UInt32(width), UInt32(height), Int32(layout.channels),
+                                         Int32(layout.bytesPerSample), background.rgb24, Int32(quality),
+                                         optimizedCoding ? 1 : 0, fileDescriptor ?? -1, $0, $1, $2)
+            }, writeRows: clanes_jpeg_stream_write_rows, finish: clanes_jpeg_stream_finish,
+               rowsWritten: clanes_jpeg_stream_rows_written, destroy: clanes_jpeg_stream_destroy)
+        }
+
+        /// An upper bound of what a stream holds besides the caller's rows: its output window and flattened row,
+        /// libjpeg's row groups and, with `optimizedCoding`, every quantised coefficient (2 bytes each, 64 per 8x8
+        /// block: about 3 bytes a pixel for colour at 4:2:0, 2 for grey).
+        ///
+        /// ```swift
+        /// ImageEncoder.JPEGStream.workingSetBytes(width: 4000, height: 3000, optimizedCoding: false)  // ≈ 0.25 MB
+        /// ```
+        public static func workingSetBytes(width: Int, height: Int, layout: PixelLayout = .rgba8,
+                                           optimizedCoding: Bool) -> Int {
+            let rows = 65_536 + 16_384 + width * 40 // window, libjpeg's fixed tables, row groups of 16 rows
+            guard optimizedCoding else { return rows }
+            let blocks = layout.isGrey ? ((width + 7) / 8) * ((height + 7) / 8) : ((width + 15) / 16) * ((height + 15) / 16) * 6
+            return rows + blocks * 128
+        }
+
+        /// Bytes of the finished JPEG (0 until ``finish()`` succeeds).
+        public var byteCount: Int { stream.byteCount }
+
+        /// Rows encoded so far.
+        public var rowsWritten: Int { stream.rowsWritten }
+
+        /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
+        /// `bytesPerRow` says otherwise). Writing past `height` throws.
+        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
+            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * layout.bytesPerPixel)
+        }
+
+        /// Ends the JPEG once all `height` rows are written. Returns the encoded file when writing to memory; with a
+        /// file descriptor the bytes are already written and the result is empty.
+        @discardableResult
+        public func finish() throws -> Data { try stream.finish() }
+    }
+}
+
+extension RGBA {
+    /// 0xRRGGBB (alpha dropped): the background the C encoders flatten on.
+    var rgb24: UInt32 { UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
+}
