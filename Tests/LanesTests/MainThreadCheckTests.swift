@@ -3,15 +3,15 @@ import Lanes
 import LanesTesting
 import Testing
 
-@Suite("The cached main-thread check", .timeLimit(.minutes(1)))
+// The main thread's own answer is checked where the main thread runs main-queue work: the child-process tests of
+// MainThreadTests drain through MainQueueDriver, whose precondition asks MainQueue.isMainThread.
+@Suite("The cached main-thread check", .timeLimit(.minutes(2)))
 struct MainThreadCheckTests {
-    @Test("a thread that is not the main thread is told so on every ask, and the main thread's answer is Foundation's")
+    @Test("a thread that is not the main thread is told so on every ask, and the test thread's answer is Foundation's")
     func answersPerThread() async throws {
         let answers = await onDedicatedThread { [MainQueue.isMainThread, MainQueue.isMainThread, Thread.isMainThread] }
         #expect(answers == [false, false, false])
         #expect(MainQueue.isMainThread == Thread.isMainThread)
         #expect(MainQueue.isMainThread == Thread.isMainThread)   // the second ask reads the slot
-        let onMain = await MainActor.run { (MainQueue.isMainThread, Thread.isMainThread) }
-        #expect(onMain.0 == onMain.1)
     }
 }
