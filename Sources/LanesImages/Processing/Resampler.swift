@@ -84,7 +84,7 @@ enum Resampler {
     }
 
     /// One source row (`sourceWidth` RGBA8 pixels) premultiplied into `scratch` and resampled along `axis` into
-    /// `out` (`axis`'s destination count of premultiplied Float pixels). Shared by the whole-bitmap and banded resize.
+    /// `out` (`axis`'s destination count of premultiplied Float pixels): the horizontal pass of ``ResizeRows``.
     @inline(__always)
     static func horizontalRow(_ sourceRow: UnsafePointer<UInt8>, sourceWidth: Int, axis: Axis, opaque: Bool = false,
                               scratch row: UnsafeMutablePointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
