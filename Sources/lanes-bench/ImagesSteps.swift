@@ -4,7 +4,8 @@ import LanesImages
 /// In-process timings of the steps `images-blur` spends its time in, on the 12 MP photo:
 /// the σ = 8 blur of the opaque image (alpha skipped) against the same image with one
 /// translucent pixel (all four channels blurred), and PNG encoding with libvips' `pngsave`
-/// settings (level 6, no filter) against libpng's adaptive filter at levels 4 and 6.
+/// settings (level 6, no filter) against libpng's adaptive filter at levels 4 and 6, and `Resize(width: 800)` of the
+/// photo (the whole-bitmap resize, streamed through `ResizeRows`' ring).
 struct ImagesStepsBench {
     let photo: URL
     let repeats: Int
@@ -28,6 +29,7 @@ struct ImagesStepsBench {
         for _ in 0..<repeats {
             samples["blur_rgb", default: []].append(try timed { _ = try blur.process(opaque) })
             samples["blur_rgba", default: []].append(try timed { _ = try blur.process(translucent) })
+            samples["resize_800", default: []].append(try timed { _ = try Resize(width: 800).process(opaque) })
             for (name, format) in encodings {
                 samples[name, default: []].append(try timed {
                     sizes[name] = try ImageEncoder().encode(blurred, as: format).count
@@ -39,6 +41,7 @@ struct ImagesStepsBench {
         row.time("blur_rgb", middle("blur_rgb"))
         row.time("blur_rgba", middle("blur_rgba"))
         row.count("rgba_over_rgb", middle("blur_rgba") / middle("blur_rgb"))
+        row.time("resize_800", middle("resize_800"))
         for (name, _) in encodings {
             row.time(name, middle(name))
             row.count(name + "_mb", Double(sizes[name]!) / 1e6)

@@ -160,7 +160,7 @@ import Testing
         let blur = GaussianBlur(sigma: 8).workingSetBytes(for: bitmap)
         #expect(blur > bitmap.byteCount && blur < bitmap.byteCount + (1 << 20)) // rings: 49 rows of a 256-px strip
         #expect(TiltShift().workingSetBytes(for: bitmap) < blur)                  // σ 6: a smaller ring
-        #expect(Resize(width: 1000).workingSetBytes(for: bitmap) == 1000 * 750 * 4 + 1000 * 1500 * 16 + 2000 * 16)
+        #expect(Resize(width: 1000).workingSetBytes(for: bitmap) == 1000 * 750 * 4 + 2 * 1000 * 16 + 2000 * 20)
         #expect(Greyscale().workingSetBytes(for: bitmap) == bitmap.byteCount)
         #expect(ProcessorChain(GaussianBlur(sigma: 8), Greyscale()).workingSetBytes(for: bitmap) == 2 * bitmap.byteCount)
         #expect(GaussianBlur(sigma: 0).workingSetBytes(for: bitmap) == 0)

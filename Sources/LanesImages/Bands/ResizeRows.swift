@@ -66,6 +66,8 @@ public final class ResizeRows: RowStage {
                 if y % Resampler.bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
                 let start = vertical.first[y], base = vertical.offset[y], taps = vertical.count[y]
                 while loaded < start + taps {
+                    // Also between source rows: a strong shrink reads many of them per band of output rows.
+                    if loaded % Resampler.bandHeight == 0 && loaded > 0 && isCancelled() { throw ImageError.cancelled }
                     try upstream.readRows(1, into: input, bytesPerRow: upstream.width * 4)
                     Resampler.horizontalRow(input, sourceWidth: upstream.width, axis: horizontal, opaque: opaque,
                                             scratch: scratch, into: ring + (loaded % ringRows) * width)

@@ -59,50 +59,32 @@ enum Resampler {
     /// Rows handled between two cancellation checks.
     static let bandHeight = 32
 
-    /// `bitmap` resampled to `width` x `height`.
+    /// `bitmap` (RGBA8) resampled to `width` x `height`, streamed through ``ResizeRows``: each source row is
+    /// resampled horizontally into a ring of as many Float rows as one output row's vertical taps, and each output
+    /// row is made as soon as its taps are in the ring, so nothing of the input's height is held
+    /// (``streamingBytes(sourceWidth:sourceHeight:width:height:)`` besides the result).
     static func resize(_ bitmap: Bitmap, width: Int, height: Int,
                        isCancelled: () -> Bool) throws -> Bitmap {
         if width == bitmap.width && height == bitmap.height {
             if isCancelled() { throw ImageError.cancelled }
             return bitmap
         }
-        let horizontal = Axis(source: bitmap.width, destination: width)
-        let vertical = Axis(source: bitmap.height, destination: height)
-        let sourceWidth = bitmap.width, sourceHeight = bitmap.height
-
-        // Pass 1: every source row resampled horizontally into `middle` (width x sourceHeight).
-        let middle = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width * sourceHeight)
-        defer { middle.deallocate() }
-        let row = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: sourceWidth)
-        defer { row.deallocate() }
-        try bitmap.withUnsafePixels { source in
-            for y in 0..<sourceHeight {
-                if y % bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
-                horizontalRow(source.baseAddress! + y * sourceWidth * 4, sourceWidth: sourceWidth, axis: horizontal,
-                              scratch: row.baseAddress!, into: middle.baseAddress! + y * width)
-            }
-        }
-        // Pass 2: vertical, straight into the result.
-        return try Bitmap(width: width, height: height) { destination in
-            try vertical.weights.withUnsafeBufferPointer { weights in
-                for y in 0..<height {
-                    if y % bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
-                    let start = vertical.first[y], base = vertical.offset[y], taps = vertical.count[y]
-                    let out = destination.baseAddress! + y * width * 4
-                    for x in 0..<width {
-                        var sum = SIMD4<Float>()
-                        for k in 0..<taps {
-                            sum += middle[(start + k) * width + x] * weights[base + k]
-                        }
-                        storeUnpremultiplied(sum, to: out + x * 4)
-                    }
-                }
-            }
+        // The stage is dropped before this returns, so the closure does not outlive the call.
+        return try withoutActuallyEscaping(isCancelled) { isCancelled in
+            try Bitmap(readingAllRowsOf: ResizeRows(BitmapRows(bitmap), width: width, height: height,
+                                                    isCancelled: isCancelled))
         }
     }
 
+    /// Bytes a streamed resize of a `sourceWidth` x `sourceHeight` image to `width` x `height` holds besides its
+    /// result: ``ResizeRows``' ring (one output row's vertical taps of Float rows) and its source-row buffers.
+    static func streamingBytes(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int) -> Int {
+        let taps = max(1, Axis(source: sourceHeight, destination: height).count.max() ?? 1)
+        return taps * width * 16 + sourceWidth * (16 + 4)
+    }
+
     /// One source row (`sourceWidth` RGBA8 pixels) premultiplied into `scratch` and resampled along `axis` into
-    /// `out` (`axis`'s destination count of premultiplied Float pixels). Shared by the whole-bitmap and banded resize.
+    /// `out` (`axis`'s destination count of premultiplied Float pixels): the horizontal pass of ``ResizeRows``.
     @inline(__always)
     static func horizontalRow(_ sourceRow: UnsafePointer<UInt8>, sourceWidth: Int, axis: Axis, opaque: Bool = false,
                               scratch row: UnsafeMutablePointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>) {

@@ -71,11 +71,22 @@ public struct Resize: ImageProcessor {
         }
     }
 
-    /// The output, the horizontally resampled image of Float pixels (output width x input height) and a Float row.
+    /// The output and the streamed resize's ring (one output row's vertical taps of Float rows of the output width,
+    /// plus a source row): nothing proportional to the input's height. A grey or 16-bit input is resized through an
+    /// RGBA8 copy (see `processedAsRGBA8`), counted too.
+    ///
+    /// ```swift
+    /// Resize(width: 800).workingSetBytes(for: photo)   // 4000 x 3000 RGBA8: 800 x 600 x 4 + 5 x 800 x 16 + 4000 x 20
+    /// ```
     public func workingSetBytes(for bitmap: Bitmap) -> Int {
         let size = outputSize(width: bitmap.width, height: bitmap.height)
         if size.width == bitmap.width && size.height == bitmap.height { return 0 }
-        return size.width * size.height * 4 + size.width * bitmap.height * 16 + bitmap.width * 16
+        let output = size.width * size.height * 4
+        let ring = Resampler.streamingBytes(sourceWidth: bitmap.width, sourceHeight: bitmap.height,
+                                            width: size.width, height: size.height)
+        let conversion = bitmap.layout == .rgba8 ? 0
+            : bitmap.pixelCount * 4 + size.width * size.height * bitmap.layout.eightBit.bytesPerPixel
+        return output + ring + conversion
     }
 
     public func process(_ bitmap: Bitmap, isCancelled: @Sendable () -> Bool) throws -> Bitmap {
