@@ -8,10 +8,12 @@ import Darwin
 
 /// A file job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
 /// resized, blurred and tilt-shifted by row stages, and the rows are PNG- or JPEG-encoded, on a second thread band by
-/// band, straight into the temporary output file. Nothing holds the decoded image. Not banded (nil from
-/// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
-/// inputs, grey or 16-bit files (they keep their layout, and the stages work in 8-bit RGBA), and an Exif orientation
-/// other than "up", since flipping the row order or transposing needs the whole image.
+/// band, straight into the temporary output file. Nothing holds the decoded image. An 8-bit grey file (grey, grey and
+/// alpha, a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder
+/// (``ConvertedRows``), as the whole-bitmap path folds it: the output stays grey, with the same bytes. Not banded (nil
+/// from ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
+/// inputs, 16-bit files (they keep their depth), and an Exif orientation other than "up", since flipping the row
+/// order or transposing needs the whole image.
 final class BandedWrite {
     let chain: any RowSource
     let decoder: ImageRowDecoder
@@ -40,8 +42,9 @@ final class BandedWrite {
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
             let info = try ImageRowDecoder.probe(fileDescriptor: descriptor)
-            // Grey and 16-bit files keep their layout through the whole-bitmap path (the stages work in RGBA8).
-            guard info.orientation == .up, info.storedLayout == .rgba8 else {
+            // 16-bit files keep their depth through the whole-bitmap path (the stages work in RGBA8).
+            let layout = info.storedLayout
+            guard info.orientation == .up, [.rgba8, .grey8, .greyAlpha8].contains(layout) else {
                 close(descriptor)
                 return nil
             }
@@ -66,6 +69,9 @@ final class BandedWrite {
             if plan.tiltShift {
                 source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
             }
+            if layout.isGrey {
+                source = ConvertedRows(source, to: layout) // red = green = blue: back to grey, exactly
+            }
             return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
         } catch {
             close(descriptor)
@@ -74,12 +80,13 @@ final class BandedWrite {
     }
 
     /// What the run holds at its peak: every stage's rings and windows, the decoder's rows, the encoder's two bands
+    /// (in the output's layout: a grey output's bands are a quarter of RGBA's)
     /// and, for a JPEG, libjpeg's own (a few rows; every coefficient with `--optimize-jpeg`). The budget reservation.
     var heldBytes: Int {
         var encoder = 2 * Self.chunkRows * chain.bytesPerRow
         if plan.format != .png {
             encoder += ImageEncoder.JPEGStream.workingSetBytes(width: chain.width, height: chain.height,
-                                                               optimizedCoding: plan.optimizedJPEG)
+                                                               layout: chain.layout, optimizedCoding: plan.optimizedJPEG)
         }
         return chain.retainedBytesInChain + encoder
     }

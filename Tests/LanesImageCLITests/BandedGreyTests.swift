@@ -1,0 +1,106 @@
+import Foundation
+import Lanes
+@testable import lanes_image
+import LanesImages
+import Testing
+
+/// Grey files (grey, grey and alpha, grey JPEG) run in bands: the same output bytes as the whole-bitmap path, grey
+/// outputs, and a reservation that does not grow with the height. 16-bit files stay on the whole path.
+@Suite("lanes-image grey files in bands", .timeLimit(.minutes(5)))
+struct BandedGreyTests {
+    /// A grey noise file of odd size (no band, MCU or row group divides it); some of it transparent with `alpha`.
+    static func greyFile(_ kind: String, in folder: URL, width: Int = 333, height: Int = 217) throws -> URL {
+        let pixels = (0..<(width * height * 4)).map { i -> UInt8 in
+            i % 4 == 3 ? (i / 4 % 7 == 0 ? 0 : i / 4 % 5 == 0 ? 90 : 255)
+                : UInt8(truncatingIfNeeded: ((i / 4) &* 2_654_435_761) >> 9) // the same in r, g, b
+        }
+        let alpha = kind.contains("alpha")
+        let grey = Bitmap(width: width, height: height, pixels: pixels).converted(to: alpha ? .greyAlpha8 : .grey8)
+        let jpeg = kind.contains("jpeg")
+        let url = folder.appendingPathComponent("\(kind.replacingOccurrences(of: " ", with: "-"))-\(height)."
+                                                + (jpeg ? "jpg" : "png"))
+        try ImageEncoder().encode(grey, as: jpeg ? .jpeg(quality: 90) : .png(compressionLevel: 1)).write(to: url)
+        return url
+    }
+
+    /// Runs `plan` on `input` through the batch runner, banded or not; the output's bytes.
+    static func output(of input: URL, plan: ProcessingPlan, banded: Bool, in folder: URL) async throws -> Data {
+        let out = folder.appendingPathComponent(banded ? "banded" : "whole")
+        let jobs = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: out,
+                                  fileExtension: plan.format.fileExtension, overwrite: true)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let runner = BatchRunner(plan: plan, loader: PipelineLoader(concurrency: 1, threads: 1, maxPixels: 1 << 26),
+                                 encoders: WorkQueue("test encode", maxConcurrency: 1), concurrency: 1,
+                                 progress: ProgressReporter(interactive: false, write: { _ in }),
+                                 banded: banded ? BandedFiles(maxPixels: 1 << 26, budget: nil) : nil)
+        let results = await runner.run(jobs)
+        try #require(results.map(\.failed) == [false], "\(results.map(\.detail))")
+        return try Data(contentsOf: jobs[0].output)
+    }
+
+    @Test(arguments: ["grey png", "grey alpha png", "grey jpeg"], ["png", "jpeg"])
+    func bandedOutputEqualsTheWholePath(input kind: String, format: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.greyFile(kind, in: folder.url)
+        for steps in ["none", "blur", "tilt-shift", "resize", "resize+blur"] {
+            var plan = ProcessingPlan()
+            plan.format = OutputFormat(rawValue: format)!
+            plan.background = RGBA(red: 0, green: 80, blue: 160)
+            plan.optimizedJPEG = steps.contains("blur")
+            if steps.contains("blur") { plan.blurSigma = 3 }
+            if steps.contains("tilt") { plan.tiltShift = true }
+            if steps.contains("resize") { plan.resize = ResizeSpec(parsing: "101x") }
+            // Banded indeed (the whole path is what it was before).
+            let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
+                                     fileExtension: format)[0]
+            let run = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false }))
+            #expect(run.chain.layout == (kind.contains("alpha") ? .greyAlpha8 : .grey8))
+            let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
+            let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
+            #expect(banded == whole, "\(kind) → \(format), \(steps)")
+            let layout = try ImageDecoder(keepsStoredLayout: true).decode(banded).layout
+            #expect(layout.isGrey, "\(kind) → \(format), \(steps): still grey")
+        }
+    }
+
+    @Test func sixteenBitFilesStayOnTheWholePath() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let deep = Bitmap(width: 31, height: 17, layout: .grey16, pixels: [UInt8](repeating: 0x7B, count: 31 * 17 * 2))
+        let input = folder.url.appendingPathComponent("deep.png")
+        try ImageEncoder().encode(deep, as: .png()).write(to: input)
+        var plan = ProcessingPlan()
+        plan.blurSigma = 2
+        let job = InputList.jobs(for: [(input, "deep.png")], outputDirectory: folder.url, fileExtension: "png")[0]
+        #expect(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false }) == nil)
+    }
+
+    /// The reservation holds rows, not the image: the same for 300 and 3000 rows, and the grey bands are smaller than
+    /// an RGB file's.
+    @Test(arguments: ["png", "jpeg"])
+    func theReservationDoesNotGrowWithTheHeight(format: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var plan = ProcessingPlan()
+        plan.format = OutputFormat(rawValue: format)!
+        plan.blurSigma = 2
+        var held: [Int] = []
+        for height in [300, 3000] {
+            let input = try Self.greyFile("grey png", in: folder.url, width: 200, height: height)
+            let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
+                                     fileExtension: format)[0]
+            let run = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false }))
+            held.append(run.heldBytes)
+        }
+        #expect(held[0] == held[1])
+        #expect(held[1] < 200 * 3000)  // below even the grey output bitmap the whole path held (and its RGBA copies)
+        let tall = try Self.greyFile("grey png", in: folder.url, width: 200, height: 3000)
+        let colour = folder.url.appendingPathComponent("rgb.png") // the same pixels as an (opaque) RGB file
+        try ImageEncoder().encode(ImageDecoder().decode(Data(contentsOf: tall)), as: .png()).write(to: colour)
+        let job = InputList.jobs(for: [(colour, colour.lastPathComponent)], outputDirectory: folder.url,
+                                 fileExtension: format)[0]
+        let rgba = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false }))
+        #expect(held[1] == rgba.heldBytes + 200 * 4 - 2 * BandedWrite.chunkRows * 200 * 3) // one row more, ¼ the bands
+    }
+}
