@@ -5,7 +5,7 @@ import LanesImages
 import Testing
 
 /// Grey files (grey, grey and alpha, grey JPEG) run in bands: the same output bytes as the whole-bitmap path, grey
-/// outputs, and a reservation that does not grow with the height. 16-bit files stay on the whole path.
+/// outputs, and a reservation that does not grow with the height; 16-bit files when a step makes them 8-bit.
 @Suite("lanes-image grey files in bands", .timeLimit(.minutes(5)))
 struct BandedGreyTests {
     /// A grey noise file of odd size (no band, MCU or row group divides it); some of it transparent with `alpha`.
@@ -64,16 +64,51 @@ struct BandedGreyTests {
         }
     }
 
-    @Test func sixteenBitFilesStayOnTheWholePath() throws {
+    /// A 16-bit PNG of `layout` (noise, some of it transparent when it has alpha), odd size.
+    static func deepFile(_ layout: PixelLayout, in folder: URL) throws -> URL {
+        let (width, height) = (151, 97)
+        var pixels: [UInt8] = []
+        for i in 0..<(width * height * layout.channels) {
+            let alpha = layout.hasAlpha && i % layout.channels == layout.channels - 1
+            let value: UInt16 = alpha ? (i / layout.channels % 7 == 0 ? 0 : 65535)
+                : UInt16(truncatingIfNeeded: (i &* 2_654_435_761) >> 7)
+            withUnsafeBytes(of: value) { pixels.append(contentsOf: $0) } // native-endian samples
+        }
+        let url = folder.appendingPathComponent("deep-\(layout).png")
+        try ImageEncoder().encode(Bitmap(width: width, height: height, layout: layout, pixels: pixels),
+                                  as: .png(compressionLevel: 1)).write(to: url)
+        return url
+    }
+
+    /// A 16-bit PNG runs in bands when a step makes it 8-bit on the whole path too (the same bytes), and stays on the
+    /// whole path, 16-bit, without one.
+    @Test(arguments: [PixelLayout.grey16, .greyAlpha16, .rgba16])
+    func sixteenBitFilesRunInBandsOnlyWhenAStepReducesThem(layout: PixelLayout) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let deep = Bitmap(width: 31, height: 17, layout: .grey16, pixels: [UInt8](repeating: 0x7B, count: 31 * 17 * 2))
-        let input = folder.url.appendingPathComponent("deep.png")
-        try ImageEncoder().encode(deep, as: .png()).write(to: input)
-        var plan = ProcessingPlan()
-        plan.blurSigma = 2
-        let job = InputList.jobs(for: [(input, "deep.png")], outputDirectory: folder.url, fileExtension: "png")[0]
-        #expect(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false }) == nil)
+        let input = try Self.deepFile(layout, in: folder.url)
+        for steps in ["none", "resize to its size", "blur", "tilt-shift", "resize", "resize+blur"] {
+            for format in ["png", "jpeg"] {
+                var plan = ProcessingPlan()
+                plan.format = OutputFormat(rawValue: format)!
+                if steps.contains("blur") { plan.blurSigma = 2 }
+                if steps.contains("tilt") { plan.tiltShift = true }
+                if steps.contains("resize") { plan.resize = ResizeSpec(parsing: steps.contains("its") ? "151x" : "60x") }
+                let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
+                                         fileExtension: format)[0]
+                let run = try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false })
+                let reduces = steps != "none" && !steps.contains("its")
+                #expect((run != nil) == reduces, "\(layout) → \(format), \(steps)")
+                #expect(run.map { $0.chain.layout == layout.eightBit } ?? true)
+                let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
+                let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
+                #expect(banded == whole, "\(layout) → \(format), \(steps)")
+                if format == "png" {
+                    let written = try ImageDecoder(keepsStoredLayout: true).decode(banded).layout
+                    #expect(written.bitDepth == (reduces ? 8 : 16) && written.isGrey == layout.isGrey)
+                }
+            }
+        }
     }
 
     /// The reservation holds rows, not the image: the same for 300 and 3000 rows, and the grey bands are smaller than
