@@ -100,6 +100,7 @@ struct BandedGreyTests {
                 let reduces = steps != "none" && !steps.contains("its")
                 #expect((run != nil) == reduces, "\(layout) → \(format), \(steps)")
                 #expect(run.map { $0.chain.layout == layout.eightBit } ?? true)
+                #expect(run.map { $0.decoder.retainedBytes == 151 * 8 * 2 } ?? true) // libpng's 16-bit rows
                 let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
                 let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
                 #expect(banded == whole, "\(layout) → \(format), \(steps)")
