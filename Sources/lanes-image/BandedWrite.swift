@@ -10,7 +10,8 @@ import Darwin
 /// resized, blurred and tilt-shifted by row stages, and the rows are PNG- or JPEG-encoded, on a second thread band by
 /// band, straight into the temporary output file. Nothing holds the decoded image. A grey file (grey, grey and alpha,
 /// a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder (``ConvertedRows``),
-/// as the whole-bitmap path folds it: the output stays grey, with the same bytes. A 16-bit PNG decodes to 8-bit rows,
+/// as the whole-bitmap path folds it: the output stays grey, with the same bytes (but a PNG output keeps an alpha
+/// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to 8-bit rows,
 /// which is what the whole path makes of it at its first resize, blur or tilt-shift. Not banded (nil from
 /// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
 /// inputs, a 16-bit file with none of those steps (it stays 16-bit), and an Exif orientation other than "up", since

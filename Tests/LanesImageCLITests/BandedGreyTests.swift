@@ -64,6 +64,26 @@ struct BandedGreyTests {
         }
     }
 
+    /// A grey-and-alpha file whose alpha is all opaque: the whole path scanned the pixels and dropped the channel, the
+    /// bands must write the PNG header first and keep it (as for an RGBA file). The same pixels either way.
+    @Test func anOpaqueAlphaChannelIsKeptInBands() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pixels = (0..<(97 * 61 * 2)).map { i in i % 2 == 1 ? 255 : UInt8(truncatingIfNeeded: i &* 37 >> 2) }
+        let input = folder.url.appendingPathComponent("opaque-alpha.png")
+        let stream = try ImageEncoder.PNGStream(width: 97, height: 61, hasAlpha: true, layout: .greyAlpha8)
+        try stream.write(rows: 0..<61, of: Bitmap(width: 97, height: 61, layout: .greyAlpha8, pixels: pixels))
+        try stream.finish().write(to: input) // an alpha channel the whole encoder would have dropped
+        #expect(try ImageDecoder().probe(Data(contentsOf: input)).storedLayout == .greyAlpha8)
+        var plan = ProcessingPlan()
+        plan.resize = ResizeSpec(parsing: "50x")
+        let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
+        let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
+        let keeping = ImageDecoder(keepsStoredLayout: true)
+        #expect(try keeping.decode(banded).layout == .greyAlpha8 && keeping.decode(whole).layout == .grey8)
+        #expect(try ImageDecoder().decode(banded) == ImageDecoder().decode(whole))
+    }
+
     /// A 16-bit PNG of `layout` (noise, some of it transparent when it has alpha), odd size.
     static func deepFile(_ layout: PixelLayout, in folder: URL) throws -> URL {
         let (width, height) = (151, 97)
