@@ -122,6 +122,7 @@ static int32_t rows_png_open(clanes_row_decoder *d) {
     png_read_info(d->png, d->info);
     d->layout.width = png_get_image_width(d->png, d->info);
     d->layout.height = png_get_image_height(d->png, d->info);
+    int deep = png_get_bit_depth(d->png, d->info) == 16; /* before the transforms update `info` */
     rows_png_setup(d);
     int interlaced = png_set_interlace_handling(d->png) > 1;
     png_read_update_info(d->png, d->info);
@@ -131,7 +132,9 @@ static int32_t rows_png_open(clanes_row_decoder *d) {
         return CLANES_ERR_UNSUPPORTED;
     }
     d->layout.whole_image = interlaced;
-    d->layout.held_bytes = interlaced ? row_bytes * d->layout.height : row_bytes * 2;
+    /* libpng's row and previous row are as wide as the widest pixel on the way: 64 bits for 16-bit input. */
+    size_t widest = deep ? (size_t)d->layout.width * 8 : row_bytes;
+    d->layout.held_bytes = interlaced ? row_bytes * d->layout.height : widest * 2;
     return CLANES_OK;
 }
 

@@ -8,10 +8,14 @@ import Darwin
 
 /// A file job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
 /// resized, blurred and tilt-shifted by row stages, and the rows are PNG- or JPEG-encoded, on a second thread band by
-/// band, straight into the temporary output file. Nothing holds the decoded image. Not banded (nil from
+/// band, straight into the temporary output file. Nothing holds the decoded image. A grey file (grey, grey and alpha,
+/// a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder (``ConvertedRows``),
+/// as the whole-bitmap path folds it: the output stays grey, with the same bytes (but a PNG output keeps an alpha
+/// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to 8-bit rows,
+/// which is what the whole path makes of it at its first resize, blur or tilt-shift. Not banded (nil from
 /// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
-/// inputs, grey or 16-bit files (they keep their layout, and the stages work in 8-bit RGBA), and an Exif orientation
-/// other than "up", since flipping the row order or transposing needs the whole image.
+/// inputs, a 16-bit file with none of those steps (it stays 16-bit), and an Exif orientation other than "up", since
+/// flipping the row order or transposing needs the whole image.
 final class BandedWrite {
     let chain: any RowSource
     let decoder: ImageRowDecoder
@@ -40,11 +44,6 @@ final class BandedWrite {
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
             let info = try ImageRowDecoder.probe(fileDescriptor: descriptor)
-            // Grey and 16-bit files keep their layout through the whole-bitmap path (the stages work in RGBA8).
-            guard info.orientation == .up, info.storedLayout == .rgba8 else {
-                close(descriptor)
-                return nil
-            }
             var denominator = 1
             var target: (width: Int, height: Int)?
             if let size = plan.targetSize {
@@ -54,6 +53,15 @@ final class BandedWrite {
                     denominator = ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height,
                                                                     targetWidth: fitted.width, targetHeight: fitted.height)
                 }
+            }
+            // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
+            // path; with none it stays 16-bit, through the whole path (the decoder's rows are 8-bit).
+            let layout = info.storedLayout
+            let reduces = plan.blurSigma != nil || plan.tiltShift
+                || target.map { $0.width != info.width || $0.height != info.height } ?? false
+            guard info.orientation == .up, layout.bytesPerSample == 1 || reduces else {
+                close(descriptor)
+                return nil
             }
             let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator, maxPixels: maxPixels)
             var source: any RowSource = decoder
@@ -66,6 +74,9 @@ final class BandedWrite {
             if plan.tiltShift {
                 source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
             }
+            if layout.eightBit != source.layout {
+                source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
+            }
             return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
         } catch {
             close(descriptor)
@@ -74,12 +85,13 @@ final class BandedWrite {
     }
 
     /// What the run holds at its peak: every stage's rings and windows, the decoder's rows, the encoder's two bands
+    /// (in the output's layout: a grey output's bands are a quarter of RGBA's)
     /// and, for a JPEG, libjpeg's own (a few rows; every coefficient with `--optimize-jpeg`). The budget reservation.
     var heldBytes: Int {
         var encoder = 2 * Self.chunkRows * chain.bytesPerRow
         if plan.format != .png {
             encoder += ImageEncoder.JPEGStream.workingSetBytes(width: chain.width, height: chain.height,
-                                                               optimizedCoding: plan.optimizedJPEG)
+                                                               layout: chain.layout, optimizedCoding: plan.optimizedJPEG)
         }
         return chain.retainedBytesInChain + encoder
     }

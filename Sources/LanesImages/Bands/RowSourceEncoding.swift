@@ -1,10 +1,11 @@
 import Foundation
 
 extension ImageEncoder {
-    /// Pulls every row of `source` (RGBA8, at row 0) on the calling thread and PNG-encodes them on a second thread,
+    /// Pulls every row of `source` (at row 0) on the calling thread and PNG-encodes them on a second thread,
     /// band by band: while the encoder compresses one band of `bandRows` rows, the next is being decoded and
     /// processed into the other of two band buffers. So decoding, processing and encoding overlap, and nothing holds
-    /// more than the stages' own rings plus two bands. Opaque sources (``OpacityReporting``) are written as RGB.
+    /// more than the stages' own rings plus two bands. The PNG has the source's layout (grey rows, from
+    /// ``ConvertedRows``, make a grey PNG); opaque sources (``OpacityReporting``) are written without alpha.
     /// With `fileDescriptor` the bytes go there as they are made (it is not closed) and the result is empty;
     /// otherwise the result is the PNG. An error on either side stops both; the second thread has ended when this
     /// returns or throws.
@@ -14,18 +15,17 @@ extension ImageEncoder {
     /// ```
     public func encodePNG(rowsOf source: any RowSource, compressionLevel: Int = 6, filter: PNGFilter = .adaptive,
                           fileDescriptor: Int32? = nil, bandRows: Int = 64) throws -> (data: Data, byteCount: Int) {
-        try RowStages.requireRGBA8(source, stage: "the PNG encoder")
         try Self.requireUnread(source)
-        let hasAlpha = !((source as? any OpacityReporting)?.isOpaque ?? false)
+        let hasAlpha = source.layout.hasAlpha && !BlurRows.isOpaque(source)
         // Validated here, so a bad level fails before any row is read.
-        let stream = try PNGStream(width: source.width, height: source.height, hasAlpha: hasAlpha,
+        let stream = try PNGStream(width: source.width, height: source.height, hasAlpha: hasAlpha, layout: source.layout,
                                    compressionLevel: compressionLevel, filter: filter, fileDescriptor: fileDescriptor)
         return try Self.encodeBands(of: source, into: stream, bandRows: bandRows, threadName: "lanes png band encoder")
     }
 
     /// ``encodePNG(rowsOf:compressionLevel:filter:fileDescriptor:bandRows:)`` for a JPEG: the same two threads and two
     /// bands, and the same bytes as ``encode(_:as:)`` of the whole image with the same settings (alpha flattened on
-    /// `background`). With `optimizedCoding: false` the encoder holds a few rows whatever the height
+    /// `background`; grey rows make a greyscale JPEG). With `optimizedCoding: false` the encoder holds a few rows whatever the height
     /// (``JPEGStream/workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every
     /// quantised coefficient until the last row.
     ///
@@ -36,9 +36,9 @@ extension ImageEncoder {
     public func encodeJPEG(rowsOf source: any RowSource, quality: Int = 85, background: RGBA = .white,
                            optimizedCoding: Bool = true, fileDescriptor: Int32? = nil,
                            bandRows: Int = 64) throws -> (data: Data, byteCount: Int) {
-        try RowStages.requireRGBA8(source, stage: "the JPEG encoder")
         try Self.requireUnread(source)
-        let stream = try JPEGStream(width: source.width, height: source.height, quality: quality, background: background,
+        let stream = try JPEGStream(width: source.width, height: source.height, layout: source.layout, quality: quality,
+                                    background: background,
                                     optimizedCoding: optimizedCoding, fileDescriptor: fileDescriptor)
         return try Self.encodeBands(of: source, into: stream, bandRows: bandRows, threadName: "lanes jpeg band encoder")
     }
