@@ -324,13 +324,14 @@ enum Scripts {
         app.stocks.scrollForScript(by: 3000)
         await pause(30)
         let before = app.stocks.stats.inFlight
-        let deliveredBefore = app.stocks.stats.deliveredWhileLeft
+        let deliveredBefore = app.stocks.stats.deliveredWhileLeft, waitingBefore = app.stocks.stats.finishedBeforeLeaving
         app.showPage("photos")
         let zero = await timeUntil(deadlineMilliseconds: 1000) { app.stocks.unfinished == 0 }
         await pause(500)
         record(app, "leave_stocks_in_flight_before", Double(before))
         record(app, "leave_stocks_ms_to_zero", zero ?? -1)
         record(app, "leave_stocks_delivered_after", Double(app.stocks.stats.deliveredWhileLeft - deliveredBefore))
+        record(app, "leave_stocks_finished_before", Double(app.stocks.stats.finishedBeforeLeaving - waitingBefore))
     }
 
     /// Opens the largest category and, as soon as its rows have bound and their charts are in flight, goes back

@@ -15,7 +15,8 @@ struct ChartStats {
     var categoryInFlight = 0
     /// Charts cancelled when their list was left (a category backed out of, or the categories) that still delivered.
     var deliveredToLeftView = 0
-    /// Charts that had finished before their list was left but reached the main thread after (cached, not shown).
+    /// Charts that had finished before their page or list was left but reached the main thread after (cached, not
+    /// shown).
     var finishedBeforeLeaving = 0
 }
 
@@ -187,15 +188,16 @@ final class StocksPage {
                 if inCategory { self.stats.categoryInFlight -= 1 }
                 guard case .success(let handle?) = result else { return }
                 self.stats.delivered += 1
-                if self.isSuspended { self.stats.deliveredWhileLeft += 1 }
-                if view != self.view {
-                    // The list it was drawn for is gone (it is cached, not shown). Cancelled and still delivered: not
-                    // withdrawn in time. Not cancelled: it had finished before the list was left and only waited for
-                    // the main thread.
-                    if work.isCancelled {
-                        self.stats.deliveredToLeftView += 1
-                    } else {
+                let left = self.isSuspended, stale = view != self.view
+                if left || stale {
+                    // The page or the list it was drawn for is gone (it is cached, not shown). Cancelled and still
+                    // delivered: not withdrawn in time. Not cancelled: it had finished before the page or list was
+                    // left and only waited for the main thread.
+                    if !work.isCancelled {
                         self.stats.finishedBeforeLeaving += 1
+                    } else {
+                        if left { self.stats.deliveredWhileLeft += 1 }
+                        if stale { self.stats.deliveredToLeftView += 1 }
                     }
                 }
                 self.cache[key] = handle
