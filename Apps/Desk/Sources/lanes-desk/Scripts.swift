@@ -320,8 +320,8 @@ enum Scripts {
         record(app, "resize_detail_renders", Double(app.stocks.stats.started - startedBefore))
         app.stocks.closeDetailForScript()
         await pause(300)
-        // Scroll the stock list so rows bind and chart work is in flight, then leave.
-        app.stocks.scrollForScript(by: 3000)
+        // Scroll the category's list past the rows drawn so far so chart work is in flight, then leave.
+        app.stocks.scrollForScript(by: 8000)
         await pause(30)
         let before = app.stocks.stats.inFlight
         let deliveredBefore = app.stocks.stats.deliveredWhileLeft, waitingBefore = app.stocks.stats.finishedBeforeLeaving
