@@ -84,6 +84,19 @@ func onSignal(_ instance: UnsafeMutableRawPointer?, _ signal: String, _ body: @e
     connect(instance, signal, body, unsafeBitCast(callback, to: GCallback.self))
 }
 
+/// Calls `body` with the key value of each key pressed while focus is inside `widget` (a bubble-phase
+/// `GtkEventControllerKey`); `body` returns whether it handled the key.
+@MainActor
+func onKeyPress(_ widget: Widget, _ body: @escaping @MainActor (UInt32) -> Bool) {
+    let controller = gtk_event_controller_key_new()!
+    let callback: @convention(c) (gpointer?, guint, guint, GdkModifierType, gpointer?) -> gboolean = {
+        _, key, _, _, data in
+        MainActor.assumeIsolated { (handler(data) as @MainActor (UInt32) -> Bool)(key) ? 1 : 0 }
+    }
+    connect(raw(controller), "key-pressed", body, unsafeBitCast(callback, to: GCallback.self))
+    gtk_widget_add_controller(widget, controller)
+}
+
 /// Calls `body` for every input event `window` receives, before any widget handles it (a capture-phase
 /// `GtkEventControllerLegacy` that lets every event through).
 @MainActor

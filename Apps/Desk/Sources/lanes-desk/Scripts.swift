@@ -9,7 +9,7 @@ import LanesImages
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor
 enum Scripts {
-    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "screens", "all"]
+    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "categories", "screens", "all"]
 
     static func run(_ name: String, app: DeskApp) async {
         await pause(1500)  // the window is up and the first screen has loaded
@@ -20,6 +20,10 @@ enum Scripts {
         case "memory": await memory(app)
         case "detail": await detail(app)
         case "pages": await pages(app)
+        case "categories":
+            app.showPage("stocks")
+            await pause(1500)
+            await backOutOfCategory(app)
         case "screens": await screens(app)
         default:
             await fling(app)
@@ -297,11 +301,14 @@ enum Scripts {
         await pause(300)
     }
 
-    /// Stocks: opens the first stock's detail chart, resizes the window five times, then leaves the page while
-    /// charts are in flight.
+    /// Stocks: backs out of a category while its charts are in flight, opens the category again and its first
+    /// stock's detail chart, resizes the window five times, then leaves the page while charts are in flight.
     static func pages(_ app: DeskApp) async {
         app.showPage("stocks")
         await pause(1500)
+        await backOutOfCategory(app)
+        if let largest = app.stocks.largestCategory { app.stocks.openCategory(largest) }
+        await pause(800)
         app.stocks.openDetailForScript(0)
         await pause(800)
         let startedBefore = app.stocks.stats.started
@@ -313,21 +320,42 @@ enum Scripts {
         record(app, "resize_detail_renders", Double(app.stocks.stats.started - startedBefore))
         app.stocks.closeDetailForScript()
         await pause(300)
-        // Scroll the stock list so rows bind and chart work is in flight, then leave.
-        app.stocks.scrollForScript(by: 3000)
+        // Scroll the category's list past the rows drawn so far so chart work is in flight, then leave.
+        app.stocks.scrollForScript(by: 8000)
         await pause(30)
         let before = app.stocks.stats.inFlight
-        let deliveredBefore = app.stocks.stats.deliveredWhileLeft
+        let deliveredBefore = app.stocks.stats.deliveredWhileLeft, waitingBefore = app.stocks.stats.finishedBeforeLeaving
         app.showPage("photos")
         let zero = await timeUntil(deadlineMilliseconds: 1000) { app.stocks.unfinished == 0 }
         await pause(500)
         record(app, "leave_stocks_in_flight_before", Double(before))
         record(app, "leave_stocks_ms_to_zero", zero ?? -1)
         record(app, "leave_stocks_delivered_after", Double(app.stocks.stats.deliveredWhileLeft - deliveredBefore))
+        record(app, "leave_stocks_finished_before", Double(app.stocks.stats.finishedBeforeLeaving - waitingBefore))
     }
 
-    /// Screenshots of each page for the README: the photo list, a photo opened with tilt-shift, the stock list.
-    /// `--screenshot FILE` names the first; the others get `-detail` and `-stocks` before the extension.
+    /// Opens the largest category and, as soon as its rows have bound and their charts are in flight, goes back
+    /// (as the Back button does): the category's work in flight must reach 0 promptly and nothing of it may be
+    /// delivered afterwards.
+    static func backOutOfCategory(_ app: DeskApp) async {
+        guard let largest = app.stocks.largestCategory else { return }
+        app.stocks.openCategory(largest)
+        _ = await timeUntil(deadlineMilliseconds: 2000) { app.stocks.stats.categoryInFlight > 0 }
+        let before = app.stocks.stats.categoryInFlight
+        let deliveredBefore = app.stocks.stats.deliveredToLeftView, waitingBefore = app.stocks.stats.finishedBeforeLeaving
+        app.stocks.backToCategories()
+        let zero = await timeUntil(deadlineMilliseconds: 1000) { app.stocks.stats.categoryInFlight == 0 }
+        await pause(500)
+        record(app, "back_category_in_flight_before", Double(before))
+        record(app, "back_category_ms_to_zero", zero ?? -1)
+        record(app, "back_category_delivered_after", Double(app.stocks.stats.deliveredToLeftView - deliveredBefore))
+        record(app, "back_category_finished_before_back", Double(app.stocks.stats.finishedBeforeLeaving - waitingBefore))
+        record(app, "back_category_showing_categories", app.stocks.category == nil ? 1 : 0)
+    }
+
+    /// Screenshots of each page for the README: the photo list, a photo opened with tilt-shift, the stock
+    /// categories, the largest category's stocks, a stock's detail chart. `--screenshot FILE` names the first; the
+    /// others get `-detail`, `-stocks`, `-stocks-list` and `-stocks-detail` before the extension.
     static func screens(_ app: DeskApp) async {
         guard let path = app.options.screenshot else { return }
         let base = (path as NSString).deletingPathExtension
@@ -352,6 +380,9 @@ enum Scripts {
         app.showPage("stocks")
         await pause(4000)
         save(base + "-stocks.png")
+        if let largest = app.stocks.largestCategory { app.stocks.openCategory(largest) }
+        await pause(4000)
+        save(base + "-stocks-list.png")
         app.stocks.openDetailForScript(0)
         await pause(4000)
         save(base + "-stocks-detail.png")

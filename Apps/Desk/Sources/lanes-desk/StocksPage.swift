@@ -11,28 +11,44 @@ struct ChartStats {
     var delivered = 0
     var deliveredWhileLeft = 0
     var inFlight = 0
+    /// Charts started while a category's stocks were shown and not yet finished.
+    var categoryInFlight = 0
+    /// Charts cancelled when their list was left (a category backed out of, or the categories) that still delivered.
+    var deliveredToLeftView = 0
+    /// Charts that had finished before their page or list was left but reached the main thread after (cached, not
+    /// shown).
+    var finishedBeforeLeaving = 0
 }
 
-/// The Stocks page: a list of stocks (symbol, last, change, a sparkline and a smoothed + forecast chart, both drawn
-/// with Cairo off the main thread per row, cancelled when the row is unbound, cached) and a detail chart at the
-/// page's size, redrawn off-main when it is resized (coalesced: only the latest size is drawn).
+/// The Stocks page: the categories (sectors, StocksCategories.swift), a category's stocks (symbol, last, change, a
+/// sparkline and a smoothed + forecast chart, both drawn with Cairo off the main thread per row, cancelled when the
+/// row is unbound or the category is left, cached) and a detail chart at the page's size, redrawn off-main when it is
+/// resized (coalesced: only the latest size is drawn). One list view shows either the categories or a category.
 @MainActor
 final class StocksPage {
     nonisolated static let sparkSize = (width: 120, height: 28)
     nonisolated static let chartSize = (width: 260, height: 40)
 
     let root: Widget
-    private let list: Widget
-    private let strings: OpaquePointer
+    let list: Widget
+    let strings: OpaquePointer
+    let back: Widget
+    let listTitle: Widget
     private let stack: Widget
     private let detailPicture: Widget
     private let detailTitle: Widget
     let charts = WorkQueue("charts", maxConcurrency: 2, executor: PhotosPage.background)
-    private(set) var series: [PriceSeries] = []
+    /// The rows' series: the categories' aggregates, or the open category's stocks.
+    var series: [PriceSeries] = []
+    var data = StockData([])
+    /// The open category, or nil when the categories are shown.
+    var category: Int?
+    /// Bumped whenever the list shows something else: a chart of an older view is not delivered to it.
+    var view = 0
     var stats = ChartStats()
     private(set) var isSuspended = false
     private var cache: [String: TextureHandle] = [:]
-    private var rows: [ObjectIdentifier: StockRow] = [:]
+    private(set) var rows: [ObjectIdentifier: StockRow] = [:]
     private var detailRow: Int?
     private var detailSize = (0, 0)
     private var detailItem: WorkItem<TextureHandle?>?
@@ -48,16 +64,25 @@ final class StocksPage {
         gtk_list_view_set_single_click_activate(gcast(list), 1)
         gtk_scrolled_window_set_child(gcast(scroller), list)
         gtk_widget_set_vexpand(scroller, 1)
-        gtk_stack_add_named(gcast(stack), scroller, "list")
+        let listPage = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!
+        let listBar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        back = gtk_button_new_with_label("← Categories")
+        listTitle = gtk_label_new("Loading…")
+        gtk_widget_set_margin_start(listBar, 8)
+        gtk_box_append(gcast(listBar), back)
+        gtk_box_append(gcast(listBar), listTitle)
+        gtk_box_append(gcast(listPage), listBar)
+        gtk_box_append(gcast(listPage), scroller)
+        gtk_stack_add_named(gcast(stack), listPage, "list")
         let detail = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
         let bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        let back = gtk_button_new_with_label("← Back")!
+        let detailBack = gtk_button_new_with_label("← Back")!
         detailTitle = gtk_label_new("")
         detailPicture = gtk_picture_new()
         gtk_widget_set_vexpand(detailPicture, 1)
         gtk_widget_set_hexpand(detailPicture, 1)
         gtk_picture_set_can_shrink(gcast(detailPicture), 1)
-        gtk_box_append(gcast(bar), back)
+        gtk_box_append(gcast(bar), detailBack)
         gtk_box_append(gcast(bar), detailTitle)
         gtk_box_append(gcast(detail), bar)
         gtk_box_append(gcast(detail), detailPicture)
@@ -80,24 +105,32 @@ final class StocksPage {
         onSignal(raw(factory), "teardown") { [unowned self] item in
             if let row = attached(item, key: "lanes-row", as: StockRow.self) { rows[ObjectIdentifier(row)] = nil }
         }
-        onSignal(raw(list), "activate") { [unowned self] (position: UInt32) in openDetail(Int(position)) }
-        onSignal(raw(back), "clicked") { [unowned self] in closeDetail() }
+        onSignal(raw(list), "activate") { [unowned self] (position: UInt32) in
+            if category == nil { openCategory(Int(position)) } else { openDetail(Int(position)) }
+        }
+        onSignal(raw(detailBack), "clicked") { [unowned self] in closeDetail() }
+        onSignal(raw(back), "clicked") { [unowned self] in backToCategories() }
+        onKeyPress(stack) { [unowned self] key in
+            guard key == UInt32(GDK_KEY_Escape) else { return false }
+            escape()
+            return true
+        }
 
         // Load the data off the main thread, then fill the list.
         let load = WorkQueue("stock data", maxConcurrency: 1)
-        load.add(label: "load stocks") { ctx -> [PriceSeries] in
+        load.add(label: "load stocks") { ctx -> StockData in
             if let synthetic {
-                return try SyntheticStocks.generate(count: synthetic, days: 260, seed: 7, isCancelled: { ctx.isCancelled })
+                return StockData(
+                    try SyntheticStocks.generate(count: synthetic, days: 260, seed: 7, isCancelled: { ctx.isCancelled }))
             }
-            return try BundledStocks.load(isCancelled: { ctx.isCancelled }).series
+            return StockData(try BundledStocks.load(isCancelled: { ctx.isCancelled }).series)
         }.onCompletion(on: .main) { [weak self] result in
-            MainActor.assumeIsolated { self?.show((try? result.get()) ?? []) }
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.data = (try? result.get()) ?? StockData([])
+                self.showCategories()
+            }
         }
-    }
-
-    private func show(_ loaded: [PriceSeries]) {
-        series = loaded
-        for item in loaded { gtk_string_list_append(strings, item.symbol) }
     }
 
     // MARK: Rows
@@ -107,6 +140,7 @@ final class StocksPage {
         let item = series[index]
         row.index = index
         row.generation += 1
+        if category == nil { return bindCategory(row, index) }
         // A symbol can come twice (the bundled AAPL and MSFT: dollar prices and a relative index), so each row says
         // its period, and a relative series shows a factor rather than a price.
         setLabel(row.symbol, TerminalText.sanitized(item.symbol) + "  " + item.period)
@@ -118,7 +152,7 @@ final class StocksPage {
         load(row, index, kind: "chart")
     }
 
-    private func load(_ row: StockRow, _ index: Int, kind: String) {
+    func load(_ row: StockRow, _ index: Int, kind: String) {
         let item = series[index]
         let key = kind + "/" + item.id
         let isSpark = kind == "spark"
@@ -131,6 +165,8 @@ final class StocksPage {
         gtk_picture_set_paintable(gcast(picture), nil)
         stats.started += 1
         stats.inFlight += 1
+        let view = self.view, inCategory = category != nil
+        if inCategory { stats.categoryInFlight += 1 }
         let prices = item.prices
         let work = charts.add(label: key, priority: .visible) { ctx -> TextureHandle? in
             let cancelled = { ctx.isCancelled }
@@ -145,13 +181,25 @@ final class StocksPage {
         }
         row.work.append(work)
         let generation = row.generation
-        work.onCompletion(on: .main) { [weak self, weak row] result in
+        work.onCompletion(on: .main) { [weak self, weak row, work] result in
             MainActor.assumeIsolated {
                 guard let self else { return }
                 self.stats.inFlight -= 1
+                if inCategory { self.stats.categoryInFlight -= 1 }
                 guard case .success(let handle?) = result else { return }
                 self.stats.delivered += 1
-                if self.isSuspended { self.stats.deliveredWhileLeft += 1 }
+                let left = self.isSuspended, stale = view != self.view
+                if left || stale {
+                    // The page or the list it was drawn for is gone (it is cached, not shown). Cancelled and still
+                    // delivered: not withdrawn in time. Not cancelled: it had finished before the page or list was
+                    // left and only waited for the main thread.
+                    if !work.isCancelled {
+                        self.stats.finishedBeforeLeaving += 1
+                    } else {
+                        if left { self.stats.deliveredWhileLeft += 1 }
+                        if stale { self.stats.deliveredToLeftView += 1 }
+                    }
+                }
                 self.cache[key] = handle
                 if self.cache.count > 4000 { self.cache.removeAll() }
                 guard let row, row.generation == generation else { return }
@@ -166,7 +214,7 @@ final class StocksPage {
         cancelWork(of: row)
     }
 
-    private func cancelWork(of row: StockRow) {
+    func cancelWork(of row: StockRow) {
         for work in row.work where !work.state.isFinished {
             work.cancel()
             stats.cancelled += 1
@@ -249,6 +297,7 @@ final class StocksPage {
         }
     }
 
+    var isShowingDetail: Bool { detailRow != nil }
     func openDetailForScript(_ index: Int) { openDetail(index) }
     func closeDetailForScript() { closeDetail() }
     func scrollForScript(by pixels: Double) {
@@ -278,7 +327,7 @@ final class StockRow {
         change = gtk_label_new("")
         spark = gtk_picture_new()
         chart = gtk_picture_new()
-        for (label, width) in [(symbol, 130), (last, 80), (change, 80)] {
+        for (label, width) in [(symbol, 180), (last, 80), (change, 80)] {
             gtk_widget_set_size_request(label, Int32(width), -1)
             gtk_label_set_xalign(gcast(label), label == symbol ? 0 : 1)
             gtk_box_append(gcast(root), label)

@@ -64,6 +64,8 @@ struct DeskScriptTests {
         #expect(try Self.number(figures, "leave_stocks_ms_to_zero") >= 0)
         #expect(try Self.number(figures, "leave_stocks_ms_to_zero") <= 50)
         #expect(try Self.number(figures, "leave_stocks_delivered_after") == 0)
+        // And for backing out of a stock category while its charts are in flight.
+        try Self.checkBackOutOfCategory(figures)
         // Idle is idle (target < 1%; loose here; anIdleAppSleeps… checks the wake-ups), and a flooded main queue
         // still yields frames (target ≥ 55).
         #expect(try Self.number(figures, "idle_cpu_pct") < 5)
@@ -85,6 +87,22 @@ struct DeskScriptTests {
         let resized = try Self.number(figures, "resize_detail_renders")
         #expect(resized >= 1 && resized <= 6)
         try Self.checkScreenshot(screenshot)
+    }
+
+    /// The categories script (the seed's bug to avoid: "if I clicked on the wrong category, I can't even back out
+    /// until all that data loads"): a category of ~170 synthetic stocks is opened and left as soon as its charts are in
+    /// flight; Back returns to the categories at once, withdraws that work and nothing of it arrives afterwards.
+    @Test func backingOutOfACategoryWithdrawsItsCharts() throws {
+        let figures = try Self.runApp(["--script", "categories", "--synthetic", "2000"])
+        try Self.checkBackOutOfCategory(figures)
+    }
+
+    static func checkBackOutOfCategory(_ figures: [String: Any]) throws {
+        #expect(try number(figures, "back_category_in_flight_before") >= 1, "no chart was in flight when backing out")
+        #expect(try number(figures, "back_category_showing_categories") == 1)
+        let zero = try number(figures, "back_category_ms_to_zero")
+        #expect(zero >= 0 && zero <= 50, "the category's work took \(zero) ms to withdraw (-1: over 1 s)")
+        #expect(try number(figures, "back_category_delivered_after") == 0)
     }
 
     /// Every cell wholly on screen after the fling shows its own row's image: the barcode read back from the PNG at
