@@ -22,7 +22,7 @@ import Testing
     }
 }
 
-@Suite("Preload tracker (a toolkit's own list)", .timeLimit(.minutes(2)))
+@Suite("Preload tracker (a toolkit's own list)", .timeLimit(.minutes(5)))
 struct PreloadTrackerTests {
     /// Feeds `tracker` an offset every 10 ms, moving by `step` rows, `frames` times; returns the last answer.
     private func scroll(
