@@ -122,7 +122,7 @@ final class PhotoCell {
         if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
         setTexture(makeTexture(bitmap), in: picture)
         hasImage = true
-        unseenImage = priority != .visible
+        unseenImage = !page.naive && priority != .visible   // the naive mode keeps no priorities: it renders in bind
         let now = DispatchTime.now().uptimeNanoseconds
         if let since = visibleSince { page.stats.visibleToShown.append(Double(now - min(now, since)) / 1e6) }
         if let since = restSince { page.stats.restToShown.append(Double(now - min(now, since)) / 1e6) }

@@ -91,12 +91,15 @@ enum Scripts {
         record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
         app.photos.cameToRest()
         await settle(app)
-        let stats = app.photos.stats
-        record(app, "visible_shown_p50_ms", percentile(stats.visibleToShown, 0.5))
-        record(app, "visible_shown_p99_ms", percentile(stats.visibleToShown, 0.99))
-        record(app, "rows_left_unshown", Double(stats.leftUnshown))
-        record(app, "unfilled_at_rest", Double(stats.unfilledAtRest))
-        record(app, "rest_shown_max_ms", stats.restToShown.max() ?? 0)
+        // The prefetch figures need priorities from the viewport; the naive mode has none (it renders in bind).
+        let stats = app.photos.stats, measuresPrefetch = !app.photos.naive
+        if measuresPrefetch {
+            record(app, "visible_shown_p50_ms", percentile(stats.visibleToShown, 0.5))
+            record(app, "visible_shown_p99_ms", percentile(stats.visibleToShown, 0.99))
+            record(app, "rows_left_unshown", Double(stats.leftUnshown))
+            record(app, "unfilled_at_rest", Double(stats.unfilledAtRest))
+            record(app, "rest_shown_max_ms", stats.restToShown.max() ?? 0)
+        }
         if let path = app.options.screenshot {
             do {
                 try Screenshot.save(app.window, to: path, cells: app.photos.whollyVisibleCells())
@@ -108,8 +111,10 @@ enum Scripts {
         // Prefetched images still waiting below the viewport went with the jump away: wasted, as in lanes-bench.
         let delivered = app.photos.stats.delivered - deliveredBefore
         let wasted = app.photos.stats.neverShown - neverShownBefore
-        record(app, "images_never_shown", Double(wasted))
-        record(app, "waste_pct", delivered > 0 ? Double(wasted) / Double(delivered) * 100 : 0)
+        if measuresPrefetch {
+            record(app, "images_never_shown", Double(wasted))
+            record(app, "waste_pct", delivered > 0 ? Double(wasted) / Double(delivered) * 100 : 0)
+        }
     }
 
     /// Waits (up to 10 s) until no image work is in flight and every visible cell shows its image.
