@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LanesLists", targets: ["LanesLists"]),
         .library(name: "LanesImages", targets: ["LanesImages"]),
         .library(name: "StocksKit", targets: ["StocksKit"]),
+        .library(name: "LanesAppSupport", targets: ["LanesAppSupport"]),
         .executable(name: "lanes-bench", targets: ["lanes-bench"]),
         .executable(name: "stocks", targets: ["stocks"]),
         .executable(name: "lanes-image", targets: ["lanes-image"]),
@@ -47,24 +48,26 @@ let package = Package(
         ),
         // Image pipeline: fetch, disk cache, decode, processors, encode, coalesced per stage.
         .target(name: "LanesImages", dependencies: ["Lanes", "LanesLists", "CLanesCodecs"], swiftSettings: strict),
+        // What the apps share and the libraries do not need: terminal-safe text, the `--trace FILE` flag.
+        .target(name: "LanesAppSupport", dependencies: ["Lanes"], swiftSettings: strict),
         // Stock data: parsing, smoothing, braille charts (used by the `stocks` app).
         .target(name: "StocksKit", resources: [.copy("Data")], swiftSettings: strict),
         // The terminal stock browser (the WWDC 2012 app): its logic in a testable module, and a thin executable.
-        .target(name: "StocksApp", dependencies: ["Lanes", "LanesLists", "StocksKit"], swiftSettings: strict),
+        .target(name: "StocksApp", dependencies: ["Lanes", "LanesLists", "LanesAppSupport", "StocksKit"], swiftSettings: strict),
         .executableTarget(name: "stocks", dependencies: ["StocksApp"], swiftSettings: strict),
         .executableTarget(
-            name: "lanes-bench", dependencies: ["Lanes", "LanesLists", "LanesImages", "CLanesCodecs"], swiftSettings: strict),
+            name: "lanes-bench", dependencies: ["Lanes", "LanesAppSupport", "LanesLists", "LanesImages", "CLanesCodecs"], swiftSettings: strict),
         // The image CLI: `lanes-image process INPUT... --tilt-shift --resize 800x --out DIR`.
         .executableTarget(
             name: "lanes-image",
-            dependencies: ["Lanes", "LanesImages", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Lanes", "LanesAppSupport", "LanesImages", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // The engine's soak: the suite's random-graph stress for minutes on end (`scripts/soak MINUTES`).
         .executableTarget(name: "lanes-soak", dependencies: ["Lanes", "LanesTesting"], swiftSettings: strict),
         // Decoder fuzz target: built with `scripts/fuzz` (-sanitize=fuzzer); a plain build replays a corpus.
         .executableTarget(name: "lanes-fuzz", dependencies: ["LanesImages"], swiftSettings: strict),
-        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesTesting", "lanes-main-probe"], swiftSettings: strict),
+        .testTarget(name: "LanesTests", dependencies: ["Lanes", "LanesAppSupport", "LanesTesting", "lanes-main-probe"], swiftSettings: strict),
         // A child process for the main-thread tests: its real main thread runs the loop the test names.
         .executableTarget(
             name: "lanes-main-probe", dependencies: ["Lanes", "LanesTesting"], path: "Tests/LanesMainProbe",
@@ -76,9 +79,9 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image", "LanesAppSupport", "LanesTesting"], swiftSettings: strict),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
-        .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesAppSupport", "LanesTesting"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,6 +35,7 @@ let package = Package(
             dependencies: [
                 "LanesGLib", "CGtk",
                 .product(name: "Lanes", package: lanes),
+                .product(name: "LanesAppSupport", package: lanes),
                 .product(name: "LanesLists", package: lanes),
                 .product(name: "LanesImages", package: lanes),
                 .product(name: "StocksKit", package: lanes),

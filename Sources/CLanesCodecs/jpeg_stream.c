@@ -260,14 +260,6 @@ void clanes_jpeg_stream_destroy(clanes_jpeg_stream *stream) {
 
 /* ---------- a whole bitmap: the stream fed every row ---------- */
 
-int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                           int32_t quality, uint8_t **out, size_t *out_size,
-                           char *message, size_t message_capacity) {
-    /* Transparent pixels are flattened on white (an opaque image is unchanged). */
-    return clanes_jpeg_encode_layout(pixels, bytes_per_row, width, height, 4, 1, 0xFFFFFF, quality, 1, out, out_size,
-                                     message, message_capacity);
-}
-
 int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                                   int32_t channels, int32_t bytes_per_sample, uint32_t background,
                                   int32_t quality, int32_t optimize_coding, uint8_t **out, size_t *out_size,

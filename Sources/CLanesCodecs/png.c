@@ -331,9 +331,3 @@ int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, ui
     return CLANES_OK;
 }
 
-int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
-                          char *message, size_t message_capacity) {
-    return clanes_png_encode_layout(pixels, bytes_per_row, width, height, 4, 1, compression_level, filters,
-                                    out, out_size, message, message_capacity);
-}

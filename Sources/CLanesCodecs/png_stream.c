@@ -88,13 +88,6 @@ static int32_t stream_start(clanes_png_stream *s, int32_t channels, int32_t byte
     return CLANES_OK;
 }
 
-int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alpha,
-                                int32_t compression_level, int32_t filters, int fd,
-                                clanes_png_stream **stream, char *message, size_t message_capacity) {
-    return clanes_png_stream_begin_layout(width, height, 4, 1, has_alpha, compression_level, filters, fd,
-                                          stream, message, message_capacity);
-}
-
 int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
                                        int32_t has_alpha, int32_t compression_level, int32_t filters, int fd,
                                        clanes_png_stream **stream, char *message, size_t message_capacity) {

@@ -79,11 +79,6 @@ public final class VirtualClock: LaneClock {
         state.withLock { state in state.now = max(state.now, deadline) }
     }
 
-    /// Fires the actions due now (scheduled at or before ``now``) without moving time.
-    public func runDue() {
-        advance(to: now)
-    }
-
     /// Moves time to the next scheduled deadline and fires what is due then. Returns false if nothing is scheduled.
     @discardableResult
     public func advanceToNext() -> Bool {

@@ -5,30 +5,30 @@ import Foundation
 /// ```swift
 /// let options = try AppOptions(arguments: ["--synthetic", "5000", "--naive"])
 /// ```
-public struct AppOptions: Sendable, Equatable {
-    public enum DataSource: Sendable, Equatable {
+struct AppOptions: Sendable, Equatable {
+    enum DataSource: Sendable, Equatable {
         case bundled
         case directory(String)
         case synthetic(count: Int)
     }
 
-    public enum ScriptSource: Sendable, Equatable {
+    enum ScriptSource: Sendable, Equatable {
         case demo
         case file(String)
     }
 
-    public var data: DataSource = .bundled
-    public var mode: AppMode = .lanes
-    public var script: ScriptSource?
-    public var traceFile: String?
-    public var syntheticDays = 500
-    public var seed: UInt64 = 2012
-    public var screenWidth = 100
-    public var screenHeight = 30
-    public var printsScreen = false
-    public var showsHelp = false
+    var data: DataSource = .bundled
+    var mode: AppMode = .lanes
+    var script: ScriptSource?
+    var traceFile: String?
+    var syntheticDays = 500
+    var seed: UInt64 = 2012
+    var screenWidth = 100
+    var screenHeight = 30
+    var printsScreen = false
+    var showsHelp = false
 
-    public static let usage = """
+    static let usage = """
         usage: stocks [--data DIR | --synthetic N [--days D] [--seed S]] [--naive]
                       [--demo | --script FILE [--size WxH] [--print-screen]] [--trace FILE]
 
@@ -47,10 +47,10 @@ public struct AppOptions: Sendable, Equatable {
         keys: ↑↓/jk move · PgUp/PgDn · Home/End · Enter/→ open · Esc/←/Backspace back · q or Ctrl-C quit
         """
 
-    public init() {}
+    init() {}
 
     /// Parses the arguments (without the program name).
-    public init(arguments: [String]) throws(OptionsError) {
+    init(arguments: [String]) throws(OptionsError) {
         var iterator = arguments.makeIterator()
         func value(_ flag: String) throws(OptionsError) -> String {
             guard let next = iterator.next() else { throw OptionsError(message: "\(flag) needs a value") }
@@ -92,7 +92,7 @@ public struct AppOptions: Sendable, Equatable {
 }
 
 /// A command line that does not parse.
-public struct OptionsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+struct OptionsError: Error, Sendable, Equatable, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Lanes
+import LanesAppSupport
 import StocksKit
 
 #if canImport(Glibc)

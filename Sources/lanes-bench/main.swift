@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 
 // lanes-bench: measures Lanes against the alternatives in one run and prints a table (or JSON lines with --json).
 //

@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 
 /// One image to process: where it comes from, what to call it in messages, and where it goes.
 struct ImageJob: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Lanes
+import LanesAppSupport
 import LanesImages
 
 /// `lanes-image process INPUT... [options]`.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Lanes
+import LanesAppSupport
 import Synchronization
 
 /// Shows how a batch is going on stderr: a redrawn progress bar when stderr is a terminal, one

@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 @testable import lanes_image
 import Testing
 

@@ -2,19 +2,10 @@ import Lanes
 import LanesTesting
 import Testing
 
-// The README's and the getting-started article's examples, compiled and run, so the docs cannot rot.
+// What the getting-started article's examples promise (cancelling, typed edges, ownership, priorities, reused cells,
+// await), run. scripts/check-snippets compiles the article's blocks as written; this suite checks their behaviour.
 
-private struct Series: Sendable { var points: [Double] }
 private struct Chart: Sendable { var rows: Int }
-
-private func smooth(_ prices: [Double], isCancelled: () -> Bool) throws -> Series {
-    var out: [Double] = []
-    for (index, price) in prices.enumerated() {
-        if index % 64 == 0, isCancelled() { throw LanesError.cancelled("smooth") }
-        out.append(price * 0.5)
-    }
-    return Series(points: out)
-}
 
 private func fetch(_ url: String, _ ctx: WorkContext) throws -> [UInt8] {
     try ctx.checkCancellation()
@@ -33,26 +24,6 @@ private func draw(row: Int, _ ctx: WorkContext) throws -> Chart {
 
 @Suite("Documentation examples", .timeLimit(.minutes(5)))
 struct DocumentationTests {
-    @Test("README: process off main, deliver to main, cancel")
-    func readmeTaste() async throws {
-        let prices = [1.0, 2.0, 3.0]
-        let shown = Recorder<Int>()
-        // --- README
-        let processing = WorkQueue("processing", maxConcurrency: 2)
-        let smoothed = processing.add(label: "smooth AAPL") { ctx in
-            try smooth(prices, isCancelled: { ctx.isCancelled })
-        }
-        smoothed.onCompletion(on: .main) { result in
-            if case .success(let series) = result { shown.append(series.points.count) }
-        }
-        // ---
-        _ = try await smoothed.value
-        await WorkQueue.main.idle()
-        await processing.idle()
-        #expect(shown.elements == [3])
-        processing.cancelAll()
-    }
-
     @Test("Getting started: cancel, typed edges, priorities, reused cells, await")
     func gettingStarted() async throws {
         let network = WorkQueue("network")

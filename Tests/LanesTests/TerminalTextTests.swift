@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 import LanesTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 import Testing
 
 /// Drives the real `stocks` binary in tmux on data whose folder name carries an OSC "set title" sequence and whose

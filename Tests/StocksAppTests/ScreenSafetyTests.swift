@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 import StocksKit
 import Testing
 @testable import StocksApp

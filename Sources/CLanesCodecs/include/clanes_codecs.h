@@ -110,17 +110,10 @@ uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
 #define CLANES_PNG_FILTER_ALL 0x1F
 
 /*
- * Encodes RGBA8 to PNG (written as RGB when every alpha is 255). compression_level is zlib's
- * 0...9; filters is a non-empty set of CLANES_PNG_FILTER_* flags.
- * On success *out receives a buffer of *out_size bytes that the caller frees with clanes_free.
- */
-int32_t clanes_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
-                          char *message, size_t message_capacity);
-
-/*
- * clanes_png_encode for pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian): written
+ * Encodes to PNG pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian): written
  * as grey, grey+alpha, RGB or RGBA at 8 or 16 bits; the alpha channel is dropped when every pixel is opaque.
+ * compression_level is zlib's 0...9; filters is a non-empty set of CLANES_PNG_FILTER_* flags. On success *out
+ * receives a buffer of *out_size bytes that the caller frees with clanes_free.
  */
 int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                                  int32_t channels, int32_t bytes_per_sample,
@@ -140,14 +133,6 @@ int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, u
                                   char *message, size_t message_capacity);
 
 /*
- * Encodes RGBA8 to a baseline JPEG (alpha flattened on white). quality is 1...100.
- * On success *out receives a buffer of *out_size bytes that the caller frees with clanes_free.
- */
-int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                           int32_t quality, uint8_t **out, size_t *out_size,
-                           char *message, size_t message_capacity);
-
-/*
  * A PNG encoder fed a row at a time, top to bottom (not interlaced). Bytes go to the file
  * descriptor `fd` as libpng produces them (write(2), retried on EINTR and short writes), or,
  * when fd < 0, to a growable buffer handed out by clanes_png_stream_finish.
@@ -156,13 +141,9 @@ int32_t clanes_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t
  */
 typedef struct clanes_png_stream clanes_png_stream;
 
-/* Starts a stream and writes the PNG header; on success *stream receives it (destroy it in all cases). */
-int32_t clanes_png_stream_begin(uint32_t width, uint32_t height, int32_t has_alpha,
-                                int32_t compression_level, int32_t filters, int fd,
-                                clanes_png_stream **stream, char *message, size_t message_capacity);
-
 /*
- * clanes_png_stream_begin for rows of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian);
+ * Starts a stream and writes the PNG header; on success *stream receives it (destroy it in all cases). Rows are of
+ * `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian);
  * `has_alpha` 0 drops the alpha channel of a 2- or 4-channel layout. Rows then hold width * channels *
  * bytes_per_sample bytes.
  */

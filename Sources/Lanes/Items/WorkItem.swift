@@ -7,7 +7,7 @@ import Synchronization
 /// let tilt = WorkItem(consuming: download, label: "tilt-shift") { data, ctx in try tiltShift(data, ctx) }
 /// try network.enqueue(download)
 /// try filters.enqueue(tilt)
-/// tilt.onCompletion(on: .main) { result in cell.show(result) }
+/// tilt.onMainCompletion { result in cell.show(result) }   // cell is @MainActor
 /// tilt.cancel()   // cancels the download too, unless something else needs it
 /// ```
 public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
@@ -139,7 +139,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     /// is isolated to the main actor.
     ///
     /// ```swift
-    /// render.onCompletion(on: .main) { result in cell.chart = try? result.get() }
+    /// render.onCompletion(on: .main) { result in print("row 12:", result) }
     /// ```
     public func onCompletion(
         on queue: WorkQueue, _ handler: @escaping @Sendable (Result<Output, any Error>) -> Void
@@ -180,7 +180,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
 ///
 /// ```swift
 /// let steps: [any WorkDependency] = [download, parse]
-/// queue.add(label: "render", after: steps) { _ in render() }
+/// queue.add(label: "render", after: steps) { _ in draw() }
 /// ```
 public protocol WorkDependency: Sendable {
     /// The item's shared core, opaque (an implementation detail of Lanes). A wrapper that conforms forwards the

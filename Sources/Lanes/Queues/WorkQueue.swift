@@ -12,7 +12,7 @@ import Synchronization
 /// let smoothed = processing.add(label: "smooth AAPL") { ctx in
 ///     try smooth(prices, isCancelled: { ctx.isCancelled })
 /// }
-/// smoothed.onCompletion(on: .main) { result in
+/// smoothed.onMainCompletion { result in          // chart is @MainActor
 ///     if case .success(let series) = result { chart.show(series) }
 /// }
 /// // The user left the screen:

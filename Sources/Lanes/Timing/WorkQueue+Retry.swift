@@ -7,7 +7,7 @@ extension WorkQueue {
     /// let feed = network.addRetrying(label: "GET /feed", policy: RetryPolicy(maxAttempts: 4)) { attempt, ctx in
     ///     try fetchFeed(ctx)
     /// }
-    /// feed.onCompletion(on: .main) { result in render(result) }
+    /// feed.onMainCompletion { result in showFeed(result) }   // showFeed is @MainActor
     /// ```
     ///
     /// Each attempt is its own item on this queue (labelled "label #n"), so waiting between attempts holds no

@@ -34,7 +34,7 @@ public final class TraceRecorder: Sendable {
 
     /// The most events (and markers) kept in memory.
     public let capacity: Int
-    /// Where ``finish()`` writes the trace (set by ``fromArguments(_:)``).
+    /// Where ``finish()`` writes the trace (set by `fromArguments(_:)` of LanesAppSupport, or by ``init(capacity:outputURL:)``).
     public let outputURL: URL?
     private let state = LockedValue(State())
 

@@ -27,9 +27,6 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// Whether ``ImageDecoder`` can decode this format.
     public var isDecodable: Bool { self == .png || self == .jpeg }
 
-    /// The format's MIME type, e.g. `image/png`.
-    public var mimeType: String { "image/\(rawValue)" }
-
     public var description: String { rawValue.uppercased() }
 
     /// The format whose signature starts `bytes`, or nil when none matches.

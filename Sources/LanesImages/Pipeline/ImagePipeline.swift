@@ -199,9 +199,6 @@ public final class ImagePipeline: Sendable {
     /// The bytes held by the memory cache.
     public var memoryCacheCost: Int { memoryCache.totalCost }
 
-    /// Empties the memory cache (the disk cache keeps its entries).
-    public func removeAllCachedImages() { memoryCache.removeAll() }
-
     static func deliver(
         _ result: Result<Bitmap, any Error>, on queue: WorkQueue?,
         to completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void

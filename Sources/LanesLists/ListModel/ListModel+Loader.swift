@@ -6,18 +6,17 @@ extension ListModel {
     /// Drives `loader` from the list: a row that will display is bound (in its reused cell) at visible priority, a
     /// row that ends display releases its cell's binding, rows entering the preload range are prefetched and rows
     /// leaving it are withdrawn. Work for a row that scrolls just off screen into the preload range continues at
-    /// prefetch priority; a prefetched row that comes on screen is promoted at once. Returns the observer id.
+    /// prefetch priority; a prefetched row that comes on screen is promoted at once.
     ///
     /// ```swift
     /// @MainActor final class ChartCell { lazy var content = charts.binding { _, result in self.chart = try? result.get() } }
     /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartCell() }
     /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
     /// ```
-    @discardableResult
     public func connect<Key, Value>(
         to loader: ContentLoader<Key, Value>, key: @escaping @MainActor (Int) -> Key,
         binding: @escaping @MainActor (Cell) -> ContentBinding<Key, Value>
-    ) -> Int {
+    ) {
         observe { event in
             switch event {
             case .willDisplay(let row, let cell): binding(cell).show(key(row), priority: .visible)

@@ -48,8 +48,7 @@ public final class ListModel<Cell> {
     private var cells: [Int: Cell] = [:]
     private var pool: [Cell] = []
     private let makeCell: @MainActor () -> Cell
-    private var observers: [(id: Int, handler: @MainActor (ListEvent<Cell>) -> Void)] = []
-    private var nextObserver = 0
+    private var observers: [@MainActor (ListEvent<Cell>) -> Void] = []
     private var isLaidOut = false
     private var isEmitting = false
     private var pending: [() -> Void] = []
@@ -109,25 +108,13 @@ public final class ListModel<Cell> {
 
     // MARK: Observing
 
-    /// Calls `handler` for every event from now on. Returns an id for ``removeObserver(_:)``.
+    /// Calls `handler` for every event from now on, for the model's lifetime.
     ///
     /// ```swift
-    /// let id = list.observe { event in print(event) }
+    /// list.observe { event in print(event) }
     /// ```
-    @discardableResult
-    public func observe(_ handler: @escaping @MainActor (ListEvent<Cell>) -> Void) -> Int {
-        nextObserver += 1
-        observers.append((nextObserver, handler))
-        return nextObserver
-    }
-
-    /// Stops calling the observer `id`.
-    ///
-    /// ```swift
-    /// list.removeObserver(id)
-    /// ```
-    public func removeObserver(_ id: Int) {
-        observers.removeAll { $0.id == id }
+    public func observe(_ handler: @escaping @MainActor (ListEvent<Cell>) -> Void) {
+        observers.append(handler)
     }
 
     // MARK: Changing
@@ -305,7 +292,7 @@ public final class ListModel<Cell> {
         defer { isEmitting = false }
         let observers = self.observers
         for event in events {
-            for observer in observers { observer.handler(event) }
+            for observer in observers { observer(event) }
         }
     }
 }

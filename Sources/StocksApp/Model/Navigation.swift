@@ -1,5 +1,5 @@
 /// Which screen the app shows.
-public enum Screen: Sendable, Equatable {
+enum Screen: Sendable, Equatable {
     /// The list of categories (sectors).
     case categories
     /// The stocks of one category.
@@ -9,7 +9,7 @@ public enum Screen: Sendable, Equatable {
 }
 
 /// What the controller must do after a key moved the navigation state.
-public enum NavigationEffect: Sendable, Equatable {
+enum NavigationEffect: Sendable, Equatable {
     /// Start loading a category's rows (and cancel any other category's load).
     case openCategory(Int)
     /// Leave a category: cancel its work.
@@ -33,26 +33,26 @@ public enum NavigationEffect: Sendable, Equatable {
 /// nav.setStockCount(120)             // the category loaded
 /// nav.handle(.pageDown)              // [.moved]
 /// ```
-public struct NavigationState: Sendable, Equatable {
-    public private(set) var screen: Screen = .categories
-    public private(set) var categorySelection = 0
-    public private(set) var categoryCount: Int
+struct NavigationState: Sendable, Equatable {
+    private(set) var screen: Screen = .categories
+    private(set) var categorySelection = 0
+    private(set) var categoryCount: Int
     /// Rows of the open category, or nil while it loads.
-    public private(set) var stockCount: Int?
-    public private(set) var stockSelection = 0
+    private(set) var stockCount: Int?
+    private(set) var stockSelection = 0
     /// The first stock row on screen.
-    public private(set) var stockScroll = 0
+    private(set) var stockScroll = 0
     /// How many list rows fit on screen.
-    public private(set) var pageSize: Int
+    private(set) var pageSize: Int
 
     /// The state at the categories screen.
-    public init(categoryCount: Int, pageSize: Int = 20) {
+    init(categoryCount: Int, pageSize: Int = 20) {
         self.categoryCount = categoryCount
         self.pageSize = max(1, pageSize)
     }
 
     /// The category of the open list or detail screen.
-    public var openCategory: Int? {
+    var openCategory: Int? {
         switch screen {
         case .categories: nil
         case .stocks(let category), .detail(let category, _): category
@@ -60,20 +60,20 @@ public struct NavigationState: Sendable, Equatable {
     }
 
     /// The open category finished loading with `count` rows.
-    public mutating func setStockCount(_ count: Int) {
+    mutating func setStockCount(_ count: Int) {
         stockCount = count
         clampStocks()
     }
 
     /// The screen's list area changed height.
-    public mutating func setPageSize(_ size: Int) {
+    mutating func setPageSize(_ size: Int) {
         pageSize = max(1, size)
         clampStocks()
     }
 
     /// Applies a key; returns what the controller must do, in order.
     @discardableResult
-    public mutating func handle(_ key: Key) -> [NavigationEffect] {
+    mutating func handle(_ key: Key) -> [NavigationEffect] {
         if key == .interrupt || key == .character("q") { return [.quit] }
         switch screen {
         case .categories: return handleCategories(key)

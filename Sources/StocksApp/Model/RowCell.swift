@@ -3,10 +3,10 @@ import LanesLists
 import StocksKit
 
 /// The key of a row's chart: the series and the chart width (a resize asks for new charts).
-public struct RowChartKey: Hashable, Sendable {
-    public var id: String
-    public var width: Int
-    public init(id: String, width: Int) {
+struct RowChartKey: Hashable, Sendable {
+    var id: String
+    var width: Int
+    init(id: String, width: Int) {
         self.id = id
         self.width = width
     }

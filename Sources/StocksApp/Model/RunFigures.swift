@@ -6,22 +6,22 @@ import Lanes
 /// ```swift
 /// print(app.figures.report)
 /// ```
-public struct RunFigures: Sendable, Equatable {
-    public var mode: AppMode
-    public var responsiveness: ResponsivenessStats
-    public var rendersStarted: Int
-    public var rendersCompleted: Int
-    public var rendersCancelled: Int
-    public var cacheHits: Int
-    public var cached: Int
-    public var inFlight: Int
+struct RunFigures: Sendable, Equatable {
+    var mode: AppMode
+    var responsiveness: ResponsivenessStats
+    var rendersStarted: Int
+    var rendersCompleted: Int
+    var rendersCancelled: Int
+    var cacheHits: Int
+    var cached: Int
+    var inFlight: Int
     /// Category loads and detail analyses cancelled by leaving their screen.
-    public var screenCancels: Int
-    public var wrongCellDeliveries: Int
-    public var frames: Int
+    var screenCancels: Int
+    var wrongCellDeliveries: Int
+    var frames: Int
 
     /// A multi-line report.
-    public var report: String {
+    var report: String {
         let r = responsiveness
         return """
             mode                 \(mode.rawValue)

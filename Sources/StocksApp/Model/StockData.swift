@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 import StocksKit
 
 /// The stocks the app browses: bundled, from a directory of CSV files, or synthetic.
@@ -8,17 +9,17 @@ import StocksKit
 /// let data = StockData.load(try AppOptions(arguments: ["--synthetic", "5000"]))
 /// print(data.summary)   // "5000 synthetic tickers"
 /// ```
-public struct StockData: Sendable {
-    public var universe: StockUniverse
+struct StockData: Sendable {
+    var universe: StockUniverse
     /// Problems with files (each names the file and line); the other files still load.
-    public var errors: [StockDataError]
+    var errors: [StockDataError]
     /// Rows skipped because their price was `null` (not errors).
-    public var nullRows = 0
+    var nullRows = 0
     /// A short description for the title line.
-    public var summary: String
+    var summary: String
 
     /// Loads what `options` ask for.
-    public static func load(_ options: AppOptions) -> StockData {
+    static func load(_ options: AppOptions) -> StockData {
         let result: StockLoadResult
         let summary: String
         switch options.data {

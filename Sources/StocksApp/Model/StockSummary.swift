@@ -6,22 +6,22 @@ import StocksKit
 /// let row = try StockSummary(series, sparkWidth: 16)
 /// print(row.symbol, row.last, row.spark)
 /// ```
-public struct StockSummary: Sendable, Equatable {
+struct StockSummary: Sendable, Equatable {
     /// The series' id (the key of its row chart).
-    public var id: String
-    public var symbol: String
-    public var last: Double
-    public var change: Double
-    public var percentChange: Double?
+    var id: String
+    var symbol: String
+    var last: Double
+    var change: Double
+    var percentChange: Double?
     /// A block-character sparkline of the smoothed prices.
-    public var spark: String
+    var spark: String
     /// The years the series covers (``PriceSeries/period``): tells apart two series of one symbol.
-    public var period: String
+    var period: String
     /// Whether prices are relative to the first point (``PriceSeries/Kind/relative``), shown as `×1.68`.
-    public var isRelative: Bool
+    var isRelative: Bool
 
     /// A summary from plain values (for tests and fixtures).
-    public init(
+    init(
         id: String, symbol: String, last: Double, change: Double, percentChange: Double?, spark: String,
         period: String = "", isRelative: Bool = false
     ) {
@@ -37,7 +37,7 @@ public struct StockSummary: Sendable, Equatable {
 
     /// Summarises `series`: headline statistics and a sparkline of its exponentially smoothed prices.
     /// - Throws: `CancellationError` when `isCancelled` returns true.
-    public init(_ series: PriceSeries, sparkWidth: Int, isCancelled: () -> Bool = { false }) throws(CancellationError) {
+    init(_ series: PriceSeries, sparkWidth: Int, isCancelled: () -> Bool = { false }) throws(CancellationError) {
         let finite = series.prices.filter(\.isFinite)
         let stats = SummaryStats(finite)
         let smoothed = try Analysis.smooth(finite, with: .exponential(alpha: 0.3), isCancelled: isCancelled)
@@ -50,12 +50,12 @@ public struct StockSummary: Sendable, Equatable {
 
 /// The work the app does for one category, one row chart and one detail chart: pure functions that run on a
 /// processing lane (or, with `--naive`, on the main queue).
-public enum StockWork {
+enum StockWork {
     /// The costly analysis behind every chart: robust LOESS smoothing and a Holt forecast fitted by grid search.
-    public static let options = AnalysisOptions(smoother: .loess(span: 0.2, robustnessIterations: 3), forecastHorizon: 20)
+    static let options = AnalysisOptions(smoother: .loess(span: 0.2, robustnessIterations: 3), forecastHorizon: 20)
 
     /// Summaries of a category's stocks, polling `isCancelled` between stocks.
-    public static func summaries(
+    static func summaries(
         _ series: [PriceSeries], sparkWidth: Int, isCancelled: () -> Bool
     ) throws(CancellationError) -> [StockSummary] {
         var rows: [StockSummary] = []
@@ -68,14 +68,14 @@ public enum StockWork {
     }
 
     /// A one-line braille chart of a stock (raw, smoothed, forecast) for its list row.
-    public static func rowChart(_ series: PriceSeries, width: Int, isCancelled: () -> Bool) throws(CancellationError) -> ChartRow {
+    static func rowChart(_ series: PriceSeries, width: Int, isCancelled: () -> Bool) throws(CancellationError) -> ChartRow {
         let result = try Analysis.run(series, options: options, isCancelled: isCancelled)
         let chart = ChartRenderer(width: width, height: 1, showsAxes: false, fillsBand: false).render(result)
         return chart.rows.first ?? ChartRow(characters: [], layers: [])
     }
 
     /// The detail screen's chart with axes and the forecast band.
-    public static func detailChart(
+    static func detailChart(
         _ series: PriceSeries, width: Int, height: Int, isCancelled: () -> Bool
     ) throws(CancellationError) -> DetailContent {
         let result = try Analysis.run(series, options: options, isCancelled: isCancelled)
@@ -92,14 +92,14 @@ public enum StockWork {
 }
 
 /// What the detail screen shows once its analysis finished.
-public struct DetailContent: Sendable, Equatable {
-    public var symbol: String
-    public var sector: String
-    public var summary: SummaryStats?
-    public var forecastEnd: ForecastPoint?
-    public var chart: Chart
+struct DetailContent: Sendable, Equatable {
+    var symbol: String
+    var sector: String
+    var summary: SummaryStats?
+    var forecastEnd: ForecastPoint?
+    var chart: Chart
     /// The years covered, and for a relative series what it is relative to (`2018–2019 · relative to 2018-01-01`).
-    public var period: String = ""
+    var period: String = ""
     /// Whether the numbers are relative to the first point (shown as `×1.68`).
-    public var isRelative = false
+    var isRelative = false
 }

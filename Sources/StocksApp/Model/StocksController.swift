@@ -18,17 +18,17 @@ import StocksKit
 /// app.handle(.enter)   // opens the first category
 /// ```
 @MainActor
-public final class StocksController {
-    public let mode: AppMode
-    public let universe: StockUniverse
-    public private(set) var nav: NavigationState
-    public private(set) var width: Int
-    public private(set) var height: Int
+final class StocksController {
+    let mode: AppMode
+    let universe: StockUniverse
+    private(set) var nav: NavigationState
+    private(set) var width: Int
+    private(set) var height: Int
     /// Called when the app wants to quit (q, Ctrl-C).
-    public var onQuit: () -> Void = {}
+    var onQuit: () -> Void = {}
     /// A notice shown above the status line (e.g. data errors).
-    public var notice: String?
-    public let title: String
+    var notice: String?
+    let title: String
 
     let monitor: ResponsivenessMonitor
     private let output: (Frame) -> Void
@@ -45,14 +45,14 @@ public final class StocksController {
     private var lastDraw: UInt64 = 0
     private var hudTimer: LaneTimer?
     /// Work the controller withdrew: category loads and detail analyses left before they finished.
-    public private(set) var screenCancels = 0
+    private(set) var screenCancels = 0
     /// Frames drawn.
-    public private(set) var framesDrawn = 0
+    private(set) var framesDrawn = 0
     /// The last frame drawn.
-    public private(set) var lastFrame: Frame?
+    private(set) var lastFrame: Frame?
 
     /// Creates the app at the categories screen; `output` receives each frame drawn.
-    public init(
+    init(
         universe: StockUniverse, mode: AppMode, width: Int, height: Int, title: String = "stocks",
         output: @escaping (Frame) -> Void
     ) {
@@ -81,7 +81,7 @@ public final class StocksController {
     }
 
     /// Starts the monitor and the status-line refresh, and draws the first frame.
-    public func start() {
+    func start() {
         monitor.start()
         hudTimer = LaneTimer.everyOnMain(.milliseconds(250), label: "status line") { [weak self] in
             self?.scheduleRedraw()
@@ -90,7 +90,7 @@ public final class StocksController {
     }
 
     /// Stops everything: timers, the monitor, all pending work.
-    public func stop() {
+    func stop() {
         hudTimer?.cancel()
         hudTimer = nil
         monitor.stop()
@@ -102,7 +102,7 @@ public final class StocksController {
     // MARK: Input
 
     /// Applies a key.
-    public func handle(_ key: Key) {
+    func handle(_ key: Key) {
         for effect in nav.handle(key) {
             switch effect {
             case .quit:
@@ -120,7 +120,7 @@ public final class StocksController {
     }
 
     /// The terminal changed size.
-    public func resize(width: Int, height: Int) {
+    func resize(width: Int, height: Int) {
         guard width != self.width || height != self.height else { return }
         self.width = width
         self.height = height
@@ -238,7 +238,7 @@ public final class StocksController {
     // MARK: Drawing
 
     /// Asks for a redraw; redraws are coalesced to at most one per 16 ms frame.
-    public func scheduleRedraw() {
+    func scheduleRedraw() {
         guard !redrawPending else { return }
         redrawPending = true
         let now = DispatchTime.now().uptimeNanoseconds
@@ -250,7 +250,7 @@ public final class StocksController {
     }
 
     /// Draws now.
-    public func draw() {
+    func draw() {
         redrawPending = false
         lastDraw = DispatchTime.now().uptimeNanoseconds
         let content = ScreenContent(
@@ -271,7 +271,7 @@ public final class StocksController {
     // MARK: Figures
 
     /// The figures the status line and the scripted runs report.
-    public var figures: RunFigures {
+    var figures: RunFigures {
         let stats = loader.stats
         return RunFigures(
             mode: mode, responsiveness: monitor.snapshot(), rendersStarted: stats.started,

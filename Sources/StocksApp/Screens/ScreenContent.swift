@@ -6,32 +6,32 @@ import StocksKit
 /// var content = ScreenContent(title: "stocks", categories: [.init(name: "Technology", count: 12)])
 /// let frame = ScreenRenderer.render(NavigationState(categoryCount: 1), content, width: 80, height: 24)
 /// ```
-public struct ScreenContent {
+struct ScreenContent {
     /// A category line on the first screen.
-    public struct CategoryLine: Sendable, Equatable {
-        public var name: String
-        public var count: Int
-        public init(name: String, count: Int) {
+    struct CategoryLine: Sendable, Equatable {
+        var name: String
+        var count: Int
+        init(name: String, count: Int) {
             self.name = name
             self.count = count
         }
     }
 
-    public var title: String
-    public var categories: [CategoryLine]
+    var title: String
+    var categories: [CategoryLine]
     /// The open category's rows; nil while it loads.
-    public var rows: [StockSummary]?
+    var rows: [StockSummary]?
     /// The braille chart of a list row if it is ready (nil: still rendering).
-    public var rowChart: (Int) -> ChartRow?
+    var rowChart: (Int) -> ChartRow?
     /// The open stock's symbol, and its chart once analysed.
-    public var detailSymbol: String?
-    public var detail: DetailContent?
+    var detailSymbol: String?
+    var detail: DetailContent?
     /// A line of notices (data errors).
-    public var notice: String?
+    var notice: String?
     /// The status line.
-    public var hud: String
+    var hud: String
 
-    public init(
+    init(
         title: String, categories: [CategoryLine], rows: [StockSummary]? = nil,
         rowChart: @escaping (Int) -> ChartRow? = { _ in nil }, detailSymbol: String? = nil,
         detail: DetailContent? = nil, notice: String? = nil, hud: String = ""
@@ -48,26 +48,26 @@ public struct ScreenContent {
 }
 
 /// The screen layout shared by the renderer and the controller (which sizes charts to it).
-public enum ScreenLayout {
+enum ScreenLayout {
     /// Rows above the list (title, header).
-    public static let top = 2
+    static let top = 2
     /// Rows below the list (keys, status line).
-    public static let bottom = 2
+    static let bottom = 2
     /// Columns of a list row before its chart: symbol, period, last, change, sparkline.
-    public static let rowChartColumn = 2 + symbolWidth + 1 + periodWidth + 11 + 9 + 2 + sparkWidth + 2
+    static let rowChartColumn = 2 + symbolWidth + 1 + periodWidth + 11 + 9 + 2 + sparkWidth + 2
     /// Width of a row's symbol (display columns: a wide character counts 2).
-    public static let symbolWidth = 8
+    static let symbolWidth = 8
     /// Width of a row's period (`2000–10`).
-    public static let periodWidth = 7
+    static let periodWidth = 7
     /// Width of a row's sparkline.
-    public static let sparkWidth = 16
+    static let sparkWidth = 16
 
     /// How many list rows fit in `height`.
-    public static func listHeight(_ height: Int) -> Int { max(1, height - top - bottom) }
+    static func listHeight(_ height: Int) -> Int { max(1, height - top - bottom) }
     /// Width of a row's braille chart.
-    public static func rowChartWidth(_ width: Int) -> Int { max(4, width - rowChartColumn - 1) }
+    static func rowChartWidth(_ width: Int) -> Int { max(4, width - rowChartColumn - 1) }
     /// Size of the detail chart.
-    public static func detailChartSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    static func detailChartSize(width: Int, height: Int) -> (width: Int, height: Int) {
         (max(10, width - 2), max(3, height - top - bottom - 2))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 import StocksKit
 
 /// Draws the three screens and the status line into an off-screen ``Frame``. Pure: the same state and content
@@ -9,9 +10,9 @@ import StocksKit
 /// let frame = ScreenRenderer.render(nav, content, width: 100, height: 30)
 /// print(frame.text)
 /// ```
-public enum ScreenRenderer {
+enum ScreenRenderer {
     /// Renders the screen `nav` is on.
-    public static func render(_ nav: NavigationState, _ content: ScreenContent, width: Int, height: Int) -> Frame {
+    static func render(_ nav: NavigationState, _ content: ScreenContent, width: Int, height: Int) -> Frame {
         var frame = Frame(width: width, height: height)
         guard width > 0, height > 0 else { return frame }
         switch nav.screen {

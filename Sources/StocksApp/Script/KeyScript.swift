@@ -13,9 +13,9 @@
 /// ```swift
 /// let script = try KeyScript(parsing: "enter\nwait 200\ndown x10 @20\nq")
 /// ```
-public struct KeyScript: Sendable, Equatable {
+struct KeyScript: Sendable, Equatable {
     /// One step.
-    public enum Step: Sendable, Equatable {
+    enum Step: Sendable, Equatable {
         case key(Key)
         case wait(milliseconds: Int)
         case idle
@@ -23,16 +23,16 @@ public struct KeyScript: Sendable, Equatable {
     }
 
     /// A script line that does not parse.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var line: Int
-        public var text: String
-        public var description: String { "line \(line): cannot parse \"\(text)\"" }
+    struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        var line: Int
+        var text: String
+        var description: String { "line \(line): cannot parse \"\(text)\"" }
     }
 
-    public var steps: [Step]
+    var steps: [Step]
 
     /// Parses a script.
-    public init(parsing text: String) throws(ParseError) {
+    init(parsing text: String) throws(ParseError) {
         var steps: [Step] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -72,7 +72,7 @@ public struct KeyScript: Sendable, Equatable {
 
     /// The built-in `--demo`: open a category, fling through it, open a stock, go back, open another category,
     /// fling again, quit.
-    public static let demo: KeyScript = {
+    static let demo: KeyScript = {
         let text = """
             wait 300
             down x2 @80
@@ -102,7 +102,7 @@ public struct KeyScript: Sendable, Equatable {
     }()
 
     /// A script of steps.
-    public init(steps: [Step]) {
+    init(steps: [Step]) {
         self.steps = steps
     }
 }

@@ -12,23 +12,23 @@ import StocksKit
 /// MainLoop.run { runner.start() }
 /// ```
 @MainActor
-public final class ScriptRunner {
-    public let app: StocksController
-    public let script: KeyScript
+final class ScriptRunner {
+    let app: StocksController
+    let script: KeyScript
     private let finished: (RunFigures) -> Void
     private var index = 0
     private var done = false
     private var idleDeadline: DispatchTime?
 
     /// Prepares a run; `finished` gets the figures on the main queue.
-    public init(app: StocksController, script: KeyScript, finished: @escaping (RunFigures) -> Void) {
+    init(app: StocksController, script: KeyScript, finished: @escaping (RunFigures) -> Void) {
         self.app = app
         self.script = script
         self.finished = finished
     }
 
     /// Starts the app and the script (call on the main queue).
-    public func start() {
+    func start() {
         app.onQuit = { [unowned self] in finish() }
         app.start()
         next()

@@ -1,12 +1,13 @@
 import Lanes
+import LanesAppSupport
 import StocksKit
 
 /// How a ``Frame`` cell is drawn: the terminal layer maps each style to ANSI colours.
-public enum CellStyle: UInt8, Sendable, Equatable {
+enum CellStyle: UInt8, Sendable, Equatable {
     case plain, dim, bold, title, selected, gain, loss, hud, raw, smoothed, forecast, band, axis
 
     /// The style of a chart cell's layer.
-    public init(_ layer: ChartLayer) {
+    init(_ layer: ChartLayer) {
         switch layer {
         case .empty: self = .plain
         case .axis: self = .axis
@@ -18,7 +19,7 @@ public enum CellStyle: UInt8, Sendable, Equatable {
     }
 
     /// The SGR escape that selects the style (after a reset).
-    public var sgr: String {
+    var sgr: String {
         switch self {
         case .plain: "\u{1B}[0m"
         case .dim, .axis: "\u{1B}[0;90m"
@@ -44,14 +45,14 @@ public enum CellStyle: UInt8, Sendable, Equatable {
 /// frame.put("AAPL", row: 0, column: 0, style: .bold)
 /// frame.line(0) // "AAPL                "
 /// ```
-public struct Frame: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+struct Frame: Sendable, Equatable {
+    let width: Int
+    let height: Int
     private(set) var characters: [Character]
     private(set) var styles: [CellStyle]
 
     /// A blank frame.
-    public init(width: Int, height: Int) {
+    init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         characters = Array(repeating: " ", count: self.width * self.height)
@@ -64,7 +65,7 @@ public struct Frame: Sendable, Equatable {
     /// `\x07`…, never reaches the terminal) and laid out by display width: a wide character takes two cells (one
     /// that would straddle the right edge is left out), a combining mark joins the cell before it.
     @discardableResult
-    public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = .plain) -> Int {
+    mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = .plain) -> Int {
         guard row >= 0, row < height else { return column }
         var x = column
         for character in TerminalText.sanitized(text) {
@@ -110,14 +111,14 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// Sets the style of `count` cells from (`row`, `column`) (for a selection bar).
-    public mutating func paint(row: Int, column: Int = 0, count: Int? = nil, style: CellStyle) {
+    mutating func paint(row: Int, column: Int = 0, count: Int? = nil, style: CellStyle) {
         guard row >= 0, row < height else { return }
         let end = min(width, column + (count ?? width))
         for x in max(0, column)..<max(max(0, column), end) { styles[row * width + x] = style }
     }
 
     /// Copies a chart row in, one style per cell from the chart's layers.
-    public mutating func put(_ chartRow: ChartRow, row: Int, column: Int) {
+    mutating func put(_ chartRow: ChartRow, row: Int, column: Int) {
         guard row >= 0, row < height else { return }
         for (offset, character) in chartRow.characters.enumerated() {
             setCell(row: row, x: column + offset, character, CellStyle(chartRow.layers[offset]))
@@ -125,15 +126,15 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// The text of one row (no styles); a wide character stands for both of its cells.
-    public func line(_ row: Int) -> String {
+    func line(_ row: Int) -> String {
         String(characters[row * width..<(row + 1) * width].filter { $0 != Frame.continuation })
     }
 
     /// The style of one cell.
-    public func style(row: Int, column: Int) -> CellStyle { styles[row * width + column] }
+    func style(row: Int, column: Int) -> CellStyle { styles[row * width + column] }
 
     /// The whole frame as text, one line per row, trailing blanks trimmed.
-    public var text: String {
+    var text: String {
         (0..<height).map { row in
             var line = line(row)
             while line.last == " " { line.removeLast() }
@@ -142,7 +143,7 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// One row as terminal output: styled runs, ending in a reset.
-    public func ansiLine(_ row: Int) -> String {
+    func ansiLine(_ row: Int) -> String {
         var output = ""
         var current: CellStyle?
         for x in 0..<width {
@@ -158,7 +159,7 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// Whether row `row` differs from the same row of `other` (a frame of another size always differs).
-    public func rowDiffers(_ row: Int, from other: Frame?) -> Bool {
+    func rowDiffers(_ row: Int, from other: Frame?) -> Bool {
         guard let other, other.width == width, other.height == height else { return true }
         let range = row * width..<(row + 1) * width
         return characters[range] != other.characters[range] || styles[range] != other.styles[range]

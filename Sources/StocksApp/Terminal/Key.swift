@@ -4,7 +4,7 @@
 /// var decoder = KeyDecoder()
 /// decoder.decode([0x1B, 0x5B, 0x42]) // [.down]
 /// ```
-public enum Key: Sendable, Equatable, Hashable, CustomStringConvertible {
+enum Key: Sendable, Equatable, Hashable, CustomStringConvertible {
     case up, down, left, right
     case pageUp, pageDown, home, end
     case enter, escape, backspace, tab
@@ -16,7 +16,7 @@ public enum Key: Sendable, Equatable, Hashable, CustomStringConvertible {
     case unknown([UInt8])
 
     /// The script name of the key ("down", "pagedown", "q", ...).
-    public var description: String {
+    var description: String {
         switch self {
         case .up: "up"
         case .down: "down"
@@ -41,7 +41,7 @@ public enum Key: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// ```swift
     /// Key(name: "pagedown") // .pageDown
     /// ```
-    public init?(name: String) {
+    init?(name: String) {
         switch name.lowercased() {
         case "up": self = .up
         case "down": self = .down

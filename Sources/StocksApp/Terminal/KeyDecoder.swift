@@ -7,14 +7,14 @@
 /// var decoder = KeyDecoder()
 /// decoder.decode(Array("\u{1B}[6~q".utf8)) // [.pageDown, .character("q")]
 /// ```
-public struct KeyDecoder: Sendable {
+struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
 
     /// A decoder with nothing pending.
-    public init() {}
+    init() {}
 
     /// Decodes `bytes` (one read's worth) into keys.
-    public mutating func decode(_ bytes: [UInt8]) -> [Key] {
+    mutating func decode(_ bytes: [UInt8]) -> [Key] {
         pending.append(contentsOf: bytes)
         var keys: [Key] = []
         var index = 0

@@ -47,14 +47,14 @@ func writeAll(_ text: String) {
 /// terminal.show(frame)
 /// terminal.leave()
 /// ```
-public final class TerminalSession {
+final class TerminalSession {
     private var previous: Frame?
 
     /// Whether standard input and output are terminals.
-    public static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 
     /// The terminal's size in cells (80×24 if it cannot be read).
-    public static var size: (width: Int, height: Int) {
+    static var size: (width: Int, height: Int) {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
         return (Int(size.ws_col), Int(size.ws_row))
@@ -63,7 +63,7 @@ public final class TerminalSession {
     private init() {}
 
     /// Enters raw mode and the alternate screen, and registers the restore for `exit`.
-    public static func enter() throws -> TerminalSession {
+    static func enter() throws -> TerminalSession {
         var original = termios()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else {
             throw TerminalError(message: "cannot read the terminal settings (errno \(errno))")
@@ -90,7 +90,7 @@ public final class TerminalSession {
     }
 
     /// Writes the rows of `frame` that differ from the previous frame.
-    public func show(_ frame: Frame) {
+    func show(_ frame: Frame) {
         var output = ""
         for row in 0..<frame.height where frame.rowDiffers(row, from: previous) {
             output += "\u{1B}[\(row + 1);1H" + frame.ansiLine(row)
@@ -100,17 +100,17 @@ public final class TerminalSession {
     }
 
     /// Forgets the screen's contents so the next frame is written whole (after a resize).
-    public func invalidate() {
+    func invalidate() {
         previous = nil
         writeAll("\u{1B}[0m\u{1B}[2J")
     }
 
     /// Restores the terminal.
-    public func leave() { restoreTerminal() }
+    func leave() { restoreTerminal() }
 }
 
 /// A terminal that could not be set up.
-public struct TerminalError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+struct TerminalError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

@@ -34,8 +34,6 @@ public final class MainQueueSource {
     /// How many times the source has drained the main queue (`source.dispatches` after a burst of work shows how
     /// many loop iterations it took).
     public private(set) var dispatches = 0
-    /// Whether the source is attached to a main context (`if !source.isAttached { source.attach() }`).
-    public var isAttached: Bool { sourceID != 0 }
     /// Called on the main thread before each drain, that is whenever main-queue work is about to run. An app that
     /// stops its own timers while nothing happens starts them again here.
     ///

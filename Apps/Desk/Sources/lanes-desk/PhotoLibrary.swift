@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 import LanesImages
 
 /// The photos the Photos page shows: the bundled library expanded into many entries, a folder, or a list of URLs.

@@ -1,6 +1,7 @@
 import CGtk
 import Foundation
 import Lanes
+import LanesAppSupport
 
 /// Saves what `widget` shows as a PNG, rendered by the window's own renderer (the same path as the screen), and
 /// beside it `PATH.cells.json`: each visible photo cell's row and its picture's bounds in the PNG's coordinates.

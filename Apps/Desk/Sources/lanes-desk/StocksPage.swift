@@ -1,6 +1,7 @@
 import CGtk
 import Foundation
 import Lanes
+import LanesAppSupport
 import StocksKit
 
 /// What the Stocks page has done.

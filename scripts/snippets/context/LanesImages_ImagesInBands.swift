@@ -1,0 +1,5 @@
+import Foundation
+
+// What "Images in bands" assumes: an open file and a photo's bytes.
+let descriptor: Int32 = 0
+let photo = Data()

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Extracts every Swift code block of the README, the DocC articles and the public `///` doc comments into one Swift
+module per document (per library for doc comments), as a user would write them: each block's type declarations,
+extensions and imports at file scope, its statements (and local functions) in a `@MainActor func ... async throws`,
+so a block may use `await`, `try` and `@MainActor` UI objects. `#sourceLocation` maps every line back to the file and
+line it came from, so the compiler's diagnostics name the document, not the generated file.
+
+A block the compiler must not see is marked in its fence: ```swift fragment (keep these few, each with a reason in
+the text around it). What a document assumes of the user's app (their `ChartView`, `fetch`, `draw`...) is declared
+in scripts/snippets/context/<group>.swift, the group's hidden prelude.
+
+    extract.py ROOT OUT      writes OUT/<group>/*.swift and prints one line per group: NAME IMPORTS...
+"""
+import os, re, sys, glob
+
+ROOT, OUT = sys.argv[1], sys.argv[2]
+
+# Documents and the modules a user of each would import.
+LIBRARY_DEPS = {
+    "Lanes": ["Lanes"],
+    "LanesTesting": ["Lanes", "LanesTesting"],
+    "LanesLists": ["Lanes", "LanesLists"],
+    "LanesImages": ["Lanes", "LanesLists", "LanesImages"],
+    "StocksKit": ["StocksKit"],
+    "LanesAppSupport": ["Lanes", "LanesAppSupport"],
+}
+DECL = re.compile(
+    r"^(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|package|final|open|nonisolated|indirect)\s+)*"
+    r"(struct|class|enum|protocol|extension|actor|typealias|import)\b")
+
+
+def blocks_in_markdown(path):
+    """(first line number, info string, lines) of every fenced block."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    return fenced(lines, 1)
+
+
+def fenced(lines, first_number, numbers=None):
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```\s*(\S*)\s*(.*)$", lines[i])
+        if m:
+            indent, lang, rest = m.group(1), m.group(2), m.group(3)
+            body, j = [], i + 1
+            while j < len(lines) and not re.match(r"^\s*```\s*$", lines[j]):
+                body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j].lstrip())
+                j += 1
+            start = (numbers[i + 1] if numbers and i + 1 < len(numbers) else first_number + i + 1)
+            out.append((start, lang, rest.split(), body, numbers[i + 1:j] if numbers else None))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def blocks_in_doc_comments(path):
+    """Blocks of `///` comments that document a public or open declaration."""
+    src = open(path, encoding="utf-8").read().split("\n")
+    out, i = [], 0
+    while i < len(src):
+        if src[i].lstrip().startswith("///"):
+            j = i
+            comment, numbers = [], []
+            while j < len(src) and src[j].lstrip().startswith("///"):
+                text = src[j].lstrip()[3:]
+                comment.append(text[1:] if text.startswith(" ") else text)
+                numbers.append(j + 1)
+                j += 1
+            k = j
+            while k < len(src) and (src[k].strip().startswith("@") and not re.search(r"\b(public|open)\b", src[k])
+                                    or src[k].strip() == "" or src[k].strip().startswith("//")):
+                k += 1
+            if k < len(src) and re.search(r"\b(public|open)\b", src[k]) and "```" in "\n".join(comment):
+                out.extend(fenced(comment, 0, numbers))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+FUNC = re.compile(
+    r"^(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|package|nonisolated|static)\s+)*func\b")
+
+
+def split(body):
+    """Type declarations, extensions and imports at depth 0 go to file scope, and so do functions when the block
+    has no statements of its own (a block of declarations); everything else is the wrapper function's body."""
+    chunks, depth, pending = [], 0, []  # pending: attribute-only lines (@MainActor) waiting for their declaration
+    for n, line in body:
+        stripped = line.strip()
+        if depth == 0:
+            if re.match(r"^@\w+(\([^)]*\))?$", stripped):
+                pending.append((n, line)); continue
+            probe = " ".join(l.strip() for _, l in pending) + " " + stripped
+            kind = "decl" if DECL.match(probe.strip()) else "func" if FUNC.match(probe.strip()) else \
+                "blank" if stripped == "" or stripped.startswith("//") else "stmt"
+            chunks.append((kind, pending + [(n, line)])); pending = []
+        else:
+            chunks[-1][1].append((n, line))
+        code = re.sub(r'"([^"\\]|\\.)*"', '""', line.split("//")[0])
+        depth = max(0, depth + code.count("{") - code.count("}"))
+    if pending:
+        chunks.append(("stmt", pending))
+    hoist = {"decl"} if any(kind == "stmt" for kind, _ in chunks) else {"decl", "func"}
+    hoisted = [l for kind, lines in chunks if kind in hoist for l in lines]
+    stmts = [l for kind, lines in chunks if kind not in hoist for l in lines]
+    return hoisted, stmts
+
+
+def emit(chunks, path):
+    out, last = [], None
+    for n, line in chunks:
+        if last is None or n != last + 1:
+            out.append(f'#sourceLocation(file: "{path}", line: {n})')
+        out.append(line)
+        last = n
+    if chunks:
+        out.append("#sourceLocation()")
+    return out
+
+
+def import_lines(imports):
+    """`import M`; a name ending in `?` only where it exists (FoundationNetworking: URLSession on Linux)."""
+    return [f"#if canImport({m[:-1]})\nimport {m[:-1]}\n#endif" if m.endswith("?") else f"import {m}" for m in imports]
+
+
+def write_group(name, imports, items):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    context = os.path.join(ROOT, "scripts", "snippets", "context", name + ".swift")
+    count = 0
+    for index, (path, start, body, numbers) in enumerate(items):
+        numbered = list(zip(numbers or range(start, start + len(body)), body))
+        hoisted, stmts = split(numbered)
+        names = [m.group(2) for _, l in stmts if (m := re.match(r"^(let|var)\s+(\w+)\b", l))]
+        lines = import_lines(imports) + emit(hoisted, path)
+        lines.append(f"@MainActor func snippet{index}() async throws {{")
+        lines += emit(stmts, path)
+        lines += [f"    _ = {n}" for n in dict.fromkeys(names)]
+        lines.append("}")
+        open(os.path.join(folder, f"block{index}.swift"), "w").write("\n".join(lines) + "\n")
+        count += 1
+    if os.path.exists(context):
+        ctx = open(context).read()
+        open(os.path.join(folder, "context.swift"), "w").write(
+            "\n".join(import_lines(imports)) + "\n" + f'#sourceLocation(file: "{os.path.relpath(context, ROOT)}", line: 1)\n' + ctx + "\n#sourceLocation()\n")
+    print(name, count)
+
+
+fragments = 0
+def keep(lang, flags):
+    global fragments
+    if lang != "swift":
+        return False
+    if "fragment" in flags:
+        fragments += 1
+        return False
+    return True
+
+
+# Markdown: the README and every DocC article, one group each.
+docs = [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
+for catalog in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc"))):
+    library = os.path.basename(os.path.dirname(catalog))
+    for article in sorted(glob.glob(os.path.join(catalog, "*.md"))):
+        group = library + "_" + os.path.splitext(os.path.basename(article))[0]
+        docs.append((group, article, LIBRARY_DEPS.get(library, [library])))
+for group, path, imports in docs:
+    rel = os.path.relpath(path, ROOT)
+    items = [(rel, start, body, nums) for start, lang, flags, body, nums in blocks_in_markdown(path) if keep(lang, flags)]
+    if items:
+        write_group(group, imports, items)
+
+# Public doc comments, one group per library. scripts/snippets/pending.txt names the source files whose doc comments
+# are not compiled yet (their examples lean on names the comment does not declare): a list that only shrinks; every
+# other file's blocks, a new file's included, are compiled.
+pending_list = os.path.join(ROOT, "scripts", "snippets", "pending.txt")
+pending = set()
+if os.path.exists(pending_list):
+    pending = {l.strip() for l in open(pending_list) if l.strip() and not l.startswith("#")}
+skipped = 0
+for library, imports in LIBRARY_DEPS.items():
+    items = []
+    for source in sorted(glob.glob(os.path.join(ROOT, "Sources", library, "**", "*.swift"), recursive=True)):
+        rel = os.path.relpath(source, ROOT)
+        if rel in pending:
+            skipped += 1
+            continue
+        items += [(rel, start, body, nums) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
+                  if keep(lang, flags)]
+    if items:
+        write_group("Doc_" + library, ["Foundation", "FoundationNetworking?"] + imports, items)
+print("fragments", fragments)
+print("pending", skipped)
