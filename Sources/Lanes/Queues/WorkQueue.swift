@@ -182,9 +182,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     /// Cancels every item in the queue, atomically and in O(1): once this returns, no item that was pending will
     /// start its body, and every item that was in the queue reports `isCancelled` and the `.cancelled` state. Their
-    /// handles resolve, dependents are told, and running items' `onCancel` handlers run promptly afterwards on a
-    /// background thread (about 0.1 s for 200,000 items); `await idle()` waits for that. Items added afterwards run
-    /// normally.
+    /// handles resolve, dependents are told, and running items' `onCancel` handlers run promptly afterwards, where
+    /// the queue's executor puts that bookkeeping (``WorkExecutor/finishCancelled(_:)``): on a background thread by
+    /// default (about 0.1 s for 200,000 items; `await idle()` waits for it), on the calling thread before this returns
+    /// with LanesTesting's `ManualExecutor`. Items added afterwards run normally.
     ///
     /// ```swift
     /// func viewDidDisappear() { processing.cancelAll() }
@@ -200,10 +201,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
             return (result.nodes, result.buckets, UncheckedChain(head: chain))
         }
-        // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
-        // background thread, promptly, while the caller goes on. The buckets' entries are the ready items. A Dispatch
-        // global queue, not Lanes' pool: handing it a closure never starts a thread on the caller's.
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        // Finishing each item (resolving its handle, telling its dependents) touches every node; the executor decides
+        // where: by default a background thread, promptly, while the caller goes on; a test's manual executor, here.
+        executor.finishCancelled { [self] in
             self.sweep(ReadyInbox.nodes(from: inboxChain.head))
             for bucket in detached where !bucket.isEmpty { self.sweep(bucket.map(\.node)) }
             self.sweep(nodes)
@@ -278,6 +278,14 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             return false
         }
         if !now { semaphore.wait() }
+    }
+
+    /// Runs the queue's ready items on the calling thread, as one more runner would (the queue's limit still
+    /// holds: nothing runs while its limit's worth of items already runs). Returns how many bodies started. For
+    /// LanesTesting's `MainQueuePump.runPending()`, which drains ``main`` from a `@MainActor` test.
+    package func runOnCaller(maxItems: Int = .max) -> Int {
+        update { state, _ in state.workers += 1 }
+        return WorkRunner(queue: self).runCounting(maxItems: maxItems)
     }
 
     // MARK: Internal transitions
