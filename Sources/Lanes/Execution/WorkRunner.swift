@@ -140,7 +140,9 @@ extension WorkQueue {
                     return nil
                 }
                 state.workers -= 1
-                state.requestRunners(into: &action)
+                // A turn-per-item queue's runner that found the limit reached leaves its items to the turns the
+                // running item's end asks for: asking again now would spin while an async item is suspended.
+                if !state.turnPerItem || state.running < state.limit { state.requestRunners(into: &action) }
                 return nil
             } }
             perform(action)
