@@ -23,7 +23,38 @@ import Darwin
 /// let done = MainQueuePump.run(until: { answer != nil }, timeout: .seconds(5))
 /// assert(done && answer == 42)
 /// ```
+///
+/// A `@MainActor` test, which swift-testing runs on the main queue, drives main-queue deliveries with
+/// ``runPending(limit:)`` instead: they run inside the call, in order, on the test's own thread.
 public enum MainQueuePump {
+    /// Runs the ``WorkQueue/main`` items waiting now, and those they add, here on the main actor, in the order the
+    /// main queue would; returns how many ran. Every main-queue delivery of Lanes goes through `WorkQueue.main`
+    /// (``WorkItem/onMainCompletion(_:)``, `LaneTimer.afterOnMain`, a `Debouncer(onMain:)`, LanesLists' bindings),
+    /// so a `@MainActor` test with a `VirtualClock` and `ManualExecutor` queues is exact: what the app would do on
+    /// its next main-loop turns happens inside this call. Raw `DispatchQueue.main` blocks and other tasks' jobs are
+    /// not run (they run once the test suspends or returns). Called from inside a `WorkQueue.main` item it runs
+    /// nothing (the main queue runs one item at a time).
+    ///
+    /// ```swift
+    /// @MainActor final class Label { var text = "" }
+    ///
+    /// @Test @MainActor func showsTheResult() {
+    ///     let background = ManualExecutor()
+    ///     let queue = WorkQueue("work", executor: background)
+    ///     let label = Label()
+    ///     queue.add { _ in "42" }.onMainCompletion { label.text = (try? $0.get()) ?? "" }
+    ///     background.runAll()           // the body runs; its completion waits for the main queue
+    ///     #expect(label.text == "")
+    ///     MainQueuePump.runPending()    // the main queue's turn
+    ///     #expect(label.text == "42")
+    /// }
+    /// ```
+    @MainActor
+    @discardableResult
+    public static func runPending(limit: Int = .max) -> Int {
+        WorkQueue.main.runOnCaller(maxItems: limit)
+    }
+
     /// Drains main-queue work until `condition` holds (checked before each wait and after each drain) or `timeout`
     /// passes. Returns whether the condition held. Main thread only.
     @discardableResult

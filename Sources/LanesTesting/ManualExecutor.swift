@@ -3,6 +3,10 @@ import Lanes
 /// An executor that runs nothing until a test says so: each ``runNext()`` runs exactly one item (the queue's
 /// highest-priority ready item at that moment) on the calling thread.
 ///
+/// Everything a queue on it does happens on the test's thread: bodies run inside ``runNext()`` and ``runAll()``, and
+/// ``WorkQueue/cancelAll()`` finishes every cancelled item (resolves its handle, posts its completions to their
+/// queues) before it returns, so the completions run at the next `runAll()` of their queue's executor.
+///
 /// ```swift
 /// let manual = ManualExecutor()
 /// let queue = WorkQueue("test", maxConcurrency: 1, executor: manual)
@@ -20,19 +24,33 @@ public final class ManualExecutor: WorkExecutor {
         runners.withLock { $0.append(runner) }
     }
 
-    /// How many runners the queues asked for and have not been served.
-    public var pendingRunners: Int { runners.withLock { $0.count } }
-
-    /// Runs one item; returns false when no queue asked for a runner.
-    @discardableResult
-    public func runNext() -> Bool {
-        let runner = runners.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        guard let runner else { return false }
-        runner.run(maxItems: 1)
-        return true
+    /// Finishes a cancel-all's items at once, on the thread that called `cancelAll()`.
+    public func finishCancelled(_ sweep: @escaping @Sendable () -> Void) {
+        sweep()
     }
 
-    /// Runs items until no queue asks for more (items added meanwhile run too). Returns how many runs happened.
+    /// How many runners the queues asked for and have not been served (a runner may find nothing left to run: its
+    /// item was cancelled meanwhile).
+    public var pendingRunners: Int { runners.withLock { $0.count } }
+
+    /// Runs one item's body; returns false when no queue has an item to run. Runners that find nothing to run (their
+    /// item was cancelled after the queue asked) are used up on the way and not counted.
+    @discardableResult
+    public func runNext() -> Bool {
+        while let runner = runners.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            if runner.runCounting(maxItems: 1) > 0 { return true }
+        }
+        return false
+    }
+
+    /// Runs items until no queue has one to run (items added meanwhile run too), at most `limit` of them. Returns
+    /// how many bodies ran.
+    ///
+    /// ```swift
+    /// queue.add { _ in 1 }
+    /// queue.add { _ in 2 }
+    /// #expect(manual.runAll() == 2)
+    /// ```
     @discardableResult
     public func runAll(limit: Int = 1_000_000) -> Int {
         var count = 0

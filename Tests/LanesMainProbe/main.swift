@@ -108,12 +108,64 @@ case "signal":
     source.cancel()
     print("cancelled \(source.isCancelled)")
     exit(0)
+case "order":
+    // One background thread enqueues WorkQueue.main items, DispatchQueue.main blocks and @MainActor jobs in turn,
+    // all at the default priority; the main loop must run them in exactly that order.
+    let total = 6_000
+    let ran = LockedValue<[Int]>([])
+    @Sendable func ranStep(_ step: Int) {
+        let count = ran.withLock { ran in
+            ran.append(step)
+            return ran.count
+        }
+        if count == total { MainLoop.stop() }
+    }
+    MainLoop.run {
+        Thread.detachNewThread {
+            for step in 0..<total {
+                switch step % 3 {
+                case 0: WorkQueue.main.add(label: "step \(step)") { _ in ranStep(step) }
+                case 1: DispatchQueue.main.async { ranStep(step) }
+                default: Task { @MainActor in ranStep(step) }
+                }
+            }
+        }
+    }
+    let order = ran.withLock { $0 }
+    let late = zip(order, order.dropFirst()).filter { $0 > $1 }.count
+    print("order ran=\(order.count) out-of-order=\(late)")
+    exit(0)
+case "flood":
+    // 20 WorkQueue.main items, then 20,000 DispatchQueue.main blocks: no item may wait for a block enqueued after it.
+    let blocksRun = LockedValue(0)
+    let items = LockedValue<[Int]>([])  // how many blocks had run when each item ran
+    @Sendable func stopWhenDone() {
+        if blocksRun.withLock({ $0 }) == 20_000, items.withLock({ $0.count }) == 20 { MainLoop.stop() }
+    }
+    MainLoop.run {
+        for _ in 0..<20 {
+            WorkQueue.main.add(label: "flooded item") { _ in
+                let before = blocksRun.withLock { $0 }
+                items.withLock { $0.append(before) }
+                stopWhenDone()
+            }
+        }
+        for _ in 0..<20_000 {
+            DispatchQueue.main.async {
+                blocksRun.withLock { $0 += 1 }
+                stopWhenDone()
+            }
+        }
+    }
+    let seen = items.withLock { $0 }
+    print("flood items=\(seen.count) blocks-before-items=\(seen.max() ?? -1)")
+    exit(0)
 case "dispatchmain":
     // The counter-example: dispatchMain() ends the main thread and a worker drains the main queue.
     schedule(cell)
     dispatchMain()
 default:
-    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle|signal")
+    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle|signal|order|flood")
     exit(2)
 }
 report()

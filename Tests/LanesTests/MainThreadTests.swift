@@ -41,6 +41,20 @@ struct MainThreadTests {
         #expect(wakeups < 20, "\(run.output)")
     }
 
+    @Test("WorkQueue.main items, DispatchQueue.main blocks and @MainActor jobs enqueued in turn from one thread run in that order")
+    func mainQueueOrder() async throws {
+        let run = try await Probe.run("order")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.lines.contains("order ran=6000 out-of-order=0"), "\(run.output)")
+    }
+
+    @Test("a WorkQueue.main item never waits behind DispatchQueue.main blocks enqueued after it")
+    func mainQueueFairness() async throws {
+        let run = try await Probe.run("flood")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.lines.contains("flood items=20 blocks-before-items=0"), "\(run.output)")
+    }
+
     @Test("under dispatchMain() the same work runs serially, but on a worker thread (why MainLoop exists)")
     func dispatchMainLosesTheMainThread() async throws {
         let run = try await Probe.run("dispatchmain")

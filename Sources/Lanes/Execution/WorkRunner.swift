@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A request from a queue to run its items. An executor receives one per wanted thread of work and must call
@@ -29,7 +30,16 @@ public struct WorkRunner: Sendable {
     /// Runs ready items one after another, up to `maxItems`, then returns. If work remains, the queue asks its
     /// executor for another runner.
     public func run(maxItems: Int = .max) {
-        _ = queue.drain(maxItems: maxItems, first: first)
+        var started = 0
+        _ = queue.drain(maxItems: maxItems, first: first, started: &started)
+    }
+
+    /// ``run(maxItems:)`` that tells how many bodies it started (items cancelled between the queue's ask and the
+    /// run start none). For LanesTesting's `ManualExecutor`, whose counts are items, not runners.
+    package func runCounting(maxItems: Int = .max) -> Int {
+        var started = 0
+        _ = queue.drain(maxItems: maxItems, first: first, started: &started)
+        return started
     }
 
     /// Runs like ``run(maxItems:)``, then lingers up to `nanoseconds` for new work before returning (Lanes' own
@@ -37,7 +47,9 @@ public struct WorkRunner: Sendable {
     /// that starts with it, for a thread of that level. Levels above `ceiling` count as `ceiling` (see
     /// ``ThreadPoolExecutor/init(maxThreads:idleTimeout:linger:ceiling:)``).
     func run(lingering nanoseconds: UInt64, level: ThreadLevel, ceiling: ThreadLevel) -> WorkRunner? {
-        let handed = queue.drain(maxItems: .max, linger: nanoseconds, level: level, ceiling: ceiling, first: first)
+        var started = 0
+        let handed = queue.drain(
+            maxItems: .max, linger: nanoseconds, level: level, ceiling: ceiling, first: first, started: &started)
         guard let node = handed else { return nil }
         return WorkRunner(queue: queue, priority: node.effectivePriority, first: node)
     }
@@ -49,9 +61,32 @@ public protocol WorkExecutor: Sendable {
     /// Arranges for `runner.run(maxItems:)` to be called once, later or now.
     func schedule(_ runner: WorkRunner)
 
+    /// Runs the bookkeeping a queue's ``WorkQueue/cancelAll()`` leaves behind: finishing every cancelled item
+    /// (resolving its handle, posting its completions, telling its dependents). The default hands it to a Dispatch
+    /// global queue, so `cancelAll()` returns at once whatever the number of items; LanesTesting's `ManualExecutor`
+    /// runs it on the calling thread, so a test sees every handle resolved when `cancelAll()` returns.
+    ///
+    /// ```swift
+    /// struct InlineExecutor: WorkExecutor {
+    ///     func schedule(_ runner: WorkRunner) { runner.run() }
+    ///     func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
+    /// }
+    /// ```
+    func finishCancelled(_ sweep: @escaping @Sendable () -> Void)
+
     /// The task executor the `async` bodies of this executor's queues run on, at the level of `priority`; nil (the
     /// default) runs them on Swift's global pool.
     func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)?
+}
+
+extension WorkExecutor {
+
+    /// Finishes a cancel-all's items on a Dispatch global queue, off the caller's thread (see
+    /// ``WorkExecutor/finishCancelled(_:)``). A Dispatch queue, not Lanes' pool: handing it a closure never starts a
+    /// thread on the caller's.
+    public func finishCancelled(_ sweep: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .userInitiated).async(execute: sweep)
+    }
 }
 
 /// The lane the current thread is running an item for, so blocking waits on it can be refused.
@@ -77,7 +112,7 @@ extension WorkQueue {
     /// A runner given `first` starts with that item.
     func drain(
         maxItems: Int, linger: UInt64 = 0, level: ThreadLevel? = nil, ceiling: ThreadLevel = .normal,
-        first: WorkNode? = nil
+        first: WorkNode? = nil, started: inout Int
     ) -> WorkNode? {
         var handed = first
         var finished: WorkNode?
@@ -105,7 +140,9 @@ extension WorkQueue {
                     return nil
                 }
                 state.workers -= 1
-                state.requestRunners(into: &action)
+                // A turn-per-item queue's runner that found the limit reached leaves its items to the turns the
+                // running item's end asks for: asking again now would spin while an async item is suspended.
+                if !state.turnPerItem || state.running < state.limit { state.requestRunners(into: &action) }
                 return nil
             } }
             perform(action)
@@ -130,6 +167,7 @@ extension WorkQueue {
                 }
                 continue
             }
+            started += 1
             WorkEvents.emit(.started, node: node, queue: name, state: .running)
             switch consume body {
             case .sync(let function):

@@ -74,7 +74,14 @@ struct QueueState {
     var speculativeRunning = 0
     static let speculativeMark = -2
 
-    init(limit: Int) { self.limit = limit }
+    /// Every ready item gets a runner of its own, beyond the limit (``WorkQueue/main``: a turn on the main queue per
+    /// item, taken when the item becomes ready).
+    let turnPerItem: Bool
+
+    init(limit: Int, turnPerItem: Bool = false) {
+        self.limit = limit
+        self.turnPerItem = turnPerItem
+    }
 
     // MARK: Membership
 
@@ -383,7 +390,7 @@ struct QueueState {
     mutating func requestRunners(into action: inout QueueAction) {
         guard !suspended, !barrierRunning else { return }
         let ready = runnableLive + (barrierRunnable ? 1 : 0)
-        let wanted = min(ready, limit - running)
+        let wanted = turnPerItem ? ready : min(ready, limit - running)
         let free = workers - syncRunning
         if wanted > free {
             action.runners += wanted - free

@@ -45,7 +45,8 @@ extension WorkQueue {
         node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
         inbox.push(node)
         // Every runner the limit allows is attached: one of them will take it from the inbox.
-        if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
+        // A queue that gives each item a turn of its own asks for one now.
+        if turnPerItem || workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
             update { state, action in state.requestRunners(into: &action) }
         }
     }

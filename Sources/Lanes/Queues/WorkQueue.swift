@@ -41,6 +41,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let poppableMirror = Atomic<Bool>(false)
     /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
     let lingerBreaks = Atomic<UInt32>(0)
+    /// Whether each ready item gets a runner of its own (``main``; see `init(_:maxConcurrency:executor:turnPerItem:)`).
+    let turnPerItem: Bool
     #if DEBUG || LANES_INTERNAL_CHECKS
     /// Test hooks on the runners (see `RunnerHooks`).
     let debugHooks = DebugHooks()
@@ -52,20 +54,41 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     ///   - maxConcurrency: how many items may run at once (values below 1 are treated as 1; use
     ///     ``setMaxConcurrency(_:)`` to get an error instead). Defaults to the number of active processors.
     ///   - executor: where bodies run; Lanes' own thread pool by default.
-    public init(
+    public convenience init(
         _ name: String, maxConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
         executor: (any WorkExecutor)? = nil
     ) {
+        self.init(name, maxConcurrency: maxConcurrency, executor: executor, turnPerItem: false)
+    }
+
+    /// With `turnPerItem`, every item that becomes ready asks the executor for a runner of its own at once, whatever
+    /// the limit (a runner that finds the limit reached leaves without asking again): on a serial dispatch queue, with
+    /// a batch of 1, each item then takes its place among the queue's other blocks when it is enqueued.
+    init(_ name: String, maxConcurrency: Int, executor: (any WorkExecutor)?, turnPerItem: Bool) {
         self.name = name
         self.id = Self.ids.add(1, ordering: .relaxed).newValue
         self.executor = executor ?? ThreadPoolExecutor.shared
-        self.state = Lock(QueueState(limit: max(1, maxConcurrency)))
+        self.turnPerItem = turnPerItem
+        self.state = Lock(QueueState(limit: max(1, maxConcurrency), turnPerItem: turnPerItem))
         self.limitMirror = Atomic(max(1, maxConcurrency))
     }
 
     /// A serial queue whose items run through the main dispatch queue, in order with `DispatchQueue.main` blocks and
     /// `@MainActor` jobs (``WorkItem/onMainCompletion(_:)`` hands results to main-actor code). Use it to ship results
     /// to the UI.
+    ///
+    /// **Order.** Each item takes its turn on the main dispatch queue when it is enqueued (an item with dependencies:
+    /// when they finish), exactly as a `DispatchQueue.main.async` block would, and each turn runs the most urgent
+    /// item waiting, first come first served within a priority. So:
+    /// - items of the same priority, enqueued from one thread, run in that order with the `DispatchQueue.main` blocks
+    ///   and `@MainActor` jobs that thread enqueues between them;
+    /// - an item never waits behind main-queue work enqueued after it: a flood of `DispatchQueue.main` blocks
+    ///   delays it by none of those that came later;
+    /// - a more urgent item runs at the first turn of any waiting item, ahead of less urgent ones enqueued before it
+    ///   (completion handlers and the toolkit's deliveries are `.visible`; ``add(label:priority:after:policy:_:)``
+    ///   defaults to `.normal`). Give items the same priority where their relative order matters;
+    /// - while an `async` item is suspended the queue runs nothing else: items that became ready meanwhile take new
+    ///   turns when it finishes.
     ///
     /// Its items run on the process's main thread when the main thread runs a loop that drains the main queue:
     /// ``MainLoop``, Foundation's `RunLoop`, or a GUI toolkit's loop bridged with ``MainQueueDriver``. A program
@@ -74,10 +97,13 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     ///
     /// ```swift
     /// MainLoop.run {
-    ///     WorkQueue.main.add { _ in assert(Thread.isMainThread) }
+    ///     WorkQueue.main.add { _ in print("first") }
+    ///     DispatchQueue.main.async { print("second") }
+    ///     WorkQueue.main.add { _ in print("third") }
     /// }
     /// ```
-    public static let main = WorkQueue("main", maxConcurrency: 1, executor: DispatchExecutor(queue: .main, batch: 16))
+    public static let main = WorkQueue(
+        "main", maxConcurrency: 1, executor: DispatchExecutor(queue: .main, batch: 1), turnPerItem: true)
 
     public var description: String { "WorkQueue(\(name))" }
     public static func == (lhs: WorkQueue, rhs: WorkQueue) -> Bool { lhs === rhs }
@@ -182,9 +208,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     /// Cancels every item in the queue, atomically and in O(1): once this returns, no item that was pending will
     /// start its body, and every item that was in the queue reports `isCancelled` and the `.cancelled` state. Their
-    /// handles resolve, dependents are told, and running items' `onCancel` handlers run promptly afterwards on a
-    /// background thread (about 0.1 s for 200,000 items); `await idle()` waits for that. Items added afterwards run
-    /// normally.
+    /// handles resolve, dependents are told, and running items' `onCancel` handlers run promptly afterwards, where
+    /// the queue's executor puts that bookkeeping (``WorkExecutor/finishCancelled(_:)``): on a background thread by
+    /// default (about 0.1 s for 200,000 items; `await idle()` waits for it), on the calling thread before this returns
+    /// with LanesTesting's `ManualExecutor`. Items added afterwards run normally.
     ///
     /// ```swift
     /// func viewDidDisappear() { processing.cancelAll() }
@@ -200,10 +227,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
             return (result.nodes, result.buckets, UncheckedChain(head: chain))
         }
-        // Finishing each item (resolving its handle, telling its dependents) touches every node; that happens on a
-        // background thread, promptly, while the caller goes on. The buckets' entries are the ready items. A Dispatch
-        // global queue, not Lanes' pool: handing it a closure never starts a thread on the caller's.
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        // Finishing each item (resolving its handle, telling its dependents) touches every node; the executor decides
+        // where: by default a background thread, promptly, while the caller goes on; a test's manual executor, here.
+        executor.finishCancelled { [self] in
             self.sweep(ReadyInbox.nodes(from: inboxChain.head))
             for bucket in detached where !bucket.isEmpty { self.sweep(bucket.map(\.node)) }
             self.sweep(nodes)
@@ -278,6 +304,14 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             return false
         }
         if !now { semaphore.wait() }
+    }
+
+    /// Runs the queue's ready items on the calling thread, as one more runner would (the queue's limit still
+    /// holds: nothing runs while its limit's worth of items already runs). Returns how many bodies started. For
+    /// LanesTesting's `MainQueuePump.runPending()`, which drains ``main`` from a `@MainActor` test.
+    package func runOnCaller(maxItems: Int = .max) -> Int {
+        update { state, _ in state.workers += 1 }
+        return WorkRunner(queue: self).runCounting(maxItems: maxItems)
     }
 
     // MARK: Internal transitions
