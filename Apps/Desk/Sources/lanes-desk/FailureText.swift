@@ -16,7 +16,7 @@ enum FailureText {
         case let error as FetchError:
             switch error {
             case .file(_, let reason): text = reason
-            case .fileNotFound: text = "no such file (removed or renamed since it was listed)"
+            case .fileNotFound: text = "no such file"
             case .emptyBody: text = "the file is empty (0 bytes)"
             case .httpStatus(_, let url), .tooLarge(let url, _), .timedOut(let url), .deadlineExceeded(let url, _),
                 .tooSlow(let url, _), .shortBody(let url, _, _), .notHTTP(let url), .redirectLoop(let url),

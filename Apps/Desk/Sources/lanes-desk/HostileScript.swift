@@ -24,28 +24,31 @@ extension Scripts {
             record(app, "listing_first_batch_ms", Double(listing.firstBatchAt - listing.startedAt) / 1e6)
             record(app, "listing_ms", Double(listing.finishedAt - listing.startedAt) / 1e6)
             record(app, "listing_unreadable_folders", Double(listing.unreadableFolders.count))
+            record(app, "listing_main_batch_max_ms", page.stats.listingMainMaxMs)
+            record(app, "listing_main_latency_max_ms", milliseconds(latency.max))
+            record(app, "listing_main_latency_p99_ms", milliseconds(latency.p99))
+            record(app, "listing_hitches", Double(latency.hitches))
         }
-        record(app, "listing_main_batch_max_ms", page.stats.listingMainMaxMs)
-        record(app, "listing_main_latency_max_ms", milliseconds(latency.max))
-        record(app, "listing_main_latency_p99_ms", milliseconds(latency.p99))
-        record(app, "listing_hitches", Double(latency.hitches))
         record(app, "running_as_root", getuid() == 0 ? 1 : 0)
 
         // Each hostile file's cell, brought on screen: it shows an image or says what is wrong.
-        let cases = HostileFolder.cases
+        // The built folder's cases, or (`--urls`, another `--folder`) the first rows, as `row0`, `row1`...
+        let cases = app.options.builtHostileFolder
+            ? HostileFolder.cases.map(\.name) : (0..<min(page.library.count, 16)).map { "row\($0)" }
         var resolved = 0
-        for (row, hostile) in cases.enumerated() where row < page.library.count {
+        for (row, name) in cases.enumerated() where row < page.library.count {
             page.scroll(toRow: row)
             let cell = { page.cells.values.first { $0.row == row } }
-            _ = await timeUntil(deadlineMilliseconds: 15_000) {
+            // A URL that stalls ends at the fetch's deadline (3 × --fetch-timeout).
+            _ = await timeUntil(deadlineMilliseconds: 4_000 * app.options.fetchTimeout) {
                 guard let cell = cell() else { return false }
                 return cell.failure != nil || cell.hasImage
             }
             guard let found = cell() else { continue }
             if found.failure != nil || found.hasImage { resolved += 1 }
-            app.report.append(("hostile_\(hostile.name)_says", .text(found.failure ?? "")))
-            app.report.append(("hostile_\(hostile.name)_caption", .text(labelText(found.caption))))
-            record(app, "hostile_\(hostile.name)_shown", found.hasImage ? 1 : 0)
+            app.report.append(("hostile_\(name)_says", .text(found.failure ?? "")))
+            app.report.append(("hostile_\(name)_caption", .text(labelText(found.caption))))
+            record(app, "hostile_\(name)_shown", found.hasImage ? 1 : 0)
         }
         record(app, "hostile_cases", Double(cases.count))
         record(app, "hostile_resolved", Double(resolved))

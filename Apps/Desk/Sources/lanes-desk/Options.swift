@@ -12,6 +12,8 @@ struct Options {
     var fixedPreload = false
     var tiltShift = true
     var script: String?
+    /// The folder is the one `--script hostile` built (``HostileFolder``), not the user's.
+    var builtHostileFolder = false
     var report: String?
     var screenshot: String?
     var page = "photos"

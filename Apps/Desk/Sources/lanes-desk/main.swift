@@ -19,10 +19,11 @@ do {
 
 // `--script hostile` without a folder builds its hostile folder (HostileFolder) and removes it at exit.
 var hostileFolder: HostileFolder?
-if parsed.script == "hostile", parsed.folder == nil {
+if parsed.script == "hostile", parsed.folder == nil, parsed.urlsFile == nil {
     do {
         hostileFolder = try HostileFolder.build()
         parsed.folder = hostileFolder?.path
+        parsed.builtHostileFolder = true
     } catch {
         FileHandle.standardError.write(Data("lanes-desk: cannot build the hostile folder: \(error)\n".utf8))
         exit(1)

@@ -1,4 +1,5 @@
 import Foundation
+import LanesImages
 import Testing
 
 /// `lanes-desk --script hostile` on the folder it builds (HostileFolder): every hostile file gives a cell that shows
@@ -52,5 +53,41 @@ struct HostileFolderTests {
         // No leftover files.
         let folder = try #require(figures["hostile_folder"] as? String)
         #expect(!FileManager.default.fileExists(atPath: folder), "the hostile folder was left behind")
+    }
+
+    /// `--urls` against a loopback server that stalls, lies about its length, sends an error page as an image or a
+    /// 404, a port nobody listens on and a missing file: each cell says what happened (a stall ends at the fetch's
+    /// deadline, 3 × `--fetch-timeout`), the one good URL shows, and a URL with an escape in its name is shown escaped.
+    @Test func everyHostileURLSaysWhatIsWrong() throws {
+        let png = try ImageEncoder().encode(
+            Bitmap(width: 40, height: 30, filledWith: RGBA(red: 10, green: 150, blue: 90)), as: .png())
+        let server = try HostileServer(png: png)
+        defer { server.stop() }
+        let urls = [
+            server.url("/ok/a.png"), server.url("/stall/b.png"), server.url("/short/c.png"), server.url("/html/d.png"),
+            server.url("/missing/e.png"), server.url("/missing/ctl%1B%5B31mred.png"), "http://127.0.0.1:1/refused.png",
+            "file:///nonexistent-lanes-desk/f.png",
+        ]
+        let list = FileManager.default.temporaryDirectory.appending(path: "lanes-desk-urls-\(UUID().uuidString).txt")
+        try Data(urls.joined(separator: "\n").utf8).write(to: list)
+        defer { try? FileManager.default.removeItem(at: list) }
+        let figures = try DeskScriptTests.runApp(
+            ["--urls", list.path, "--script", "hostile", "--grid", "--fetch-timeout", "2"])
+        func says(_ row: Int) -> String { figures["hostile_row\(row)_says"] as? String ?? "<no cell>" }
+
+        #expect(try DeskScriptTests.number(figures, "hostile_resolved") == Double(urls.count))
+        #expect(try DeskScriptTests.number(figures, "hostile_row0_shown") == 1, "\(says(0))")
+        #expect(says(1).contains("timed out") || says(1).contains("gave up"), "\(says(1))")
+        #expect(says(2).contains("closed after 100 of the 5000 bytes"), "\(says(2))")
+        #expect(says(3).contains("HTML"), "\(says(3))")
+        #expect(says(4).contains("404"), "\(says(4))")
+        #expect(says(5).contains("404"), "\(says(5))")
+        #expect((figures["hostile_row5_caption"] as? String ?? "").contains(#"\e[31m"#))
+        #expect(says(6).contains("connection failed"), "\(says(6))")
+        #expect(says(7) == "no such file", "\(says(7))")
+        for key in figures.keys where key.hasSuffix("_caption") || key.hasSuffix("_says") {
+            let text = figures[key] as? String ?? ""
+            #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(key): \(text.debugDescription)")
+        }
     }
 }
