@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import Lanes
 import LanesGLib
+import LanesImages
 
 /// The window: a stack of two pages (Photos, Stocks) with a switcher, and the status bar.
 @MainActor
@@ -28,7 +29,9 @@ final class DeskApp {
         self.options = options
         photos = PhotosPage(
             library: library, naive: options.naive, tiltShift: options.tiltShift, asGrid: options.grid,
-            fixedPreload: options.fixedPreload)
+            fixedPreload: options.fixedPreload,
+            fetchPolicy: FetchPolicy(
+                timeout: .seconds(options.fetchTimeout), deadline: .seconds(3 * options.fetchTimeout)))
         stocks = StocksPage(synthetic: options.synthetic)
     }
 

@@ -110,7 +110,11 @@ extension SplitMix64 {
 /// Answers `lanes-photo://` URLs with a descriptor of the entry (asynchronously, as `DataFetching` requires); every
 /// other URL goes to Lanes' `DataFetcher` (files, HTTP).
 struct LibraryFetcher: DataFetching {
-    let fallback = DataFetcher()
+    let fallback: DataFetcher
+
+    init(policy: FetchPolicy = FetchPolicy()) {
+        fallback = DataFetcher(policy: policy)
+    }
 
     func fetch(
         _ url: URL, priority: WorkPriority, completion: @escaping @Sendable (Result<Data, FetchError>) -> Void

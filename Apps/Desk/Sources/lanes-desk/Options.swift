@@ -12,9 +12,13 @@ struct Options {
     var fixedPreload = false
     var tiltShift = true
     var script: String?
+    /// The folder is the one `--script hostile` built (``HostileFolder``), not the user's.
+    var builtHostileFolder = false
     var report: String?
     var screenshot: String?
     var page = "photos"
+    /// Seconds a `--urls` fetch may wait for the server, and three times that for the whole fetch with retries.
+    var fetchTimeout = 10
     var width = 1024
     var height = 768
 
@@ -28,9 +32,11 @@ struct Options {
           --no-tilt-shift     thumbnails without tilt-shift
           --grid              photos in a grid (GtkGridView) instead of a list (GtkListView)
           --preload adaptive|fixed  prefetch that follows the scroll (default), or 1.5 screens each way
+          --fetch-timeout S   seconds a URL may stall before its cell says so (default 10; 3×S in all)
           --page photos|stocks  the page shown first
           --size WxH          window size (default 1024x768)
-          --script NAME       drive the app, then quit: fling, flood, idle, memory, detail, pages, screens, all
+          --script NAME       drive the app, then quit: fling, flood, idle, memory, detail, pages,
+                              categories, screens, hostile (builds a hostile folder unless --folder), all
           --report FILE       write the run's figures as one JSON object at exit
           --screenshot FILE   after the script settles, save the window as a PNG (and FILE.cells.json)
         """
@@ -62,6 +68,7 @@ struct Options {
                 default: throw OptionError("--preload: adaptive or fixed")
                 }
             case "--no-tilt-shift": options.tiltShift = false
+            case "--fetch-timeout": options.fetchTimeout = try number(argument)
             case "--page": options.page = try value(argument)
             case "--script": options.script = try value(argument)
             case "--report": options.report = try value(argument)

@@ -14,6 +14,10 @@ final class PhotoCell {
     let root: Widget
     let picture: Widget
     let caption: Widget
+    /// Written over the picture when the row's image cannot be shown: what is wrong, in words.
+    let failureLabel: Widget
+    /// What ``failureLabel`` says (nil while the cell shows an image or a placeholder).
+    private(set) var failure: String?
     private(set) var row: Int?
     private(set) var priority: WorkPriority?
     /// Whether the picture shows the row's image (not a placeholder).
@@ -35,13 +39,27 @@ final class PhotoCell {
         root = gtk_box_new(page.useGrid ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL, 8)
         picture = gtk_picture_new()
         caption = gtk_label_new("")
+        failureLabel = gtk_label_new("")
         gtk_widget_set_size_request(picture, Int32(Self.thumbnail.maxWidth), Int32(Self.thumbnail.maxHeight))
         // Never upscale a smaller thumbnail (a landscape photo from --folder) to the cell's height.
         gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_SCALE_DOWN)
         gtk_label_set_ellipsize(gcast(caption), PANGO_ELLIPSIZE_END)
         if page.useGrid { gtk_widget_set_size_request(caption, Int32(Self.thumbnail.maxWidth), -1) }
         gtk_label_set_xalign(gcast(caption), 0)
-        gtk_box_append(gcast(root), picture)
+        gtk_label_set_wrap(gcast(failureLabel), 1)
+        gtk_label_set_wrap_mode(gcast(failureLabel), PANGO_WRAP_WORD_CHAR)
+        gtk_label_set_lines(gcast(failureLabel), 5)
+        gtk_label_set_ellipsize(gcast(failureLabel), PANGO_ELLIPSIZE_END)
+        gtk_label_set_justify(gcast(failureLabel), GTK_JUSTIFY_CENTER)
+        gtk_label_set_max_width_chars(gcast(failureLabel), 18)
+        gtk_widget_set_size_request(failureLabel, Int32(Self.thumbnail.maxWidth) - 12, -1)
+        gtk_widget_set_halign(failureLabel, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(failureLabel, GTK_ALIGN_CENTER)
+        gtk_widget_set_visible(failureLabel, 0)
+        let overlay = gtk_overlay_new()!
+        gtk_overlay_set_child(gcast(overlay), picture)
+        gtk_overlay_add_overlay(gcast(overlay), failureLabel)
+        gtk_box_append(gcast(root), overlay)
         gtk_box_append(gcast(root), caption)
     }
 
@@ -55,6 +73,10 @@ final class PhotoCell {
         }
         self.row = row
         setLabel(caption, page.library.title(row))
+        if let problem = page.library.problem(row) {
+            showFailure(reason: problem)
+            return
+        }
         if page.naive {
             page.renderNaively(row, into: self)
             return
@@ -88,7 +110,8 @@ final class PhotoCell {
 
     /// Starts, re-prioritises or withdraws the row's load: `nil` means too far from the viewport to load now.
     func updatePriority(_ wanted: WorkPriority?) {
-        guard let row, !page.naive else { return }
+        // A row whose entry cannot be loaded (found while listing) keeps saying why and loads nothing.
+        guard let row, !page.naive, page.library.problem(row) == nil else { return }
         noteVisibility(wanted)
         guard wanted != priority else { return }
         priority = wanted
@@ -115,11 +138,34 @@ final class PhotoCell {
 
     func showPlaceholder() {
         hasImage = false
+        clearFailure()
         gtk_picture_set_paintable(gcast(picture), page.placeholder)
+    }
+
+    /// Shows why the row's image failed, in words over a pale red box (``FailureText``).
+    func showFailure(_ error: any Error) {
+        showFailure(reason: FailureText.reason(error))
+    }
+
+    func showFailure(reason: String) {
+        hasImage = false
+        failure = reason
+        gtk_picture_set_paintable(gcast(picture), page.failedPlaceholder)
+        setLabel(failureLabel, "⚠ " + reason)
+        gtk_widget_set_tooltip_text(root, reason)
+        gtk_widget_set_visible(failureLabel, 1)
+    }
+
+    private func clearFailure() {
+        guard failure != nil else { return }
+        failure = nil
+        gtk_widget_set_visible(failureLabel, 0)
+        gtk_widget_set_tooltip_text(root, nil)
     }
 
     func show(_ bitmap: Bitmap) {
         if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
+        clearFailure()
         setTexture(makeTexture(bitmap), in: picture)
         hasImage = true
         unseenImage = !page.naive && priority != .visible   // the naive mode keeps no priorities: it renders in bind
@@ -164,7 +210,7 @@ final class PhotoCell {
         if page.isSuspended { page.stats.deliveredWhileLeft += 1 }
         switch result {
         case .success(let bitmap): show(bitmap)
-        case .failure: gtk_picture_set_paintable(gcast(picture), page.failedPlaceholder)
+        case .failure(let error): showFailure(error)
         }
     }
 }

@@ -4,19 +4,41 @@ import LanesAppSupport
 import LanesImages
 
 /// The photos the Photos page shows: the bundled library expanded into many entries, a folder, or a list of URLs.
+/// A folder starts empty and grows as ``FolderWalk`` lists it off the main thread (``append(_:)``).
 struct PhotoLibrary: Sendable {
     enum Content: Sendable {
         case generated(GeneratedLibrary, count: Int)
-        case urls([URL])
+        case entries([PhotoEntry])
     }
 
-    let content: Content
+    private(set) var content: Content
+    /// The folder still to list (``FolderWalk``), for a `--folder` library.
+    let folder: String?
+
+    init(content: Content, folder: String? = nil) {
+        self.content = content
+        self.folder = folder
+    }
 
     var count: Int {
         switch content {
         case .generated(_, let count): count
-        case .urls(let urls): urls.count
+        case .entries(let entries): entries.count
         }
+    }
+
+    /// Adds entries a folder listing found.
+    mutating func append(_ more: [PhotoEntry]) {
+        guard case .entries(var entries) = content else { return }
+        content = .entries([])   // keeps `entries` uniquely referenced while it grows
+        entries.append(contentsOf: more)
+        content = .entries(entries)
+    }
+
+    /// Why entry `index` cannot be loaded at all (found while listing), or nil.
+    func problem(_ index: Int) -> String? {
+        guard case .entries(let entries) = content else { return nil }
+        return entries[index].problem
     }
 
     /// Whether each entry carries its index in its pixels (see ``IndexBarcode``).
@@ -32,8 +54,8 @@ struct PhotoLibrary: Sendable {
             return ImageRequest(
                 url: GeneratedLibrary.url(of: index), targetSize: size,
                 processors: (tiltShift.map { [$0] } ?? []) + [IndexStamp(index: index)])
-        case .urls(let urls):
-            return ImageRequest(url: urls[index], targetSize: size, processors: tiltShift.map { [$0] } ?? [])
+        case .entries(let entries):
+            return ImageRequest(url: entries[index].url, targetSize: size, processors: tiltShift.map { [$0] } ?? [])
         }
     }
 
@@ -42,8 +64,8 @@ struct PhotoLibrary: Sendable {
         case .generated(let library, _):
             let variant = library.variant(of: index)
             return "#\(index) · \(library.sources[variant.source].deletingPathExtension().lastPathComponent)"
-        case .urls(let urls):
-            return TerminalText.sanitized(urls[index].lastPathComponent)
+        case .entries(let entries):
+            return entries[index].name
         }
     }
 
@@ -63,28 +85,26 @@ struct PhotoLibrary: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
         else { throw OptionError("--folder \(TerminalText.sanitized(path)): not a folder") }
-        let files = try imageFiles(in: folder)
-        guard !files.isEmpty else { throw OptionError("--folder \(TerminalText.sanitized(path)): no PNG or JPEG files") }
-        return PhotoLibrary(content: .urls(files))
+        return PhotoLibrary(content: .entries([]), folder: folder.path)
     }
 
     static func urls(fromFile path: String) throws -> PhotoLibrary {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw OptionError("--urls \(TerminalText.sanitized(path)): cannot read the file as UTF-8 text")
         }
-        var urls: [URL] = []
+        var urls: [PhotoEntry] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let url = URL(string: trimmed), ["file", "http", "https"].contains(url.scheme?.lowercased() ?? "")
             else { throw OptionError("--urls line \(number + 1): not a file:// or http(s):// URL: \(TerminalText.sanitized(trimmed))") }
-            urls.append(url)
+            urls.append(PhotoEntry(url: url, name: TerminalText.sanitized(url.lastPathComponent), problem: nil))
         }
         guard !urls.isEmpty else { throw OptionError("--urls \(TerminalText.sanitized(path)): no URLs") }
-        return PhotoLibrary(content: .urls(urls))
+        return PhotoLibrary(content: .entries(urls))
     }
 
-    /// PNG and JPEG files under `folder`, recursively, sorted by path.
+    /// PNG and JPEG files under `folder`, recursively, sorted by path (the bundled photos: a handful).
     static func imageFiles(in folder: URL) throws -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])

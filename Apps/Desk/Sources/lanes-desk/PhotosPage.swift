@@ -21,13 +21,15 @@ struct PhotoStats {
     var restToShown: [Double] = []
     /// Images that arrived for rows off screen and went away without the row coming on screen (wasted prefetches).
     var neverShown = 0
+    /// The longest the main thread spent taking in one batch of a folder listing (ms).
+    var listingMainMaxMs = 0.0
 }
 
 /// The Photos page: a virtualised grid over the library (GtkGridView recycles cells; each bound cell loads its
 /// thumbnail through the pipeline at visible or prefetch priority, by the viewport) and a detail view.
 @MainActor
 final class PhotosPage {
-    let library: PhotoLibrary
+    private(set) var library: PhotoLibrary
     let pipeline: ImagePipeline
     let naive: Bool
     var tiltShift: Bool
@@ -42,6 +44,11 @@ final class PhotosPage {
     private let stack: Widget
     private(set) var detail: PhotoDetail!
     private let naiveDecoder: LibraryDecoder?
+    /// The grid's model: one string per entry (the cells bind by position).
+    private var strings: OpaquePointer!
+    /// The folder being listed off the main thread (nil when done or not a folder), and what the listing did.
+    private(set) var listing: FolderListing?
+    private let emptyLabel: Widget
 
     static let cacheBudget = 48 << 20
     /// Where decodes, filters and charts run: Lanes' pool capped at the lowest OS level (nice 10 and a short slice
@@ -54,7 +61,10 @@ final class PhotosPage {
     /// `--preload fixed`: a fixed 1.5 screens each way instead of the adaptive preload (for comparison).
     let fixedPreload: Bool
 
-    init(library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool, fixedPreload: Bool = false) {
+    init(
+        library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool, fixedPreload: Bool = false,
+        fetchPolicy: FetchPolicy = FetchPolicy()
+    ) {
         useGrid = asGrid
         self.fixedPreload = fixedPreload
         self.library = library
@@ -63,16 +73,20 @@ final class PhotosPage {
         let decoder: LibraryDecoder
         switch library.content {
         case .generated(let generated, _): decoder = LibraryDecoder(library: generated, keepsSources: !naive)
-        case .urls: decoder = LibraryDecoder(library: GeneratedLibrary(sources: []))
+        case .entries: decoder = LibraryDecoder(library: GeneratedLibrary(sources: []))
         }
         naiveDecoder = naive ? decoder : nil
         pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(
-            fetcher: LibraryFetcher(), decoder: decoder, memoryCacheLimit: Self.cacheBudget,
+            fetcher: LibraryFetcher(policy: fetchPolicy), decoder: decoder, memoryCacheLimit: Self.cacheBudget,
             decodedBytesLimit: 64 << 20, executor: Self.background))
         placeholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(grey: 200)))
-        failedPlaceholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(red: 200, green: 80, blue: 80)))
+        // A failed cell's picture: a pale red box the size of a thumbnail, with the reason written over it.
+        failedPlaceholder = makeTexture(Bitmap(
+            width: PhotoCell.thumbnail.maxWidth, height: PhotoCell.thumbnail.maxHeight,
+            filledWith: RGBA(red: 250, green: 222, blue: 222)))
         stack = gtk_stack_new()
         root = stack
+        emptyLabel = gtk_label_new("")
         scroller = gtk_scrolled_window_new()
         gtk_widget_set_vexpand(scroller, 1)
         gtk_widget_set_hexpand(scroller, 1)
@@ -81,10 +95,37 @@ final class PhotosPage {
         gtk_scrolled_window_set_child(gcast(scroller), grid)
         detail = PhotoDetail(page: self)
         gtk_stack_add_named(gcast(stack), detail.root, "detail")
+        gtk_stack_add_named(gcast(stack), emptyLabel, "empty")
+        if let folder = library.folder {
+            listing = FolderListing(folder: folder) { [unowned self] batch, done in listed(batch, done: done) }
+        }
+    }
+
+    /// A batch of the folder's entries arrived from ``FolderListing``: the grid grows by it (one model change).
+    private func listed(_ batch: [PhotoEntry], done: Bool) {
+        let began = DispatchTime.now().uptimeNanoseconds
+        defer {
+            stats.listingMainMaxMs = max(stats.listingMainMaxMs, Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6)
+        }
+        let start = UInt32(library.count)
+        library.append(batch)
+        if !batch.isEmpty {
+            var pointers = (0..<batch.count).map { strdup(String(Int(start) + $0)) } + [nil]
+            pointers.withUnsafeMutableBufferPointer { buffer in
+                buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { list in
+                    gtk_string_list_splice(strings, start, 0, list.baseAddress)
+                }
+            }
+            for pointer in pointers { free(pointer) }
+        }
+        if done, library.count == 0, let folder = library.folder {
+            setLabel(emptyLabel, "No PNG or JPEG files in " + TerminalText.sanitized(folder))
+            gtk_stack_set_visible_child_name(gcast(stack), "empty")
+        }
     }
 
     private func makeGrid() -> Widget {
-        let strings = gtk_string_list_new(nil)
+        strings = gtk_string_list_new(nil)
         for index in 0..<library.count { gtk_string_list_append(strings, String(index)) }
         let selection = gtk_no_selection_new(gcast(raw(strings)))
         let factory = gtk_signal_list_item_factory_new()
@@ -121,6 +162,23 @@ final class PhotosPage {
 
     var adjustment: UnsafeMutablePointer<GtkAdjustment> { gtk_scrolled_window_get_vadjustment(gcast(scroller))! }
 
+    /// Lists the folder again from the start (the grid empties, then fills as the listing goes).
+    func reloadFolder() {
+        guard let folder = library.folder else { return }
+        listing?.cancel()
+        let count = UInt32(library.count)
+        library = PhotoLibrary(content: .entries([]), folder: folder)
+        gtk_string_list_splice(strings, 0, count, nil)
+        stats.listingMainMaxMs = 0
+        listing = FolderListing(folder: folder) { [unowned self] batch, done in listed(batch, done: done) }
+    }
+
+    /// Scrolls so that row `row`'s line is at the top (as far as the grid goes).
+    func scroll(toRow row: Int) {
+        guard let viewport else { return }
+        gtk_adjustment_set_value(adjustment, Double(row / viewport.perLine) * viewport.lineHeight)
+    }
+
     // MARK: Requests
 
     var thumbnailTiltShift: TiltShift? { tiltShift ? TiltShift(focusCenter: 0.5, focusHeight: 0.2, sigma: 3) : nil }
@@ -145,7 +203,7 @@ final class PhotosPage {
             stats.delivered += 1
             cell.show(bitmap)
         } catch {
-            gtk_picture_set_paintable(gcast(cell.picture), failedPlaceholder)
+            cell.showFailure(error)
         }
     }
 

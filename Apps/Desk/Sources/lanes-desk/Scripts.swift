@@ -9,7 +9,7 @@ import LanesImages
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor
 enum Scripts {
-    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "categories", "screens", "all"]
+    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "categories", "screens", "hostile", "all"]
 
     static func run(_ name: String, app: DeskApp) async {
         await pause(1500)  // the window is up and the first screen has loaded
@@ -25,6 +25,7 @@ enum Scripts {
             await pause(1500)
             await backOutOfCategory(app)
         case "screens": await screens(app)
+        case "hostile": await hostile(app)
         default:
             await fling(app)
             await idle(app)
@@ -39,7 +40,7 @@ enum Scripts {
         try? await Task.sleep(for: .milliseconds(milliseconds))
     }
 
-    private static func record(_ app: DeskApp, _ key: String, _ value: Double) {
+    static func record(_ app: DeskApp, _ key: String, _ value: Double) {
         app.report.append((key, .number(value)))
     }
 

@@ -5,9 +5,9 @@ import LanesGLib
 // lanes-desk: the GTK4 desktop app. A synchronous main: GLibMain runs g_application_run on this (the main) thread
 // with libdispatch's main queue bridged in, so WorkQueue.main and @MainActor work run here between GTK's sources.
 
-let options: Options
+var parsed: Options
 do {
-    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    parsed = try Options.parse(Array(CommandLine.arguments.dropFirst()))
 } catch let error as OptionError {
     if error.isHelp {
         print(error.message)
@@ -16,6 +16,20 @@ do {
     FileHandle.standardError.write(Data("lanes-desk: \(error.message)\n".utf8))
     exit(2)
 }
+
+// `--script hostile` without a folder builds its hostile folder (HostileFolder) and removes it at exit.
+var hostileFolder: HostileFolder?
+if parsed.script == "hostile", parsed.folder == nil, parsed.urlsFile == nil {
+    do {
+        hostileFolder = try HostileFolder.build()
+        parsed.folder = hostileFolder?.path
+        parsed.builtHostileFolder = true
+    } catch {
+        FileHandle.standardError.write(Data("lanes-desk: cannot build the hostile folder: \(error)\n".utf8))
+        exit(1)
+    }
+}
+let options = parsed
 
 let library: PhotoLibrary
 do {
@@ -28,6 +42,7 @@ do {
     }
 } catch let error as OptionError {
     FileHandle.standardError.write(Data("lanes-desk: \(error.message)\n".utf8))
+    hostileFolder?.remove()
     exit(1)
 }
 
@@ -45,4 +60,5 @@ let status = GLibMain.runApplication(raw(application)!, arguments: [CommandLine.
     app?.mainQueueWillDrain()
 }
 g_object_unref(raw(application))
+hostileFolder?.remove()
 exit(status)
