@@ -15,14 +15,14 @@ func mixWork(_ seed: Int, rounds: Int) -> UInt64 {
 }
 
 /// The output array of the `concurrentPerform` contender.
-private struct Slots: @unchecked Sendable {
+struct Slots: @unchecked Sendable {
     // @unchecked Sendable: each iteration writes only its own index, and `concurrentPerform` returns after every
     // iteration has finished, before the array is read.
     let base: UnsafeMutablePointer<UInt64>
 }
 
 /// How many rounds of `mixWork` take about `micros` microseconds on this machine.
-private func roundsFor(micros: Double) -> Int {
+func roundsFor(micros: Double) -> Int {
     let probe = 2_000
     var best = Double.infinity
     var sink: UInt64 = 0

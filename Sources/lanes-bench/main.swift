@@ -9,7 +9,10 @@ import LanesAppSupport
 // Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter and jump scripts;
 // scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy (default:
 // all of these), and images (only when named: it compares with libvips, see scripts/bench-images). scroll-busy is
-// scroll with every core kept busy by background Lanes items.
+// scroll with every core kept busy by background Lanes items. scaling (only when named) runs independent, fanout,
+// width and enumerate at 1, 2, 4, 8 and 16 threads (`--threads 1,4`) beside Dispatch and a TaskGroup held to the
+// same width; `--json-file PATH` writes its JSON lines beside the table (scripts/bench-scaling-remote builds it with
+// the lock counters for a machine without Swift).
 
 // `lanes-bench cache-writer DIR`: the disk-cache crash test's writer (it never returns).
 if CommandLine.arguments.dropFirst().first == "cache-writer" { CacheCrashWriter.run(Array(CommandLine.arguments.dropFirst(2))) }
@@ -25,14 +28,16 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
 }
 let known = [
     "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "images",
-    "scroll-fling", "scroll-jitter", "scroll-jump",
+    "scroll-fling", "scroll-jitter", "scroll-jump", "scaling",
 ]
-let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
+// Option values (`--threads 1,2,4`, `--json-file PATH`) are not scenario names.
+let optionValues = ["--threads", "--json-file"].compactMap { arguments.firstIndex(of: $0).map { $0 + 1 } }
+let asked = arguments.indices.filter { !optionValues.contains($0) }.map { arguments[$0] }.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
     exit(2)
 }
-let selected = asked.isEmpty ? known.filter { $0 != "images" && !$0.hasPrefix("scroll-") || $0 == "scroll-busy" } : asked
+let selected = asked.isEmpty ? known.filter { $0 != "images" && $0 != "scaling" && !$0.hasPrefix("scroll-") || $0 == "scroll-busy" } : asked
 let core = CoreScenarios(repeats: repeats, quick: quick)
 
 if !json {
@@ -60,6 +65,19 @@ for scenario in selected {
             row.scenario = row.scenario.replacingOccurrences(of: "scroll/", with: "scroll-busy/")
             row.notes.append("\(cores) background Lanes items spin on every core throughout")
             print(json ? row.json() : Table.render(row))
+        }
+        continue
+    }
+    if scenario == "scaling" {
+        let scaling = ScalingScenario(repeats: repeats, quick: quick, threadCounts: ScalingScenario.threadCounts(from: arguments))
+        let rows = await scaling.run()
+        if json { for row in rows { print(row.json()) } } else { print(ScalingTable.render(rows)) }
+        // `--json-file PATH`: the JSON lines as well as the table, from the same run.
+        if let index = arguments.firstIndex(of: "--json-file"), index + 1 < arguments.count {
+            let lines = rows.map { $0.json() + "\n" }.joined()
+            do { try lines.write(toFile: arguments[index + 1], atomically: true, encoding: .utf8) } catch {
+                FileHandle.standardError.write("lanes-bench: could not write \(arguments[index + 1]): \(error)\n".data(using: .utf8)!)
+            }
         }
         continue
     }

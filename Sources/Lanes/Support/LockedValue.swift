@@ -31,6 +31,8 @@ package struct Lock<Value: Sendable>: ~Copyable, Sendable {
     package borrowing func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if LANES_PTHREAD_LOCKS
         return try box.withLock(body)
+        #elseif LANES_LOCK_STATS
+        return try LockStats.withLock(mutex, body)
         #else
         return try mutex.withLock { value in try body(&value) }
         #endif
