@@ -58,3 +58,27 @@ public final class ManualExecutor: WorkExecutor {
         return count
     }
 }
+
+extension ManualExecutor {
+    /// Runs one item, like ``runNext()``, on a thread of LanesTesting's own and returns at once; the gate opens when
+    /// the item returned. For an item that blocks (it waits on a ``Gate`` the test opens later): on a thread of
+    /// `DispatchQueue.global()` it would hold one of Swift's global executor threads, which on Linux are the same.
+    ///
+    /// ```swift
+    /// let started = Gate(), release = Gate()
+    /// queue.add { _ in started.open(); release.wait() }
+    /// let done = manual.runNextOnDedicatedThread()
+    /// await started.wait()       // the item is running
+    /// release.open()
+    /// await done.wait()
+    /// ```
+    @discardableResult
+    public func runNextOnDedicatedThread() -> Gate {
+        let done = Gate()
+        Task(executorPreference: TestThreads.executor) { [self] in   // starts on the pool
+            runNext()
+            done.open()
+        }
+        return done
+    }
+}

@@ -2,11 +2,12 @@ import Foundation
 import Lanes
 @testable import lanes_image
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Grey files (grey, grey and alpha, grey JPEG) run in bands: the same output bytes as the whole-bitmap path, grey
 /// outputs, and a reservation that does not grow with the height; 16-bit files when a step makes them 8-bit.
-@Suite("lanes-image grey files in bands", .timeLimit(.minutes(5)))
+@Suite("lanes-image grey files in bands", .timeLimit(.minutes(5)), .heavy)
 struct BandedGreyTests {
     /// A grey noise file of odd size (no band, MCU or row group divides it); some of it transparent with `alpha`.
     static func greyFile(_ kind: String, in folder: URL, width: Int = 333, height: Int = 217) throws -> URL {

@@ -6,7 +6,7 @@ import Testing
 
 /// JPEG outputs of banded jobs stream band by band into the temporary file: the same bytes as the whole-bitmap
 /// encoder, memory that does not grow with the height, and nothing left behind on a failure.
-@Suite("lanes-image JPEG outputs in bands", .timeLimit(.minutes(5)))
+@Suite("lanes-image JPEG outputs in bands", .timeLimit(.minutes(5)), .heavy)
 struct BandedJPEGTests {
     /// A 333 x 217 RGBA PNG with some transparency (odd sizes: no band, MCU or 16-row group divides them).
     static func translucentPNG(in folder: TemporaryFolder, width: Int = 333, height: Int = 217) throws -> URL {

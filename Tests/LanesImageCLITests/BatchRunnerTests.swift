@@ -2,6 +2,7 @@ import Foundation
 import Lanes
 @testable import lanes_image
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Hands out a fixed bitmap, or fails for sources whose name contains "bad".
@@ -14,7 +15,7 @@ struct FakeLoader: BitmapLoading {
     }
 }
 
-@Suite("lanes-image batch runs", .timeLimit(.minutes(5)))
+@Suite("lanes-image batch runs", .timeLimit(.minutes(5)), .heavy)
 struct BatchRunnerTests {
     @Test func reasonDropsTheInputPrefix() {
         let file = ImageJob(source: URL(fileURLWithPath: "/in/a.png"), displayName: "a.png",

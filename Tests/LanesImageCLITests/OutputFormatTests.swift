@@ -1,10 +1,11 @@
 import Foundation
+import LanesTesting
 import Testing
 
 /// lanes-image keeps what a file is: grey stays grey, 16 bits stay 16 bits in PNG outputs, and transparency in a JPEG
 /// output is flattened on `--background`. Inputs are written and outputs read by decoders that are not LanesImages'
 /// (see ``IndependentDecoders``); the CLI binary is run as a user would.
-@Suite("lanes-image output formats, checked by independent decoders", .timeLimit(.minutes(5)))
+@Suite("lanes-image output formats, checked by independent decoders", .timeLimit(.minutes(5)), .heavy)
 struct OutputFormatTests {
     /// Runs `lanes-image process INPUT --out OUT options...`; the one output file.
     static func process(_ input: URL, _ options: [String] = []) async throws -> URL {

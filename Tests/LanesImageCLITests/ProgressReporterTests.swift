@@ -12,7 +12,7 @@ import Darwin
 
 /// The progress bar moves while files are in flight and its line is closed on an interrupt. The reporter is fed
 /// events with a virtual clock; the interrupt test runs the CLI binary.
-@Suite("lanes-image progress", .serialized, .timeLimit(.minutes(5)))
+@Suite("lanes-image progress", .serialized, .timeLimit(.minutes(5)), .heavy)
 struct ProgressReporterTests {
     /// A reporter drawing the bar into `frames`, on a clock the test moves.
     final class Harness: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Lanes
 @testable import lanes_image
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Hands out a noise bitmap with the plan's processors applied, recording how many it was asked to run.
@@ -17,7 +18,7 @@ struct ProcessingLoader: BitmapLoading {
     }
 }
 
-@Suite("lanes-image streamed blur + PNG", .timeLimit(.minutes(5)))
+@Suite("lanes-image streamed blur + PNG", .timeLimit(.minutes(5)), .heavy)
 struct StreamedWriteTests {
     @Test func onlyASingleBlurOrTiltShiftToPNGStreams() {
         var plan = ProcessingPlan()

@@ -1,10 +1,11 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Banded processing (decoder rows → resize / blur / tilt-shift stages) against the whole-bitmap
 /// operations: the same bytes, on PNG and JPEG, odd sizes, and reads that cut bands anywhere.
-@Suite(.timeLimit(.minutes(5))) struct BandedTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct BandedTests {
     /// Reads all of `source` in chunks cycling through `chunks` (band boundaries fall anywhere).
     func drain(_ source: any RowSource, chunks: [Int] = [7, 1, 130, 64]) throws -> Bitmap {
         var pixels = [UInt8](repeating: 0, count: source.width * source.height * 4)
@@ -183,7 +184,7 @@ import Testing
 }
 
 /// The band-by-band PNG encoder (decode + process on the caller's thread, encoding on a second one).
-@Suite(.timeLimit(.minutes(5))) struct BandedEncodingTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct BandedEncodingTests {
     @Test(arguments: [1, 7, 64, 1000])
     func bandedPNGEqualsWholePipeline(bandRows: Int) throws {
         let data = try Fixture.data("chelsea.png")
@@ -206,7 +207,7 @@ import Testing
 }
 
 /// The "Images in bands" article's and the row types' examples, compiled and run.
-@Suite(.timeLimit(.minutes(5))) struct BandedDocumentationTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct BandedDocumentationTests {
     @Test func examplesRun() throws {
         let data = try Fixture.data("chelsea.png")
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("lanes-bands-doc-\(UUID().uuidString).png")

@@ -1,8 +1,9 @@
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Gaussian blur and tilt-shift.
-@Suite(.timeLimit(.minutes(5))) struct BlurTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct BlurTests {
     /// An independent, slow reference: separable Gaussian in Double with clamped edges,
     /// the kernel truncated at ceil(3σ) and normalised.
     static func referenceBlur(_ bitmap: Bitmap, sigma: Double) -> [Double] {

@@ -1,9 +1,10 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Every way decoding can fail maps to the right ``ImageError``.
-@Suite(.timeLimit(.minutes(5))) struct DecoderErrorTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct DecoderErrorTests {
     let decoder = ImageDecoder()
 
     @Test func hugeHeaderIsRejectedBeforeAllocating() throws {

@@ -1,9 +1,10 @@
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Damaged input of every length and shape fails with an ``ImageError`` — never a crash,
 /// a hang or a half-filled bitmap.
-@Suite(.timeLimit(.minutes(5))) struct DecoderRobustnessTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct DecoderRobustnessTests {
     let decoder = ImageDecoder()
 
     @Test(arguments: ["chelsea.png", "camera.png", "rocket.jpg", "chelsea-progressive.jpg", "cmyk-red-grey.jpg"])

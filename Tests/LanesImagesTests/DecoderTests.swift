@@ -1,10 +1,11 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Decoding real photos and hand-made PNG variants against independently computed values
 /// (Pillow for the photos, the writer's own samples for the synthetic PNGs).
-@Suite(.timeLimit(.minutes(5))) struct DecoderTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct DecoderTests {
     let decoder = ImageDecoder()
 
     @Test func decodesRGBPNGPhoto() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// PNG and JPEG encoding, checked by decoding the result again.
-@Suite(.timeLimit(.minutes(5))) struct EncoderTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct EncoderTests {
     let encoder = ImageEncoder()
     let decoder = ImageDecoder()
 

@@ -1,11 +1,12 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// The decoder fuzz target's checks as tests: every input kept by `scripts/fuzz` in
 /// `Fixtures/fuzz/` and a set of generated hostile inputs decode to a bitmap or fail with an
 /// ``ImageError`` — never a crash, a foreign error or a bitmap that disagrees with its header.
-@Suite(.timeLimit(.minutes(5))) struct FuzzRegressionTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct FuzzRegressionTests {
     /// The fuzz target's limits (`Sources/lanes-fuzz`): 4 MP, and a 64x48 thumbnail variant.
     static let maxPixels = 4_000_000
     static let thumbnail = TargetSize(maxWidth: 64, maxHeight: 48)

@@ -1,11 +1,12 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Grey files in bands: decoded to RGBA8 rows, processed, folded back to grey by ``ConvertedRows``: the bytes of the
 /// whole-bitmap operations on the grey bitmap (which spread it to RGBA and fold it back), grey outputs, and memory that
 /// does not grow with the height.
-@Suite(.timeLimit(.minutes(5))) struct GreyBandsTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct GreyBandsTests {
     /// A grey (or grey and alpha, some of it transparent) noise bitmap; odd sizes.
     static func greyBitmap(width: Int = 301, height: Int = 203, alpha: Bool) -> Bitmap {
         noiseBitmap(width: width, height: height, seed: 0x5EED, opaque: !alpha).converted(to: alpha ? .greyAlpha8 : .grey8)

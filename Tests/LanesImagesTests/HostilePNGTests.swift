@@ -1,6 +1,7 @@
 import CLanesCodecs
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Darwin
 
 /// PNGs whose ancillary chunks lie about their length or inflate without bound: they cost the decoder no memory beyond
 /// a small bound, fail with a clear error when cut short, and decode normally when the pixels are intact.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct HostilePNGTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .heavy) struct HostilePNGTests {
     let decoder = ImageDecoder()
 
     /// Signature, IHDR, then a chunk of `type` declaring `length` bytes followed by only `present` bytes of it.

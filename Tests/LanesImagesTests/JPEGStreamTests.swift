@@ -1,9 +1,10 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// The row-at-a-time JPEG encoder: the same bytes as the whole-bitmap encoder, in bands, into a descriptor.
-@Suite(.timeLimit(.minutes(5))) struct JPEGStreamTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct JPEGStreamTests {
     let encoder = ImageEncoder()
 
     /// A bitmap of `layout` with noise in every sample (alpha too, when `opaque` is false).

@@ -1,9 +1,10 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Exif orientation transforms and downsampled (DCT-scaled) decoding.
-@Suite(.timeLimit(.minutes(5))) struct OrientationAndScalingTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct OrientationAndScalingTests {
     let decoder = ImageDecoder()
 
     // Stored 3 x 2:   A B C

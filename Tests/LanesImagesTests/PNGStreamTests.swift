@@ -1,10 +1,11 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Synchronization
 import Testing
 
 /// The row-at-a-time PNG encoder and the blur/tilt-shift it overlaps with.
-@Suite(.timeLimit(.minutes(5))) struct PNGStreamTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct PNGStreamTests {
     let encoder = ImageEncoder()
     let decoder = ImageDecoder()
 

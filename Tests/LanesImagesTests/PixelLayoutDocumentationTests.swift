@@ -1,10 +1,11 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 // The "Grey, 16-bit and transparent images" article's examples, compiled and run, so the docs cannot rot.
 
-@Suite("Pixel layouts documentation examples", .timeLimit(.minutes(5)))
+@Suite("Pixel layouts documentation examples", .timeLimit(.minutes(5)), .heavy)
 struct PixelLayoutDocumentationTests {
     @Test("Grey, 16-bit and transparent images: decode keeping the layout, encode, flatten")
     func article() throws {

@@ -1,10 +1,11 @@
 import Foundation
 @testable import LanesImages
+import LanesTesting
 import Testing
 
 /// Grey stays grey, 16 bits stay 16 bits, transparency in a JPEG is flattened: the layouts through the codecs (PNGs
 /// written byte by byte by ``TinyPNG``, not libpng) and the processors.
-@Suite("Pixel layouts: grey, 16-bit, flattening", .timeLimit(.minutes(5)))
+@Suite("Pixel layouts: grey, 16-bit, flattening", .timeLimit(.minutes(5)), .heavy)
 struct PixelLayoutTests {
     /// A ramp pattern at `bitDepth` for `channels` samples.
     static func sample(_ x: Int, _ y: Int, _ c: Int, depth: Int) -> Int {

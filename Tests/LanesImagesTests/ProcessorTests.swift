@@ -1,9 +1,10 @@
 import LanesImages
+import LanesTesting
 import Synchronization
 import Testing
 
 /// Resize, greyscale, chains, identifiers and cancellation.
-@Suite(.timeLimit(.minutes(5))) struct ProcessorTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct ProcessorTests {
     @Test func resizeAveragesAreasExactly() throws {
         // p(x, y) = 10x + 30y + 5: each 2 x 2 block averages to 20i + 60j + 25.
         let input = makeBitmap(width: 6, height: 4) { x, y in

@@ -1,9 +1,10 @@
 @testable import LanesImages
+import LanesTesting
 import Testing
 
 /// The whole-bitmap ``Resize`` streams through ``ResizeRows``' ring of Float rows: the same bytes as the two-pass
 /// resize it replaced (kept below as the reference), and a working set that does not grow with the input's height.
-@Suite(.timeLimit(.minutes(5))) struct ResizeStreamingTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct ResizeStreamingTests {
     /// Odd sizes, shrinking, enlarging, and one axis of each.
     static let cases: [(source: (Int, Int), target: (Int, Int))] = [
         ((451, 301), (97, 67)), ((37, 23), (101, 79)), ((300, 17), (41, 53)), ((19, 250), (61, 9)),

@@ -1,4 +1,3 @@
-import Dispatch
 import LanesLists
 import LanesTesting
 import Testing
@@ -91,27 +90,27 @@ struct CostLimitedCacheTests {
         let limit = 1_000
         let cache = CostLimitedCache<Int, Int>(costLimit: limit) { $0 }
         let overLimit = Recorder<Int>()
-        let finished = Gate()
         let writers = 4
-        let done = Recorder<Int>()
-        for writer in 0..<writers {
-            DispatchQueue.global().async {
-                var random = SplitMix(seed: UInt64(writer + 1))
-                for _ in 0..<5_000 {
-                    let key = Int(random.next() % 200)
-                    if random.next() % 3 == 0 {
-                        cache.removeValue(forKey: key)
-                    } else {
-                        cache.insert(Int(random.next() % 120), forKey: key)
+        // Each writer on a thread of its own: on `DispatchQueue.global()` they would hold Swift's executor threads.
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    await onDedicatedThread {
+                        var random = SplitMix(seed: UInt64(writer + 1))
+                        for _ in 0..<5_000 {
+                            let key = Int(random.next() % 200)
+                            if random.next() % 3 == 0 {
+                                cache.removeValue(forKey: key)
+                            } else {
+                                cache.insert(Int(random.next() % 120), forKey: key)
+                            }
+                            let total = cache.totalCost
+                            if total > limit { overLimit.append(total) }
+                        }
                     }
-                    let total = cache.totalCost
-                    if total > limit { overLimit.append(total) }
                 }
-                done.append(writer)
-                if done.elements.count == writers { finished.open() }
             }
         }
-        await finished.wait()
         #expect(overLimit.elements.isEmpty)
         let keys = cache.keysByRecency
         #expect(keys.count == cache.count)

@@ -60,7 +60,7 @@ struct ListWiringTests {
         let list = makeList(h, viewport: 1, ahead: 0)
         list.scroll(to: 3)
         let cell = list.cell(forRow: 3)!
-        let done = h.runNextWorkInBackground()
+        let done = h.workExecutor.runNextOnDedicatedThread()
         await gate.started.wait()
         list.scroll(to: 40)
         #expect(list.cell(forRow: 40) === cell)

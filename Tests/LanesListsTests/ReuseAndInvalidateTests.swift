@@ -12,7 +12,7 @@ struct ReuseAndInvalidateTests {
         let gate = h.gate("row 3")
         let cell = TestCell(id: 1, loader: h.loader)
         cell.content.show("row 3")
-        let done = h.runNextWorkInBackground()
+        let done = h.workExecutor.runNextOnDedicatedThread()
         await gate.started.wait()                 // row 3 is rendering
         cell.content.show("row 40")               // reused before it finished
         gate.release.open()
@@ -48,7 +48,7 @@ struct ReuseAndInvalidateTests {
         let stays = TestCell(id: 2, loader: h.loader)
         reused.content.show("row 3")
         stays.content.show("row 3")
-        let done = h.runNextWorkInBackground()
+        let done = h.workExecutor.runNextOnDedicatedThread()
         await gate.started.wait()
         reused.content.show("row 40")
         gate.release.open()

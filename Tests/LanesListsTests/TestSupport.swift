@@ -1,4 +1,3 @@
-import Dispatch
 import Lanes
 import LanesLists
 import LanesTesting
@@ -44,16 +43,6 @@ final class LoaderHarness: Sendable {
         let pair = (started: Gate(), release: Gate())
         gates.withLock { $0[key] = pair }
         return pair
-    }
-
-    /// Runs one ready work item on a background thread; `done` opens when it returned.
-    func runNextWorkInBackground() -> Gate {
-        let done = Gate(), executor = workExecutor
-        DispatchQueue.global().async {
-            executor.runNext()
-            done.open()
-        }
-        return done
     }
 
     /// Runs work and deliveries until neither has anything left.

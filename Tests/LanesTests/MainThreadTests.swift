@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LanesTesting
 import Testing
 
 /// swift-testing runs tests off the main thread (its process parks the main thread in `dispatchMain()`, so here the
@@ -107,7 +108,7 @@ enum Probe {
                 if process.isRunning { process.terminate() }
             }
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = await onDedicatedThread { pipe.fileHandleForReading.readDataToEndOfFile() }
         return Run(status: status, output: String(decoding: data, as: UTF8.self))
     }
 }

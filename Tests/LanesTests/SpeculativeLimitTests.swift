@@ -1,4 +1,3 @@
-import Dispatch
 import Lanes
 import LanesTesting
 import Testing
@@ -7,16 +6,6 @@ import Testing
 /// behind them.
 @Suite("WorkQueue speculative limit", .timeLimit(.minutes(5)))
 struct SpeculativeLimitTests {
-    /// Runs one ready item of `executor` on a background thread; the returned gate opens when it returned.
-    private func runInBackground(_ executor: ManualExecutor) -> Gate {
-        let done = Gate()
-        DispatchQueue.global().async {
-            executor.runNext()
-            done.open()
-        }
-        return done
-    }
-
     @Test("a visible item starts in the reserved slot while a prefetch runs; the next prefetch waits for it")
     func visibleTakesTheReservedSlot() async {
         let manual = ManualExecutor()
@@ -31,7 +20,7 @@ struct SpeculativeLimitTests {
         }
         let b = queue.add(label: "prefetch b", priority: .prefetch) { _ in }
         #expect(manual.pendingRunners == 1)          // only one prefetch may run: one runner, not two
-        let done = runInBackground(manual)
+        let done = manual.runNextOnDedicatedThread()
         await started.wait()
         #expect(queue.counts.running == 1)
         #expect(!manual.runNext())                   // b is capped: no runner was asked for it
@@ -61,7 +50,7 @@ struct SpeculativeLimitTests {
         }
         let b = queue.add(label: "b", priority: .prefetch) { _ in }
         let c = queue.add(label: "c", priority: .utility) { _ in }
-        let done = runInBackground(manual)
+        let done = manual.runNextOnDedicatedThread()
         await started.wait()
         #expect(!manual.runNext())
         b.priority = .visible

@@ -1,11 +1,12 @@
 import Foundation
 import Lanes
 import LanesAppSupport
+import LanesTesting
 import Testing
 
 /// Drives the real `stocks` binary in tmux on data whose folder name carries an OSC "set title" sequence and whose
 /// symbols are CJK: the title must not change and the columns must hold. Skips when tmux or the binary is missing.
-@Suite(.timeLimit(.minutes(5))) struct HostileDataEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct HostileDataEndToEndTests {
     @Test(.enabled(if: TerminalEndToEndTests.available, "needs tmux and a built stocks binary"),
           .timeLimit(.minutes(5)))
     func escapeSequencesInDataNeverReachTheTerminal() throws {

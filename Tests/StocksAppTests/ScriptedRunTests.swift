@@ -1,10 +1,11 @@
 import Dispatch
 import Lanes
+import LanesTesting
 import StocksKit
 import Testing
 @testable import StocksApp
 
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ScriptedRunTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .heavy) struct ScriptedRunTests {
     /// Plays `script` against a fresh app on the main queue and returns its figures.
     @MainActor
     private func play(_ script: KeyScript, mode: AppMode, universe: StockUniverse) async -> (RunFigures, Frame?) {

@@ -1,8 +1,9 @@
 import Foundation
+import LanesTesting
 import Testing
 
 /// Drives the real `stocks` binary in a detached tmux session. Skips when tmux or the binary is missing.
-@Suite(.timeLimit(.minutes(5))) struct TerminalEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct TerminalEndToEndTests {
     static let binary: URL? = {
         if let path = ProcessInfo.processInfo.environment["STOCKS_BIN"] { return URL(fileURLWithPath: path) }
         // The test bundle sits in the build's bin directory, next to the products.

@@ -1,8 +1,9 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct DiskCacheBasicTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct DiskCacheBasicTests {
     @Test func roundTripCountsAndSizes() throws {
         try DiskTestSupport.withDirectory { directory in
             let cache = try DiskCache(directory: directory.appendingPathComponent("nested/images"), sizeLimit: 1 << 20)

@@ -1,5 +1,6 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Darwin
 
 /// A writer process killed with SIGKILL in the middle of its stores leaves a cache that never serves a torn entry:
 /// every read after reopening misses or returns exactly a payload that was written for that key.
-@Suite("Disk cache across a killed writer", .serialized, .timeLimit(.minutes(5)))
+@Suite("Disk cache across a killed writer", .serialized, .timeLimit(.minutes(5)), .heavy)
 struct DiskCacheCrashTests {
     /// The built `lanes-bench` beside the test bundle (nil when it was not built).
     static let writer: URL? = {

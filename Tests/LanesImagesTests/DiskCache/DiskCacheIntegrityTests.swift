@@ -1,8 +1,9 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct DiskCacheIntegrityTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct DiskCacheIntegrityTests {
     private static let key = "https://example.com/a.jpg"   // 25 bytes: the payload starts at 36 + 25 = 61
     private static let payload = DiskTestSupport.bytes(4_000, seed: 42)
 

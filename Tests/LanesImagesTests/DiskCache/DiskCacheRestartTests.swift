@@ -1,8 +1,9 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct DiskCacheRestartTests {
+@Suite(.timeLimit(.minutes(5)), .heavy) struct DiskCacheRestartTests {
     @Test func aNewInstanceSeesTheEntriesInTheirRecencyOrder() throws {
         try DiskTestSupport.withDirectory { directory in
             let entry = 36 + 5 + 100

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import LanesImages
+import LanesTesting
 
 /// Helpers shared by the disk cache and memory budget tests.
 enum DiskTestSupport {
@@ -12,20 +12,11 @@ enum DiskTestSupport {
         return try body(directory)
     }
 
-    /// Runs `body(index)` on `count` new threads at once and returns when all have finished, without blocking the
-    /// calling task's thread.
+    /// Runs `body(index)` on `count` threads at once (LanesTesting's dedicated threads, never Swift's global
+    /// executor's) and returns when all have finished.
     static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let group = DispatchGroup()
-            for index in 0..<count {
-                group.enter()
-                let thread = Thread {
-                    body(index)
-                    group.leave()
-                }
-                thread.start()
-            }
-            group.notify(queue: .global()) { continuation.resume() }
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<count { group.addTask { await onDedicatedThread { body(index) } } }
         }
     }
 

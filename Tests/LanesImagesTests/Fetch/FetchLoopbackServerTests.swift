@@ -48,4 +48,20 @@ struct FetchLoopbackServerTests {
             }
         }
     }
+
+    @Test("stop() returns at once while a response is being written to a client that stopped reading")
+    func stopDoesNotWaitForAWriterBlockedByItsClient() async throws {
+        let server = try LoopbackServer()
+        server.route("/big", LoopbackRoute(body: patternBytes(32 << 20)))   // far more than the socket buffers hold
+        let client = try LoopbackSocket.connect(port: server.port)
+        defer { close(client) }
+        #expect(LoopbackSocket.write(client, Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8), wake: [], timeout: 60))
+        #expect(await server.waitUntil { $0.contains(.headersSent(connection: 1)) })
+        // The client reads nothing: the server's write waits for room in the socket's buffer, for good.
+        let start = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - start < .seconds(1), "stop() blocked its caller")
+        // The writer noticed the stop at once (before the fix it sat in send() for the 300 s safety timeout).
+        #expect(await server.waitUntil(timeout: 60) { $0.contains(.clientClosed(connection: 1)) })
+    }
 }

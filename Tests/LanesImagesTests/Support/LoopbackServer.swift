@@ -14,7 +14,9 @@ import Darwin
 /// with a safety timeout — for "the server saw the client close the connection".
 ///
 /// Bounded: it refuses requests beyond `maxRequests` (reset at once), every wait inside it gives up after
-/// `safetyTimeout`, and ``stop()`` (also run by `deinit`) wakes and joins all its threads and closes every socket.
+/// `safetyTimeout`, and ``stop()`` (also run by `deinit`) wakes all its threads — a write to a client that stopped
+/// reading waits in `poll` too, never in `send` — and returns at once: a thread of its own joins them and closes
+/// every socket, so a test's `defer { server.stop() }` never blocks one of Swift's executor threads.
 ///
 /// ```swift
 /// let server = try LoopbackServer()
@@ -56,7 +58,8 @@ final class LoopbackServer: Sendable {
         await core.state.events.waitUntil(timeout: timeout, predicate)
     }
 
-    /// Stops: wakes every thread (waiting, stalled or accepting), joins them and closes every socket. Idempotent.
+    /// Stops without blocking: wakes every thread (waiting, stalled, writing or accepting); they end within moments,
+    /// and a thread of its own joins them and closes every socket. Idempotent.
     func stop() { core.stop() }
 }
 
@@ -83,18 +86,24 @@ final class LoopbackServerCore: Sendable {
         acceptThread.withLock { $0 = thread }
     }
 
-    /// Stops: wakes every thread (waiting, stalled or accepting), joins them and closes every socket. Idempotent.
+    /// Stops: wakes every thread (waiting, stalled, writing or accepting) and returns; a thread of its own joins
+    /// them, then closes every socket. The caller may be a test task on one of Swift's executor threads (a
+    /// `defer { server.stop() }`), which must never block. Idempotent.
     func stop() {
         guard state.beginStopping() else { return }
         LoopbackSocket.poke(wakeWriter)
-        if let thread = acceptThread.withLock({ $0.take() }) { LoopbackSocket.join(thread) }
-        // The accept loop has ended, so no connection thread starts after this snapshot.
-        for thread in state.locked({ state in defer { state.threads = [] }; return state.threads }) {
-            LoopbackSocket.join(thread)
+        let acceptThread = acceptThread.withLock { $0.take() }
+        let reaper = Thread { [self] in
+            if let acceptThread { LoopbackSocket.join(acceptThread) }
+            // The accept loop has ended, so no connection thread starts after this snapshot.
+            for thread in state.locked({ state in defer { state.threads = [] }; return state.threads }) {
+                LoopbackSocket.join(thread)
+            }
+            close(listener)
+            close(wakeReader)
+            close(wakeWriter)
         }
-        close(listener)
-        close(wakeReader)
-        close(wakeWriter)
+        reaper.start()
     }
 
     // MARK: Threads
@@ -105,7 +114,6 @@ final class LoopbackServerCore: Sendable {
             guard LoopbackSocket.wait(for: listener, wake: [wakeReader], timeout: .infinity) == .readable else { return }
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { continue }
-            LoopbackSocket.limitSends(fd, seconds: safetyTimeout)
             #if canImport(Darwin)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -149,37 +157,37 @@ final class LoopbackServerCore: Sendable {
         }
         if hit <= route.failFirst {
             let body = Array("failure \(hit) of \(route.failFirst)".utf8)
-            LoopbackSocket.write(fd, Self.head(status: route.failStatus, length: body.count, headers: [:]) + body)
+            write(fd, Self.head(status: route.failStatus, length: body.count, headers: [:]) + body)
             state.record(.responded(connection: connection, status: route.failStatus))
             return
         }
         if let raw = route.raw {
-            LoopbackSocket.write(fd, raw)
+            write(fd, raw)
             state.record(.responded(connection: connection, status: 0))
             return
         }
         let length = route.sendsContentLength ? route.body.count : nil
-        guard LoopbackSocket.write(fd, Self.head(status: route.status, length: length, headers: route.headers)) else {
+        guard write(fd, Self.head(status: route.status, length: length, headers: route.headers)) else {
             state.record(.clientClosed(connection: connection))
             return
         }
         state.record(.headersSent(connection: connection))
         switch route.ending {
         case .complete:
-            let delivered = LoopbackSocket.write(fd, route.body)
+            let delivered = write(fd, route.body)
             state.record(delivered ? .responded(connection: connection, status: route.status)
                                    : .clientClosed(connection: connection))
         case .reset(let afterBytes):
-            LoopbackSocket.write(fd, Array(route.body.prefix(afterBytes)))
+            write(fd, Array(route.body.prefix(afterBytes)))
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
         case .endless:
             let zeros = [UInt8](repeating: 0, count: 64 * 1024)
-            while LoopbackSocket.write(fd, zeros) {}
+            while write(fd, zeros) {}
             state.record(.clientClosed(connection: connection))
         case .stall(let afterBytes):
-            LoopbackSocket.write(fd, Array(route.body.prefix(afterBytes)))
+            write(fd, Array(route.body.prefix(afterBytes)))
             state.record(.stalled(connection: connection))
             // Until the client closes, or the server stops (no safety timeout here: stop() always ends it).
             awaitClientEnd(fd, connection: connection, timeout: .infinity)
@@ -218,6 +226,13 @@ final class LoopbackServerCore: Sendable {
                 return
             }
         }
+    }
+
+    /// Writes `bytes` to the client; false if it went away, stopped reading for the safety timeout, or the server
+    /// is stopping.
+    @discardableResult
+    private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        LoopbackSocket.write(fd, bytes, wake: [wakeReader], timeout: safetyTimeout)
     }
 
     private static func head(status: Int, length: Int?, headers: [String: String]) -> [UInt8] {

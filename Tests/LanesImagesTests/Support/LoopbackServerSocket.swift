@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Thin POSIX helpers for ``LoopbackServer``: a listening socket on 127.0.0.1, polling with a wake-up descriptor,
-/// reads and writes that never raise SIGPIPE, an abortive close, and joinable threads.
+/// reads and writes that never raise SIGPIPE nor block in `send`, an abortive close, and joinable threads.
 enum LoopbackSocket {
     enum Failure: Error, CustomStringConvertible {
         case call(String, Int32)
@@ -44,6 +44,31 @@ enum LoopbackSocket {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
+    /// A client socket connected to 127.0.0.1:`port` (tests that play a client which misbehaves).
+    static func connect(port: Int) throws -> Int32 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure.call("socket", errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if canImport(Glibc)
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #else
+                Darwin.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #endif
+            }
+        }
+        guard connected == 0 else { close(fd); throw Failure.call("connect", errno) }
+        return fd
+    }
+
     /// A pipe: (read end, write end).
     static func makePipe() throws -> (Int32, Int32) {
         var ends: [Int32] = [0, 0]
@@ -54,9 +79,10 @@ enum LoopbackSocket {
 
     enum Readiness { case readable, woken, timedOut }
 
-    /// Waits until `fd` is readable (or hung up), any of `wake` is readable, or `timeout` seconds pass.
-    static func wait(for fd: Int32, wake: [Int32], timeout: Double) -> Readiness {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+    /// Waits until `fd` is readable (or hung up) — or, with `events: POLLOUT`, has room to write — any of `wake` is
+    /// readable, or `timeout` seconds pass. (`.readable` stands for "ready" either way.)
+    static func wait(for fd: Int32, events: Int32 = Int32(POLLIN), wake: [Int32], timeout: Double) -> Readiness {
+        var fds = [pollfd(fd: fd, events: Int16(events), revents: 0)]
         fds += wake.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let deadline = Date().addingTimeInterval(timeout.isFinite ? timeout : 0)
         while true {
@@ -85,14 +111,21 @@ enum LoopbackSocket {
     #else
     private static let noSignal: Int32 = 0  // Darwin: SO_NOSIGPIPE is set on accepted sockets instead
     #endif
+    private static let dontWait = Int32(MSG_DONTWAIT)
 
-    /// Writes all of `bytes`; false if the peer went away.
+    /// Writes all of `bytes` without ever blocking in `send`: when the socket's buffer is full it waits (poll) for
+    /// room, so a client that stops reading holds the thread only until any of `wake` is readable (the server stops)
+    /// or `timeout` seconds pass. False if the peer went away, or the wait ended either way.
     @discardableResult
-    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    static func write(_ fd: Int32, _ bytes: [UInt8], wake: [Int32], timeout: Double) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal) }
+            let count = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal | dontWait) }
             if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                guard wait(for: fd, events: Int32(POLLOUT), wake: wake, timeout: timeout) == .readable else { return false }
+                continue
+            }
             guard count > 0 else { return false }
             offset += count
         }
@@ -107,14 +140,6 @@ enum LoopbackSocket {
         #else
         while Darwin.write(fd, &byte, 1) < 0, errno == EINTR {}
         #endif
-    }
-
-    /// Makes blocking sends on `fd` give up after `seconds` (so a client that stops reading cannot hang a thread).
-    static func limitSends(_ fd: Int32, seconds: Double) {
-        var limit = timeval()
-        limit.tv_sec = .init(seconds.rounded(.down))
-        limit.tv_usec = .init((seconds - seconds.rounded(.down)) * 1_000_000)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Closes with SO_LINGER 0: the peer gets a reset (RST) instead of an orderly end of stream.
