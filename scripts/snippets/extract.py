@@ -28,7 +28,7 @@ ARTICLES_AS_TESTS = {
 # Documents and the modules a user of each would import.
 LIBRARY_DEPS = {
     "Lanes": ["Lanes"],
-    "LanesTesting": ["Lanes", "LanesTesting"],
+    "LanesTesting": ["Lanes", "LanesTesting", "Testing"],
     "LanesLists": ["Lanes", "LanesLists"],
     "LanesImages": ["Lanes", "LanesLists", "LanesImages"],
     "StocksKit": ["StocksKit"],
@@ -117,6 +117,25 @@ def split(body):
     return hoisted, stmts
 
 
+SHOWN = re.compile(r"^(\s*)(?!(?:(?:let|var|if|guard|for|while|return|switch|case|do|func|defer|throw|print)\b|_ =|#|@|\}|\{))"
+                   r"([^=/]*?(==[^=/]*?)*)(\s*//.*)$")
+
+
+def shown_values(stmts):
+    """A bare expression with a comment after it (`Sector.known(symbol: "AAPL")   // .technology`) shows a value,
+    as in a playground: it is compiled as `_ = expression`, which is what its unused result means."""
+    out, depth = [], 0
+    for n, line in stmts:
+        m = SHOWN.match(line) if depth == 0 else None
+        if m and m.group(2).strip() and not m.group(2).rstrip().endswith(("{", "(", ",", "in")) \
+                and re.search(r"[\w)\]]$", m.group(2).rstrip()):
+            line = f"{m.group(1)}_ = {m.group(2).rstrip()}{m.group(4)}"
+        out.append((n, line))
+        code = re.sub(r'"([^"\\]|\\.)*"', '""', line.split("//")[0])
+        depth = max(0, depth + code.count("{") - code.count("}"))
+    return out
+
+
 def emit(chunks, path):
     out, last = [], None
     for n, line in chunks:
@@ -139,13 +158,16 @@ def write_group(name, imports, items):
     os.makedirs(folder, exist_ok=True)
     context = os.path.join(ROOT, "scripts", "snippets", "context", name + ".swift")
     count = 0
-    for index, (path, start, body, numbers) in enumerate(items):
+    for index, (path, start, body, numbers, flags) in enumerate(items):
         numbered = list(zip(numbers or range(start, start + len(body)), body))
         hoisted, stmts = split(numbered)
         names = [m.group(2) for _, l in stmts if (m := re.match(r"^(let|var)\s+(\w+)\b", l))]
         lines = import_lines(imports) + emit(hoisted, path)
-        lines.append(f"@MainActor func snippet{index}() async throws {{")
-        lines += emit(stmts, path)
+        # App code, where the UI is @MainActor; a block fenced ```swift nonisolated is test code (swift-testing's test
+        # functions are nonisolated).
+        isolation = "" if "nonisolated" in flags else "@MainActor "
+        lines.append(f"{isolation}func snippet{index}() async throws {{")
+        lines += emit(shown_values(stmts), path)
         lines += [f"    _ = {n}" for n in dict.fromkeys(names)]
         lines.append("}")
         open(os.path.join(folder, f"block{index}.swift"), "w").write("\n".join(lines) + "\n")
@@ -160,7 +182,7 @@ def write_group(name, imports, items):
 def write_article_test(rel, items, imports):
     """The article's blocks as one test source: imports first, then every block's declarations in order."""
     heads, body = [], []
-    for path, start, block, numbers in items:
+    for path, start, block, numbers, _ in items:
         numbered = list(zip(numbers or range(start, start + len(block)), block))
         hoisted, stmts = split(numbered)
         if any(l.strip() and not l.strip().startswith("//") for _, l in stmts):
@@ -196,7 +218,8 @@ for catalog in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc"))):
         docs.append((group, article, LIBRARY_DEPS.get(library, [library])))
 for group, path, imports in docs:
     rel = os.path.relpath(path, ROOT)
-    items = [(rel, start, body, nums) for start, lang, flags, body, nums in blocks_in_markdown(path) if keep(lang, flags)]
+    items = [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_markdown(path)
+             if keep(lang, flags)]
     if items:
         write_group(group, imports, items)
         if rel in ARTICLES_AS_TESTS:
@@ -217,7 +240,7 @@ for library, imports in LIBRARY_DEPS.items():
         if rel in pending:
             skipped += 1
             continue
-        items += [(rel, start, body, nums) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
+        items += [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
                   if keep(lang, flags)]
     if items:
         write_group("Doc_" + library, ["Foundation", "FoundationNetworking?"] + imports, items)
