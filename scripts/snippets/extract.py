@@ -123,13 +123,16 @@ SHOWN = re.compile(r"^(\s*)(?!(?:(?:let|var|if|guard|for|while|return|switch|cas
 
 def shown_values(stmts):
     """A bare expression with a comment after it (`Sector.known(symbol: "AAPL")   // .technology`) shows a value,
-    as in a playground: it is compiled as `_ = expression`, which is what its unused result means."""
+    as in a playground: it is compiled as `shownValue(expression)`, which is what its unused result means (a Void
+    call with a comment after it too)."""
     out, depth = [], 0
     for n, line in stmts:
         m = SHOWN.match(line) if depth == 0 else None
         if m and m.group(2).strip() and not m.group(2).rstrip().endswith(("{", "(", ",", "in")) \
                 and re.search(r"[\w)\]]$", m.group(2).rstrip()):
-            line = f"{m.group(1)}_ = {m.group(2).rstrip()}{m.group(4)}"
+            expr = m.group(2).rstrip()
+            prefix = re.match(r"^((try\??\s+)?(await\s+)?)", expr).group(1)
+            line = f"{m.group(1)}{prefix}shownValue({expr[len(prefix):]}){m.group(4)}"
         out.append((n, line))
         code = re.sub(r'"([^"\\]|\\.)*"', '""', line.split("//")[0])
         depth = max(0, depth + code.count("{") - code.count("}"))
@@ -170,6 +173,7 @@ def write_group(name, imports, items):
         lines += emit(shown_values(stmts), path)
         lines += [f"    _ = {n}" for n in dict.fromkeys(names)]
         lines.append("}")
+        lines.append("private func shownValue<Value>(_ value: Value) {}")
         open(os.path.join(folder, f"block{index}.swift"), "w").write("\n".join(lines) + "\n")
         count += 1
     if os.path.exists(context):
