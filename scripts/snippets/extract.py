@@ -13,7 +13,8 @@ in scripts/snippets/context/<group>.swift, the group's hidden prelude.
 """
 import os, re, sys, glob
 
-ROOT, OUT = sys.argv[1], sys.argv[2]
+DESK = "--desk" in sys.argv  # Apps/Desk's catalog and LanesGLib's doc comments (scripts/desk-test, after its build)
+ROOT, OUT = [a for a in sys.argv[1:] if a != "--desk"][:2]
 
 # Articles whose examples are run, as written, by a test target: their blocks (declarations only, a `@Test` among
 # them) are written to the test file, with #sourceLocation to the article, so a failing expectation names the
@@ -169,9 +170,15 @@ def write_group(name, imports, items):
         # App code, where the UI is @MainActor; a block fenced ```swift nonisolated is test code (swift-testing's test
         # functions are nonisolated).
         isolation = "" if "nonisolated" in flags else "@MainActor "
-        lines.append(f"{isolation}func snippet{index}() async throws {{")
+        # async only where the block awaits: a block of top-level code (a main.swift) is synchronous.
+        effects = "async throws" if any(re.search(r"\bawait\b", l) for _, l in stmts) else "throws"
+        lines.append(f"{isolation}func snippet{index}() {effects} {{")
         lines += emit(shown_values(stmts), path)
-        lines += [f"    _ = {n}" for n in dict.fromkeys(names)]
+        # A top-level constant would not be "never used" in a user's file; here one used nowhere else is touched.
+        text = re.sub(r'"([^"\\]|\\.)*"', '""', "\n".join(l.split("//")[0] for _, l in stmts))
+        lines += [f"    _ = {n}" for n in dict.fromkeys(names) if len(re.findall(rf"(?<![.\w]){n}\b", text)) == 1]
+        if any(re.match(r"^defer\b", l) for _, l in stmts):
+            lines.append("    shownValue(())   // a block's `defer` runs when the block's scope ends, as at top level")
         lines.append("}")
         lines.append("private func shownValue<Value>(_ value: Value) {}")
         open(os.path.join(folder, f"block{index}.swift"), "w").write("\n".join(lines) + "\n")
@@ -214,12 +221,14 @@ def keep(lang, flags):
 
 
 # Markdown: the README and every DocC article, one group each.
-docs = [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
-for catalog in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc"))):
+docs = [] if DESK else [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
+catalogs = os.path.join(ROOT, "Apps", "Desk", "Sources", "*", "*.docc") if DESK else os.path.join(ROOT, "Sources", "*", "*.docc")
+for catalog in sorted(glob.glob(catalogs)):
     library = os.path.basename(os.path.dirname(catalog))
     for article in sorted(glob.glob(os.path.join(catalog, "*.md"))):
         group = library + "_" + os.path.splitext(os.path.basename(article))[0]
-        docs.append((group, article, LIBRARY_DEPS.get(library, [library])))
+        # Apps/Desk's catalog (LanesGLib): a GTK app's code, with the image pipeline it shows photos with.
+        docs.append((group, article, LIBRARY_DEPS.get(library, ["Foundation", "Lanes", "LanesImages", library])))
 for group, path, imports in docs:
     rel = os.path.relpath(path, ROOT)
     items = [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_markdown(path)
@@ -237,9 +246,11 @@ pending = set()
 if os.path.exists(pending_list):
     pending = {l.strip() for l in open(pending_list) if l.strip() and not l.startswith("#")}
 skipped = 0
-for library, imports in LIBRARY_DEPS.items():
+libraries = {"LanesGLib": ["Lanes", "LanesGLib", "CGtk"]} if DESK else LIBRARY_DEPS
+for library, imports in libraries.items():
     items = []
-    for source in sorted(glob.glob(os.path.join(ROOT, "Sources", library, "**", "*.swift"), recursive=True)):
+    sources = os.path.join(ROOT, "Apps", "Desk", "Sources") if DESK else os.path.join(ROOT, "Sources")
+    for source in sorted(glob.glob(os.path.join(sources, library, "**", "*.swift"), recursive=True)):
         rel = os.path.relpath(source, ROOT)
         if rel in pending:
             skipped += 1
