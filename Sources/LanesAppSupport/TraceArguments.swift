@@ -45,7 +45,7 @@ extension TraceRecorder {
         return result
     }
 
-    /// A started recorder if `arguments` ask for a trace (`--trace FILE`), else nil. Call ``finish()`` before the
+    /// A started recorder if `arguments` ask for a trace (`--trace FILE`), else nil. Call `finish()` before the
     /// app exits to write the file.
     ///
     /// ```swift

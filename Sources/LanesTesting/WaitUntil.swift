@@ -19,7 +19,7 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// so a long wait leaves the CPU to the code it waits for. Use it where nothing can be awaited directly (a counter
 /// another thread bumps); prefer a ``Gate`` or the item's own `value` when there is one.
 ///
-/// ```swift
+/// ```swift nonisolated
 /// try await waitUntil("three bodies running") { running.load(ordering: .relaxed) == 3 }
 /// ```
 public func waitUntil(

@@ -79,7 +79,7 @@ public struct AnalysisResult: Sendable, Equatable {
 ///
 /// ```swift
 /// let series = try BundledStocks.load().series[0]
-/// let result = try Analysis.run(series, options: AnalysisOptions(), isCancelled: { job.isCancelled })
+/// let result = try Analysis.run(series, options: AnalysisOptions(), isCancelled: { Task.isCancelled })
 /// print(result.summary?.last ?? .nan, result.forecast.points.last?.upper ?? .nan)
 /// ```
 public enum Analysis {

@@ -51,7 +51,7 @@ public struct ChartRun: Sendable, Equatable {
 ///
 /// ```swift
 /// for run in row.runs {
-///     print(colour(for: run.layer) + run.text, terminator: "")
+///     print(colour(run.layer) + run.text, terminator: "")
 /// }
 /// ```
 public struct ChartRow: Sendable, Equatable {

@@ -8,8 +8,7 @@
 /// everywhere, edges included.
 ///
 /// ```swift
-/// SavitzkyGolay.coefficients(window: 5, order: 2).map { $0 * 35 }
-/// // [-3, 12, 17, 12, -3]
+/// let weights = SavitzkyGolay.coefficients(window: 5, order: 2).map { $0 * 35 }   // [-3, 12, 17, 12, -3]
 /// let smooth = try SavitzkyGolay.smooth(prices, window: 21, order: 3)
 /// ```
 public enum SavitzkyGolay {

@@ -37,7 +37,7 @@ public struct StockDataError: Error, Sendable, Hashable, CustomStringConvertible
 /// header) contributes only an error. So a result can hold both series and errors.
 ///
 /// ```swift
-/// let result = StockCSV.parse("symbol,date,price\nX,Jan 1 2000,oops\n", fileName: "x.csv")
+/// let result = try StockCSV.parse("symbol,date,price\nX,Jan 1 2000,oops\n", fileName: "x.csv")
 /// result.series.isEmpty        // true
 /// result.errors.first?.line    // 2
 /// ```

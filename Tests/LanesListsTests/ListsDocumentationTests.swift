@@ -3,40 +3,8 @@ import LanesLists
 import LanesTesting
 import Testing
 
-// The example of the "A list that follows the user" article (Sources/LanesLists/LanesLists.docc), compiled and run.
-// Keep the two in step.
-
-@MainActor final class ChartCell {
-    var chart: String?
-    var content: ContentBinding<Int, String>!
-}
-
-@MainActor final class StockList {
-    let loader: ContentLoader<Int, String>
-    let list: ListModel<ChartCell>
-
-    init(
-        fetches: WorkQueue, charts: WorkQueue, deliveryQueue: WorkQueue = .main,
-        clock: any LaneClock = SystemLaneClock()
-    ) {
-        charts.setSpeculativeLimit(1, below: .normal)
-        loader = ContentLoader(deliveryQueue: deliveryQueue, cache: CostLimitedCache(costLimit: 500)) { job in
-            job.run(on: fetches, { _ in (0..<50).map { Double(job.key + $0) } }) { series in
-                job.run(on: charts) { context in
-                    try context.checkCancellation()
-                    return "chart of row \(job.key): \(try series.get().count) points"
-                }
-            }
-        }
-        let loader = self.loader
-        list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 440, clock: clock) {
-            let cell = ChartCell()
-            cell.content = loader.binding { [unowned cell] _, result in cell.chart = try? result.get() }
-            return cell
-        }
-        list.connect(to: loader, key: { $0 }, binding: { $0.content })
-    }
-}
+// What "A list that follows the user" promises, run with the article's own `StockList` and `ChartCell`
+// (Articles/AListThatFollowsTheUser.swift, generated from the article by scripts/check-snippets --update).
 
 @MainActor
 @Suite("LanesLists documentation examples", .timeLimit(.minutes(5)))

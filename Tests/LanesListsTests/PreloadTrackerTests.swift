@@ -3,24 +3,8 @@ import LanesLists
 import LanesTesting
 import Testing
 
-// The example of the "When the toolkit owns the list" section of the "A list that follows the user" article, compiled
-// and run below. Keep the two in step.
-@MainActor final class PhotoGrid {
-    var tracker = PreloadTracker()
-    var window: Range<Int> = 0..<0
-
-    /// Once a frame, with the toolkit's scroll position and visible rows (rows of height 1).
-    func frame(scrollTop: Double, visible: Range<Int>, rowCount: Int, now: UInt64) {
-        let extent = tracker.update(offset: scrollTop, at: now, rowHeight: 1, viewportHeight: Double(visible.count))
-        window = extent.window(around: visible, rowCount: rowCount)
-    }
-
-    /// What a bound row should load at: nil leaves it waiting.
-    func priority(for row: Int, visible: Range<Int>) -> WorkPriority? {
-        if visible.contains(row) { return .visible }
-        return window.contains(row) ? .prefetch : nil
-    }
-}
+// `PhotoGrid` is the article's own ("A list that follows the user", "When the toolkit owns the list"), generated
+// into Articles/AListThatFollowsTheUser.swift by scripts/check-snippets --update.
 
 @Suite("Preload tracker (a toolkit's own list)", .timeLimit(.minutes(5)))
 struct PreloadTrackerTests {

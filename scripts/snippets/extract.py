@@ -13,12 +13,23 @@ in scripts/snippets/context/<group>.swift, the group's hidden prelude.
 """
 import os, re, sys, glob
 
-ROOT, OUT = sys.argv[1], sys.argv[2]
+DESK = "--desk" in sys.argv  # Apps/Desk's catalog and LanesGLib's doc comments (scripts/desk-test, after its build)
+ROOT, OUT = [a for a in sys.argv[1:] if a != "--desk"][:2]
+
+# Articles whose examples are run, as written, by a test target: their blocks (declarations only, a `@Test` among
+# them) are written to the test file, with #sourceLocation to the article, so a failing expectation names the
+# article's line. scripts/check-snippets fails when a committed file is not what the article gives
+# (`scripts/check-snippets --update` rewrites them).
+ARTICLES_AS_TESTS = {
+    "Sources/Lanes/Lanes.docc/TestingWithLanes.md": "Tests/LanesTests/Articles/TestingWithLanes.swift",
+    "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md":
+        "Tests/LanesListsTests/Articles/AListThatFollowsTheUser.swift",
+}
 
 # Documents and the modules a user of each would import.
 LIBRARY_DEPS = {
     "Lanes": ["Lanes"],
-    "LanesTesting": ["Lanes", "LanesTesting"],
+    "LanesTesting": ["Lanes", "LanesTesting", "Testing"],
     "LanesLists": ["Lanes", "LanesLists"],
     "LanesImages": ["Lanes", "LanesLists", "LanesImages"],
     "StocksKit": ["StocksKit"],
@@ -107,6 +118,28 @@ def split(body):
     return hoisted, stmts
 
 
+SHOWN = re.compile(r"^(\s*)(?!(?:(?:let|var|if|guard|for|while|return|switch|case|do|func|defer|throw|print)\b|_ =|#|@|\}|\{))"
+                   r"([^=/]*?(==[^=/]*?)*)(\s*//.*)$")
+
+
+def shown_values(stmts):
+    """A bare expression with a comment after it (`Sector.known(symbol: "AAPL")   // .technology`) shows a value,
+    as in a playground: it is compiled as `shownValue(expression)`, which is what its unused result means (a Void
+    call with a comment after it too)."""
+    out, depth = [], 0
+    for n, line in stmts:
+        m = SHOWN.match(line) if depth == 0 else None
+        if m and m.group(2).strip() and not m.group(2).rstrip().endswith(("{", "(", ",", "in")) \
+                and re.search(r"[\w)\]]$", m.group(2).rstrip()):
+            expr = m.group(2).rstrip()
+            prefix = re.match(r"^((try\??\s+)?(await\s+)?)", expr).group(1)
+            line = f"{m.group(1)}{prefix}shownValue({expr[len(prefix):]}){m.group(4)}"
+        out.append((n, line))
+        code = re.sub(r'"([^"\\]|\\.)*"', '""', line.split("//")[0])
+        depth = max(0, depth + code.count("{") - code.count("}"))
+    return out
+
+
 def emit(chunks, path):
     out, last = [], None
     for n, line in chunks:
@@ -129,15 +162,25 @@ def write_group(name, imports, items):
     os.makedirs(folder, exist_ok=True)
     context = os.path.join(ROOT, "scripts", "snippets", "context", name + ".swift")
     count = 0
-    for index, (path, start, body, numbers) in enumerate(items):
+    for index, (path, start, body, numbers, flags) in enumerate(items):
         numbered = list(zip(numbers or range(start, start + len(body)), body))
         hoisted, stmts = split(numbered)
         names = [m.group(2) for _, l in stmts if (m := re.match(r"^(let|var)\s+(\w+)\b", l))]
         lines = import_lines(imports) + emit(hoisted, path)
-        lines.append(f"@MainActor func snippet{index}() async throws {{")
-        lines += emit(stmts, path)
-        lines += [f"    _ = {n}" for n in dict.fromkeys(names)]
+        # App code, where the UI is @MainActor; a block fenced ```swift nonisolated is test code (swift-testing's test
+        # functions are nonisolated).
+        isolation = "" if "nonisolated" in flags else "@MainActor "
+        # async only where the block awaits: a block of top-level code (a main.swift) is synchronous.
+        effects = "async throws" if any(re.search(r"\bawait\b", l) for _, l in stmts) else "throws"
+        lines.append(f"{isolation}func snippet{index}() {effects} {{")
+        lines += emit(shown_values(stmts), path)
+        # A top-level constant would not be "never used" in a user's file; here one used nowhere else is touched.
+        text = re.sub(r'"([^"\\]|\\.)*"', '""', "\n".join(l.split("//")[0] for _, l in stmts))
+        lines += [f"    _ = {n}" for n in dict.fromkeys(names) if len(re.findall(rf"(?<![.\w]){n}\b", text)) == 1]
+        if any(re.match(r"^defer\b", l) for _, l in stmts):
+            lines.append("    shownValue(())   // a block's `defer` runs when the block's scope ends, as at top level")
         lines.append("}")
+        lines.append("private func shownValue<Value>(_ value: Value) {}")
         open(os.path.join(folder, f"block{index}.swift"), "w").write("\n".join(lines) + "\n")
         count += 1
     if os.path.exists(context):
@@ -145,6 +188,25 @@ def write_group(name, imports, items):
         open(os.path.join(folder, "context.swift"), "w").write(
             "\n".join(import_lines(imports)) + "\n" + f'#sourceLocation(file: "{os.path.relpath(context, ROOT)}", line: 1)\n' + ctx + "\n#sourceLocation()\n")
     print(name, count)
+
+
+def write_article_test(rel, items, imports):
+    """The article's blocks as one test source: imports first, then every block's declarations in order."""
+    heads, body = [], []
+    for path, start, block, numbers, _ in items:
+        numbered = list(zip(numbers or range(start, start + len(block)), block))
+        hoisted, stmts = split(numbered)
+        if any(l.strip() and not l.strip().startswith("//") for _, l in stmts):
+            sys.exit(f"{path}:{start}: a block of an article run as a test must hold declarations only")
+        code = [(n, l) for n, l in hoisted if not l.startswith("import ")]
+        heads += [l for _, l in hoisted if l.startswith("import ")]
+        body += emit(code, path)
+    target = os.path.join(OUT, "article-tests", ARTICLES_AS_TESTS[rel])
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    text = (f"// Generated by scripts/check-snippets --update from {rel}:\n"
+            "// the article's code as written, run by this test target. Edit the article, not this file.\n\n"
+            + "\n".join(dict.fromkeys(import_lines(imports) + heads)) + "\n\n" + "\n".join(body) + "\n")
+    open(target, "w").write(text)
 
 
 fragments = 0
@@ -159,17 +221,22 @@ def keep(lang, flags):
 
 
 # Markdown: the README and every DocC article, one group each.
-docs = [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
-for catalog in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc"))):
+docs = [] if DESK else [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
+catalogs = os.path.join(ROOT, "Apps", "Desk", "Sources", "*", "*.docc") if DESK else os.path.join(ROOT, "Sources", "*", "*.docc")
+for catalog in sorted(glob.glob(catalogs)):
     library = os.path.basename(os.path.dirname(catalog))
     for article in sorted(glob.glob(os.path.join(catalog, "*.md"))):
         group = library + "_" + os.path.splitext(os.path.basename(article))[0]
-        docs.append((group, article, LIBRARY_DEPS.get(library, [library])))
+        # Apps/Desk's catalog (LanesGLib): a GTK app's code, with the image pipeline it shows photos with.
+        docs.append((group, article, LIBRARY_DEPS.get(library, ["Foundation", "Lanes", "LanesImages", library])))
 for group, path, imports in docs:
     rel = os.path.relpath(path, ROOT)
-    items = [(rel, start, body, nums) for start, lang, flags, body, nums in blocks_in_markdown(path) if keep(lang, flags)]
+    items = [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_markdown(path)
+             if keep(lang, flags)]
     if items:
         write_group(group, imports, items)
+        if rel in ARTICLES_AS_TESTS:
+            write_article_test(rel, items, imports)
 
 # Public doc comments, one group per library. scripts/snippets/pending.txt names the source files whose doc comments
 # are not compiled yet (their examples lean on names the comment does not declare): a list that only shrinks; every
@@ -179,14 +246,16 @@ pending = set()
 if os.path.exists(pending_list):
     pending = {l.strip() for l in open(pending_list) if l.strip() and not l.startswith("#")}
 skipped = 0
-for library, imports in LIBRARY_DEPS.items():
+libraries = {"LanesGLib": ["Lanes", "LanesGLib", "CGtk"]} if DESK else LIBRARY_DEPS
+for library, imports in libraries.items():
     items = []
-    for source in sorted(glob.glob(os.path.join(ROOT, "Sources", library, "**", "*.swift"), recursive=True)):
+    sources = os.path.join(ROOT, "Apps", "Desk", "Sources") if DESK else os.path.join(ROOT, "Sources")
+    for source in sorted(glob.glob(os.path.join(sources, library, "**", "*.swift"), recursive=True)):
         rel = os.path.relpath(source, ROOT)
         if rel in pending:
             skipped += 1
             continue
-        items += [(rel, start, body, nums) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
+        items += [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
                   if keep(lang, flags)]
     if items:
         write_group("Doc_" + library, ["Foundation", "FoundationNetworking?"] + imports, items)

@@ -29,3 +29,9 @@ let render = WorkItem(label: "render") { _ in Chart() }
 @MainActor final class PhotoCell { func show(_ result: Result<Data, any Error>) {} }
 @MainActor let cell = PhotoCell()
 @MainActor func showFeed(_ result: Result<[String], any Error>) {}
+let trace = TraceRecorder()
+let monitor = ResponsivenessMonitor()
+let clock: any LaneClock = SystemLaneClock()
+let item = queue.add(label: "item") { _ in 42 }
+let height = 100
+func trimCaches() {}

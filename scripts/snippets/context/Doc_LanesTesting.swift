@@ -1,0 +1,7 @@
+import Synchronization
+
+// What the LanesTesting doc comments' examples assume: a queue under test, a child process, a counter.
+let queue = WorkQueue("queue", maxConcurrency: 2)
+let process = Process()
+let running = Atomic<Int>(0)
+let clock = VirtualClock()
