@@ -10,7 +10,7 @@ private struct Chart: Sendable { var rows: Int }
 private func smooth(_ prices: [Double], isCancelled: () -> Bool) throws -> Series {
     var out: [Double] = []
     for (index, price) in prices.enumerated() {
-        if index % 64 == 0, isCancelled() { throw LanesError.cancelled("smooth") }
+        if index % 64 == 0, isCancelled() { throw CancellationError() }
         out.append(price * 0.5)
     }
     return Series(points: out)
