@@ -27,9 +27,9 @@ import Darwin
 /// A `@MainActor` test, which swift-testing runs on the main queue, drives main-queue deliveries with
 /// ``runPending(limit:)`` instead: they run inside the call, in order, on the test's own thread.
 public enum MainQueuePump {
-    /// Runs the ``WorkQueue/main`` items waiting now, and those they add, here on the main actor, in the order the
+    /// Runs the `WorkQueue.main` items waiting now, and those they add, here on the main actor, in the order the
     /// main queue would; returns how many ran. Every main-queue delivery of Lanes goes through `WorkQueue.main`
-    /// (``WorkItem/onMainCompletion(_:)``, `LaneTimer.afterOnMain`, a `Debouncer(onMain:)`, LanesLists' bindings),
+    /// (`onMainCompletion(_:)`, `LaneTimer.afterOnMain`, a `Debouncer(onMain:)`, LanesLists' bindings),
     /// so a `@MainActor` test with a `VirtualClock` and `ManualExecutor` queues is exact: what the app would do on
     /// its next main-loop turns happens inside this call. Raw `DispatchQueue.main` blocks and other tasks' jobs are
     /// not run (they run once the test suspends or returns). Called from inside a `WorkQueue.main` item it runs

@@ -3,9 +3,10 @@ import Lanes
 /// An executor that runs nothing until a test says so: each ``runNext()`` runs exactly one item (the queue's
 /// highest-priority ready item at that moment) on the calling thread.
 ///
-/// Everything a queue on it does happens on the test's thread: bodies run inside ``runNext()`` and ``runAll()``, and
-/// ``WorkQueue/cancelAll()`` finishes every cancelled item (resolves its handle, posts its completions to their
-/// queues) before it returns, so the completions run at the next `runAll()` of their queue's executor.
+/// Everything a queue on it does happens on the test's thread: bodies run inside ``runNext()`` and
+/// ``runAll(limit:)``, and `WorkQueue.cancelAll()` finishes every cancelled item (resolves its handle, posts its
+/// completions to their queues) before it returns, so the completions run at the next `runAll()` of their queue's
+/// executor.
 ///
 /// ```swift
 /// let manual = ManualExecutor()

@@ -112,7 +112,7 @@ final class ScrollDriver {
             loader = ContentLoader(name: "row", queue: queue, costLimit: 400 * bytes, cost: { $0.pixels.count }) {
                 row, context in
                 guard let image = renderer.render(row: row, isCancelled: { context.isCancelled }) else {
-                    throw LanesError.cancelled("row \(row)")
+                    throw CancellationError()
                 }
                 return image
             }

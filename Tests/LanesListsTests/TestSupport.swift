@@ -31,7 +31,7 @@ final class LoaderHarness: Sendable {
             }
             if context.isCancelled {
                 stopped.append(key)
-                throw LanesError.cancelled(key)
+                throw CancellationError()
             }
             if failing.contains(key) { throw TestFailure(key: key) }
             return "v:" + key

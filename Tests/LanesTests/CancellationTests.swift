@@ -208,15 +208,29 @@ struct SwiftCancellationTests {
         manual.runAll()
     }
 
-    @Test("callbacks keep LanesError.cancelled, which names the item")
-    func callbackCancellation() async throws {
+    @Test("every Lanes cancellation is CancellationError: a synchronous check, a completion's result, an enumeration")
+    func oneErrorForEveryCancellation() throws {
         let manual = ManualExecutor()
-        let queue = WorkQueue("named", maxConcurrency: 1, executor: manual)
-        let item = queue.add(label: "chart") { _ in 1 }
-        item.cancel()
-        let result = await withCheckedContinuation { continuation in
-            item.onCompletion(on: WorkQueue("delivery", maxConcurrency: 1)) { continuation.resume(returning: $0) }
+        let delivery = ManualExecutor()
+        let queue = WorkQueue("one error", maxConcurrency: 1, executor: manual)
+        let deliveries = WorkQueue("one error delivery", maxConcurrency: 1, executor: delivery)
+        let caught = Recorder<String>()
+        let handle = Recorder<WorkItem<Int>>()
+        let item = queue.add(label: "chart") { ctx in
+            handle.elements[0].cancel()
+            do { try ctx.checkCancellation() } catch { caught.append("check \(type(of: error))") }
+            do {
+                try (0..<100).concurrentForEach(context: ctx) { _, _ in }
+            } catch { caught.append("enumeration \(type(of: error))") }
+            return 1
         }
-        #expect(throws: LanesError.cancelled("chart")) { try result.get() }
+        handle.append(item)
+        item.onCompletion(on: deliveries) { result in
+            do { _ = try result.get() } catch is CancellationError { caught.append("completion CancellationError") } catch {}
+        }
+        #expect(manual.runAll() == 1)
+        #expect(delivery.runAll() == 1)
+        #expect(caught.elements == ["check CancellationError", "enumeration CancellationError", "completion CancellationError"])
+        #expect(item.state == .cancelled && item.label == "chart")  // what was cancelled: the handle tells
     }
 }

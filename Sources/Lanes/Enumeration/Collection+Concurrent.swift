@@ -7,9 +7,9 @@ extension RandomAccessCollection where Self: Sendable {
     ///   - maxConcurrency: how many threads may run bodies at once, the caller included (default: one per core).
     ///   - priority: the priority of the helper items on the pool.
     ///   - context: the running item's context, when called from a work item: cancelling the item stops the
-    ///     enumeration, which then throws ``LanesError/cancelled(_:)``. Cancelling the calling Swift task does too.
+    ///     enumeration, which then throws `CancellationError`. Cancelling the calling Swift task does too.
     ///   - body: called once per element, from several threads at once.
-    /// - Throws: the first error a body threw (the others stop), or ``LanesError/cancelled(_:)``.
+    /// - Throws: the first error a body threw (the others stop), or `CancellationError`.
     ///
     /// ```swift
     /// try photos.concurrentForEach(context: ctx) { photo, stop in
@@ -66,9 +66,9 @@ extension RandomAccessCollection where Self: Sendable {
     ///     core).
     ///   - priority: the priority of the helper items on the pool.
     ///   - context: the running item's context, when called from a work item; cancelling it (or the calling
-    ///     Swift task) throws ``LanesError/cancelled(_:)``.
+    ///     Swift task) throws `CancellationError`.
     ///   - transform: called once per element, from several threads at once.
-    /// - Throws: the first error a transform threw (the others stop), or ``LanesError/cancelled(_:)``.
+    /// - Throws: the first error a transform threw (the others stop), or `CancellationError`.
     ///
     /// ```swift
     /// let thumbnails = try photos.concurrentMap { photo in try thumbnail(photo) }
@@ -123,7 +123,7 @@ extension RandomAccessCollection where Self: Sendable {
             }
             for range in outcome.finished { output.deinitialize(range) }
             initialized = 0
-            throw outcome.error ?? LanesError.cancelled("concurrentMap")
+            throw outcome.error ?? CancellationError()
         }
     }
 }

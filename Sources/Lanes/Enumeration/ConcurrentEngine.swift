@@ -19,7 +19,7 @@ struct ChunkResult: Sendable {
 /// How a run ended.
 @usableFromInline
 struct RunOutcome: Sendable {
-    /// The first error (a body's, or ``LanesError/cancelled(_:)``), if any.
+    /// The first error (a body's, or `CancellationError`), if any.
     @usableFromInline let error: (any Error)?
     /// The offsets whose bodies finished, when not all of them did (empty when the run was complete).
     @usableFromInline let finished: [Range<Int>]
@@ -56,7 +56,7 @@ enum ConcurrentEngine {
         let start = DispatchTime.now().uptimeNanoseconds
         var elapsed: UInt64 = 0
         while offset < count {
-            if cancelled() { return RunOutcome(error: LanesError.cancelled(label), upTo: offset) }
+            if cancelled() { return RunOutcome(error: CancellationError(), upTo: offset) }
             let result = body(offset..<min(count, offset + batch))
             offset += result.completed
             if let error = result.error { return RunOutcome(error: error, upTo: offset) }
@@ -73,7 +73,7 @@ enum ConcurrentEngine {
         if workers == 1 || perElement * Double(remaining) < inlineNanos {
             // Inline, in chunks of about 50 µs so cancellation is still noticed.
             while offset < count {
-                if cancelled() { return RunOutcome(error: LanesError.cancelled(label), upTo: offset) }
+                if cancelled() { return RunOutcome(error: CancellationError(), upTo: offset) }
                 let result = body(offset..<min(count, offset + byTime))
                 offset += result.completed
                 if result.error != nil || stop.isStopped { return RunOutcome(error: result.error, upTo: offset, of: count) }
@@ -158,7 +158,7 @@ final class ConcurrentRun: Sendable {
             let range = lower..<min(end, lower + chunkSize)
             var completed = 0
             if context?.isCancelled == true || (checkTask && Task.isCancelled) {
-                fail(LanesError.cancelled(label))
+                fail(CancellationError())
             } else if !stop.isStopped {
                 let result = body(range)
                 completed = result.completed

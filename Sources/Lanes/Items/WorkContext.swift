@@ -28,9 +28,21 @@ public struct WorkContext: Sendable {
         node.cancelFlag.load(ordering: .acquiring) || node.queueCancelledAll
     }
 
-    /// Throws ``LanesError/cancelled(_:)`` if the item was cancelled.
-    public func checkCancellation() throws(LanesError) {
-        if isCancelled { throw .cancelled(node.label) }
+    /// Throws Swift's `CancellationError` if the item was cancelled: the error every Lanes cancellation is, so one
+    /// `catch is CancellationError` handles them all (see ``LanesError``).
+    ///
+    /// ```swift
+    /// let sum = queue.add(label: "sum") { ctx in
+    ///     var total = 0
+    ///     for value in 0..<1_000_000 {
+    ///         if value % 10_000 == 0 { try ctx.checkCancellation() }
+    ///         total += value
+    ///     }
+    ///     return total
+    /// }
+    /// ```
+    public func checkCancellation() throws(CancellationError) {
+        if isCancelled { throw CancellationError() }
     }
 
     /// Runs `handler` once when the item is cancelled, at once if it already is. Use it to cancel an underlying

@@ -4,11 +4,10 @@ extension WorkItem {
     /// when the item was cancelled or the awaiting task was (cancelling the awaiting task cancels the item if no other
     /// task awaits it).
     ///
-    /// **Cancellation looks like Swift's.** Everything in Lanes that is awaited reports cancellation as
-    /// `CancellationError`: an item's `value` and `result`, the `async` concurrent enumerations, and (in LanesImages)
-    /// image requests and memory-budget waits, so one `catch is CancellationError` handles them all. Synchronous and
-    /// callback APIs (``onCompletion(on:_:)``, ``WorkContext/checkCancellation()``, the blocking enumerations) report
-    /// ``LanesError/cancelled(_:)``, which names the item.
+    /// **Cancellation looks like Swift's.** Every Lanes cancellation is Swift's `CancellationError`: an item's
+    /// `value` and `result`, its completion handlers' results, ``WorkContext/checkCancellation()``, the concurrent
+    /// enumerations, and (in LanesImages) image requests and memory-budget waits, so one `catch is CancellationError`
+    /// handles them all. The item's ``state`` (`.cancelled`) and label tell which one it was.
     ///
     /// ```swift
     /// do {

@@ -135,7 +135,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     public var effectivePriority: WorkPriority { node.effectivePriority }
 
     /// Calls `handler` with the item's result on `queue` once it finishes (at once if it has). A cancelled item
-    /// reports ``LanesError/cancelled(_:)``. To update `@MainActor` state, use ``onMainCompletion(_:)``, whose handler
+    /// reports `CancellationError`. To update `@MainActor` state, use ``onMainCompletion(_:)``, whose handler
     /// is isolated to the main actor.
     ///
     /// ```swift

@@ -63,7 +63,7 @@ enum Outcome: Sendable {
             // The body that produced this value was built from a closure returning `Output`.
             return .success(value as! Output)
         case .failure(let error): return .failure(error)
-        case .cancelled: return .failure(LanesError.cancelled(label))
+        case .cancelled: return .failure(CancellationError())
         case .skipped(let dependency): return .failure(LanesError.dependencyFailed(item: label, dependency: dependency))
         }
     }

@@ -1,7 +1,7 @@
 extension WorkItem {
     /// Calls `handler` with the item's result on the main actor once the item finishes: a ``WorkQueue/main`` item, so
     /// it runs in order with the rest of the main queue. A `@MainActor` class can touch its own state in it with no
-    /// `MainActor.assumeIsolated`. A cancelled item reports ``LanesError/cancelled(_:)``, as ``onCompletion(on:_:)``.
+    /// `MainActor.assumeIsolated`. A cancelled item reports `CancellationError`, as ``onCompletion(on:_:)``.
     ///
     /// ```swift
     /// @MainActor final class ChartView {

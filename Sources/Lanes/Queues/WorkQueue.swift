@@ -85,8 +85,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// - an item never waits behind main-queue work enqueued after it: a flood of `DispatchQueue.main` blocks
     ///   delays it by none of those that came later;
     /// - a more urgent item runs at the first turn of any waiting item, ahead of less urgent ones enqueued before it
-    ///   (completion handlers and the toolkit's deliveries are `.visible`; ``add(label:priority:after:policy:_:)``
-    ///   defaults to `.normal`). Give items the same priority where their relative order matters;
+    ///   (completion handlers and the toolkit's deliveries are `.visible`;
+    ///   ``add(label:priority:after:policy:_:)-7xwzo`` defaults to `.normal`). Give items the same priority where
+    ///   their relative order matters;
     /// - while an `async` item is suspended the queue runs nothing else: items that became ready meanwhile take new
     ///   turns when it finishes.
     ///

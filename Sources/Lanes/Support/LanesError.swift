@@ -1,5 +1,9 @@
 /// The errors Lanes reports. Misuse of the API never hangs or crashes: it throws one of these.
 ///
+/// Cancellation is not among them: every Lanes cancellation (``WorkContext/checkCancellation()``, a cancelled item's
+/// result, an awaited item, an enumeration) is Swift's `CancellationError`, so one `catch is CancellationError`
+/// handles them all.
+///
 /// ```swift
 /// do {
 ///     try b.addDependency(a)
@@ -16,8 +20,6 @@ public enum LanesError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidLimit(Int)
     /// The item is already in a queue; dependencies must be added before it is enqueued, and it is enqueued once.
     case alreadyEnqueued(String)
-    /// The item was cancelled before it produced a value.
-    case cancelled(String)
     /// A dependency failed or was cancelled and the edge policy skipped or cancelled this item.
     case dependencyFailed(item: String, dependency: String)
     /// A typed edge carries the dependency's output into the body; it cannot be removed.
@@ -33,7 +35,6 @@ public enum LanesError: Error, Sendable, Equatable, CustomStringConvertible {
         case .selfDependency(let label): "item '\(label)' cannot depend on itself"
         case .invalidLimit(let limit): "invalid concurrency limit \(limit): it must be at least 1"
         case .alreadyEnqueued(let label): "item '\(label)' is already enqueued"
-        case .cancelled(let label): "item '\(label)' was cancelled"
         case .dependencyFailed(let item, let dependency):
             "item '\(item)' did not run because its dependency '\(dependency)' failed or was cancelled"
         case .typedDependency(let label): "the typed dependency on '\(label)' cannot be removed"

@@ -61,7 +61,6 @@ public struct RetryPolicy: Sendable {
     /// Whether to try again after `error` ended attempt `attempt`.
     func retries(after error: any Error, attempt: Int) -> Bool {
         guard attempt < maxAttempts else { return false }
-        if case LanesError.cancelled = error { return false }
         if error is CancellationError { return false }
         return shouldRetry(error)
     }

@@ -1,6 +1,6 @@
 extension WorkItem {
     /// Cancels the item if it has not finished `limit` from now, and makes it fail with
-    /// ``LanesError/timedOut(_:)`` rather than ``LanesError/cancelled(_:)``. A timed-out item is cancelled like any
+    /// ``LanesError/timedOut(_:)`` rather than `CancellationError`. A timed-out item is cancelled like any
     /// other (a pending body never starts; a running body sees ``WorkContext/isCancelled`` and its `onCancel`
     /// handlers run) and finishes in the ``WorkState/failed`` state. Returns the item, so it chains after `add`.
     ///

@@ -94,8 +94,7 @@ final class RetryRun<Output: Sendable>: Sendable {
             state.context = context
             state.finish = finish
         }
-        let label = context.label
-        context.onCancel { [self] in end(.failure(LanesError.cancelled(label))) }
+        context.onCancel { [self] in end(.failure(CancellationError())) }
         launch(1)
     }
 
@@ -118,7 +117,7 @@ final class RetryRun<Output: Sendable>: Sendable {
     }
 
     private func attemptFinished(_ number: Int, _ result: Result<Output, any Error>) {
-        if case .failure(LanesError.cancelled) = result {
+        if case .failure(let error) = result, error is CancellationError {
             // Someone cancelled the attempt (`cancelAll()` on its queue): the whole item is cancelled.
             state.withLock { $0.context }?.node.cancel()
             return

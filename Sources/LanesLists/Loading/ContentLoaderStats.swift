@@ -83,7 +83,6 @@ extension Error {
     /// Whether the error says the work was cancelled rather than that it failed.
     var isCancellation: Bool {
         if self is CancellationError { return true }
-        if case .cancelled = self as? LanesError { return true }
         return false
     }
 }
