@@ -53,7 +53,10 @@ let package = Package(
         .target(name: "StocksApp", dependencies: ["Lanes", "LanesLists", "StocksKit"], swiftSettings: strict),
         .executableTarget(name: "stocks", dependencies: ["StocksApp"], swiftSettings: strict),
         .executableTarget(
-            name: "lanes-bench", dependencies: ["Lanes", "LanesLists", "LanesImages", "CLanesCodecs"], swiftSettings: strict),
+            name: "lanes-bench", dependencies: ["Lanes", "LanesLists", "LanesImages", "CLanesCodecs", "ScrollOracle"],
+            swiftSettings: strict),
+        // The scroll benchmark's oracle: the fewest rows any scheduler could leave unshown (lanes-bench scroll).
+        .target(name: "ScrollOracle", swiftSettings: strict),
         // The image CLI: `lanes-image process INPUT... --tilt-shift --resize 800x --out DIR`.
         .executableTarget(
             name: "lanes-image",
@@ -77,6 +80,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "ScrollOracleTests", dependencies: ["ScrollOracle"], swiftSettings: strict),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
         .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesTesting"], swiftSettings: strict),
     ],
