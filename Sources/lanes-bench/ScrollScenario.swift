@@ -113,7 +113,7 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     if driver.mode != .baseline {
         addOracle(
             to: &row, driver: driver, renderMilliseconds: renderMilliseconds,
-            threads: driver.renderQueue?.maxConcurrency ?? threads)
+            threads: driver.renderQueue?.maxConcurrency ?? max(1, threads))   // naive-main renders on the main thread
     }
     return row
 }
