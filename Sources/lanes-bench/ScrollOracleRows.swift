@@ -1,10 +1,11 @@
 import Foundation
 import ScrollOracle
 
-/// The oracle's figures beside a scroll run's own: the fewest rows any scheduler on the run's render threads could
-/// have left on screen without content on the same path (H = ∞: knowing all of it; H = 0.5 s: half a second ahead;
-/// H = 0: nothing ahead, rendering only rows already on screen), and its visible → shown p99, with the run's figures
-/// under the names the goal uses and their ratios.
+/// The oracle's figures beside a scroll run's own: the fewest rows any scheduler on the run's render threads, each
+/// render taking `renderMilliseconds` (the run's own average), could have left on screen without content on the same
+/// path (H = ∞: knowing all of it; H = 0.5 s: half a second ahead; H = 0: nothing ahead, rendering only rows already
+/// on screen), and its visible → shown p99, with the run's figures under the names the goal uses and their
+/// ratios.
 @MainActor
 func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Double, threads: Int) {
     let windows = VisibilityWindow.windows(frames: driver.frames)
@@ -36,5 +37,6 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
     // The goal: unshown ≤ 1.25 × the H = 0.5 s oracle's + 2, p99 ≤ the oracle's + one frame.
     let meets = lanesUnshown <= 1.25 * Double(ahead.unshown) + 2 && lanesP99 <= oracleHP99 + 16.7
     row.count("meets_oracle_goal", meets ? 1 : 0)
+    row.count("oracle_render_ms", renderMilliseconds)
     row.count("oracle_compute_ms", seconds(since: start) * 1000)
 }

@@ -111,8 +111,11 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("render_threads", Double(driver.renderQueue?.maxConcurrency ?? threads))
     row.count("loadavg_1m", load)
     if driver.mode != .baseline {
+        // The oracle's renders take what this run's renders took on average (at least their CPU cost): on a busy
+        // machine the threads get less than a core each, and no schedule can change that.
+        let wall = completed > 0 ? busy / Double(completed) / 1e6 : 0
         addOracle(
-            to: &row, driver: driver, renderMilliseconds: renderMilliseconds,
+            to: &row, driver: driver, renderMilliseconds: max(renderMilliseconds, wall),
             threads: driver.renderQueue?.maxConcurrency ?? max(1, threads))   // naive-main renders on the main thread
     }
     return row
