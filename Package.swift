@@ -56,7 +56,11 @@ let package = Package(
         .target(name: "StocksApp", dependencies: ["Lanes", "LanesLists", "LanesAppSupport", "StocksKit"], swiftSettings: strict),
         .executableTarget(name: "stocks", dependencies: ["StocksApp"], swiftSettings: strict),
         .executableTarget(
-            name: "lanes-bench", dependencies: ["Lanes", "LanesAppSupport", "LanesLists", "LanesImages", "CLanesCodecs"], swiftSettings: strict),
+            name: "lanes-bench",
+            dependencies: ["Lanes", "LanesAppSupport", "LanesLists", "LanesImages", "CLanesCodecs", "ScrollOracle"],
+            swiftSettings: strict),
+        // The scroll benchmark's oracle: the fewest rows any scheduler could leave unshown (lanes-bench scroll).
+        .target(name: "ScrollOracle", swiftSettings: strict),
         // The image CLI: `lanes-image process INPUT... --tilt-shift --resize 800x --out DIR`.
         .executableTarget(
             name: "lanes-image",
@@ -80,6 +84,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image", "LanesAppSupport", "LanesTesting"], swiftSettings: strict),
+        .testTarget(name: "ScrollOracleTests", dependencies: ["ScrollOracle"], swiftSettings: strict),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
         .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesAppSupport", "LanesTesting"], swiftSettings: strict),
     ],

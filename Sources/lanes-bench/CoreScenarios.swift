@@ -17,13 +17,7 @@ struct CoreScenarios {
     func independent() async -> Row {
         let n = size(quick ? 20_000 : 200_000)
         var row = Row(scenario: "independent", n: n)
-        let lanes = await median(repeats) {
-            let queue = WorkQueue("independent")
-            let start = now()
-            for _ in 0..<n { queue.add { _ in } }
-            await queue.idle()
-            return seconds(since: start)
-        }
+        let lanes = await median(repeats) { await lanesIndependent(n) }
         if lanesOnly { return Row(scenario: "independent", n: n, seconds: [("lanes", lanes)]) }
         let dispatch = medianSync(repeats) {
             let queue = DispatchQueue(label: "independent", attributes: .concurrent)
@@ -64,13 +58,7 @@ struct CoreScenarios {
         var row = Row(scenario: "chain", n: small)
         let lanesSmall = await median(repeats) { await lanesChain(small) }
         let lanesLarge = await median(repeats) { await lanesChain(large) }
-        let lanesIndependentLarge = await median(repeats) {
-            let queue = WorkQueue("independent")
-            let start = now()
-            for _ in 0..<large { queue.add { _ in } }
-            await queue.idle()
-            return seconds(since: start)
-        }
+        let lanesIndependentLarge = await median(repeats) { await lanesIndependent(large) }
         let dispatch = medianSync(repeats) {
             let queue = DispatchQueue(label: "chain", attributes: .concurrent)
             let items = (0..<small).map { _ in DispatchWorkItem {} }
@@ -120,15 +108,7 @@ struct CoreScenarios {
         let n = size(quick ? 4_000 : 16_000)
         let foundationN = quick ? 1_000 : 2_000
         var row = Row(scenario: "fanout", n: n)
-        let lanes = await median(repeats) {
-            let queue = WorkQueue("fanout")
-            let start = now()
-            let gate = WorkItem { _ in }
-            for _ in 0..<n { queue.add(after: [gate]) { _ in } }
-            try? queue.enqueue(gate)
-            await queue.idle()
-            return seconds(since: start)
-        }
+        let lanes = await median(repeats) { await lanesFanout(n) }
         let foundation = medianSync(1) {
             let queue = OperationQueue()
             let start = now()
@@ -250,14 +230,7 @@ struct CoreScenarios {
         }
         let taskGroup = await median(repeats) {
             let start = now()
-            await withTaskGroup(of: Void.self) { group in
-                var started = 0
-                while started < min(limit, n) { group.addTask { blockingSleep(milliseconds: 50) }; started += 1 }
-                while await group.next() != nil, started < n {
-                    group.addTask { blockingSleep(milliseconds: 50) }
-                    started += 1
-                }
-            }
+            await taskGroupWindow(count: n, width: limit) { _ in blockingSleep(milliseconds: 50) }
             return seconds(since: start)
         }
         row.time("lanes", lanes)
@@ -268,4 +241,24 @@ struct CoreScenarios {
         row.count("lanes_vs_ideal", lanes / (Double(n / limit) * 0.05))
         return row
     }
+}
+
+/// Seconds for one producer to add `n` empty items to a queue of width `maxConcurrency` and see them all finish.
+func lanesIndependent(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount) async -> Double {
+    let queue = WorkQueue("independent", maxConcurrency: maxConcurrency)
+    let start = now()
+    for _ in 0..<n { queue.add { _ in } }
+    await queue.idle()
+    return seconds(since: start)
+}
+
+/// Seconds for `n` empty items that wait for one gate item to run on a queue of width `maxConcurrency`.
+func lanesFanout(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount) async -> Double {
+    let queue = WorkQueue("fanout", maxConcurrency: maxConcurrency)
+    let start = now()
+    let gate = WorkItem { _ in }
+    for _ in 0..<n { queue.add(after: [gate]) { _ in } }
+    try? queue.enqueue(gate)
+    await queue.idle()
+    return seconds(since: start)
 }

@@ -25,11 +25,12 @@ struct LockWaits {
         #endif
     }
 
-    /// Adds, per run, the waits for the queue and node locks and the share of the run's thread time (`seconds` ×
-    /// `threads`) they took.
+    /// Adds, per run, the waits for the queue and node locks and the share of the run's thread time they took:
+    /// `seconds` × (`threads` runners + the producer). Above 100 % more threads than that waited at once (a pool
+    /// thread handing an item over, a runner lingering for more), or lock holders were preempted while others waited.
     func add(to row: inout Row, seconds: Double, threads: Int) {
         #if LANES_LOCK_STATS
-        let budget = max(seconds, 1e-9) * Double(threads) * 1e9
+        let budget = max(seconds, 1e-9) * Double(threads + 1) * 1e9
         for (name, waits) in [("queue", snapshot.queue), ("node", snapshot.node), ("other", snapshot.other)] {
             let nanoseconds = Double(waits.waitNanoseconds) / Double(runs)
             row.count("\(name)_lock_waits", (Double(waits.count) / Double(runs)).rounded())

@@ -63,13 +63,7 @@ struct ScalingScenario {
     private func independent(_ threads: Int) async -> Row {
         let n = independentItems
         var row = Row(scenario: "scaling/independent", n: n)
-        let (lanes, locks) = await lanesTimed {
-            let queue = WorkQueue("independent", maxConcurrency: threads)
-            let start = now()
-            for _ in 0..<n { queue.add { _ in } }
-            await queue.idle()
-            return seconds(since: start)
-        }
+        let (lanes, locks) = await lanesTimed { await lanesIndependent(n, maxConcurrency: threads) }
         let dispatch = medianSync(repeats) {
             let queues = dispatchLanes(threads)
             let group = DispatchGroup()
@@ -80,11 +74,7 @@ struct ScalingScenario {
         }
         let taskGroup = await median(repeats) {
             let start = now()
-            await withTaskGroup(of: Void.self) { group in
-                var started = 0
-                while started < min(threads, n) { group.addTask {}; started += 1 }
-                while await group.next() != nil, started < n { group.addTask {}; started += 1 }
-            }
+            await taskGroupWindow(count: n, width: threads) { _ in }
             return seconds(since: start)
         }
         row.count("threads", Double(threads))
@@ -102,15 +92,7 @@ struct ScalingScenario {
     private func fanout(_ threads: Int) async -> Row {
         let n = fanoutItems
         var row = Row(scenario: "scaling/fanout", n: n)
-        let (lanes, locks) = await lanesTimed {
-            let queue = WorkQueue("fanout", maxConcurrency: threads)
-            let start = now()
-            let gate = WorkItem { _ in }
-            for _ in 0..<n { queue.add(after: [gate]) { _ in } }
-            try? queue.enqueue(gate)
-            await queue.idle()
-            return seconds(since: start)
-        }
+        let (lanes, locks) = await lanesTimed { await lanesFanout(n, maxConcurrency: threads) }
         let dispatch = medianSync(repeats) {
             let queues = dispatchLanes(threads)
             let group = DispatchGroup()
@@ -154,31 +136,12 @@ struct ScalingScenario {
         }
         let taskGroup = await median(repeats) {
             let start = now()
-            await withTaskGroup(of: Void.self) { group in
-                var started = 0
-                while started < min(threads, n) {
-                    let index = started
-                    group.addTask { _ = mixWork(index, rounds: rounds) }
-                    started += 1
-                }
-                while await group.next() != nil, started < n {
-                    let index = started
-                    group.addTask { _ = mixWork(index, rounds: rounds) }
-                    started += 1
-                }
-            }
+            await taskGroupWindow(count: n, width: threads) { _ = mixWork($0, rounds: rounds) }
             return seconds(since: start)
         }
-        row.count("threads", Double(threads))
-        row.time("serial", serial)
-        row.time("lanes", lanes)
-        row.time("dispatch", dispatch)
-        row.time("taskgroup", taskGroup)
-        row.count("lanes_speedup", serial / lanes)
-        row.count("dispatch_speedup", serial / dispatch)
-        row.count("taskgroup_speedup", serial / taskGroup)
-        row.count("lanes_vs_dispatch", lanes / dispatch)
-        locks.add(to: &row, seconds: lanes, threads: threads)
+        Self.addSpeedups(
+            to: &row, threads: threads, serial: serial, lanes: lanes, dispatch: dispatch, taskGroup: taskGroup,
+            locks: locks)
         return row
     }
 
@@ -219,6 +182,17 @@ struct ScalingScenario {
             return seconds(since: start)
         }
         checks.formUnion(taskGroupChecks)
+        Self.addSpeedups(
+            to: &row, threads: threads, serial: serial, lanes: lanes, dispatch: dispatch, taskGroup: taskGroup,
+            locks: locks)
+        if checks.count != 1 { row.notes.append("results differ between contenders") }
+        return row
+    }
+
+    private static func addSpeedups(
+        to row: inout Row, threads: Int, serial: Double, lanes: Double, dispatch: Double, taskGroup: Double,
+        locks: LockWaits
+    ) {
         row.count("threads", Double(threads))
         row.time("serial", serial)
         row.time("lanes", lanes)
@@ -229,8 +203,6 @@ struct ScalingScenario {
         row.count("taskgroup_speedup", serial / taskGroup)
         row.count("lanes_vs_dispatch", lanes / dispatch)
         locks.add(to: &row, seconds: lanes, threads: threads)
-        if checks.count != 1 { row.notes.append("results differ between contenders") }
-        return row
     }
 
     /// The median of `repeats` runs of `body`, with the lock waits of those runs (per run).
@@ -238,6 +210,23 @@ struct ScalingScenario {
         LockWaits.reset()
         let seconds = await median(repeats, body)
         return (seconds, LockWaits.sinceReset(runs: repeats))
+    }
+}
+
+/// Runs `body(0..<count)` as child tasks of a TaskGroup, at most `width` at a time (a new one as each finishes).
+func taskGroupWindow(count: Int, width: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        var started = 0
+        while started < min(width, count) {
+            let index = started
+            group.addTask { body(index) }
+            started += 1
+        }
+        while await group.next() != nil, started < count {
+            let index = started
+            group.addTask { body(index) }
+            started += 1
+        }
     }
 }
 

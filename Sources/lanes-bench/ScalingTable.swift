@@ -41,7 +41,7 @@ enum ScalingTable {
         if !LockWaits.available {
             lines.append("  (lock waits: build with -Xswiftc -DLANES_LOCK_STATS, as scripts/bench-scaling-remote does)")
         } else {
-            lines.append("  wait% = time threads waited for that kind of lock / (lanes wall time × threads)")
+            lines.append("  wait% = time threads waited for that kind of lock / (lanes wall time × (threads + the producer))")
         }
         return lines.joined(separator: "\n")
     }

@@ -88,6 +88,11 @@ final class ScrollDriver {
     private(set) var unfilledAfterJump = 0
     /// How many stops (settles after motion or a jump) the script had.
     private(set) var stops = 0
+    /// The rows on screen at every frame, with the frame's time (for the oracle); rows of the first layout (segment
+    /// 0) are not counted, as in `leftUnshown` and `visibleToShown`.
+    private(set) var frames: [(time: Double, rows: Range<Int>, counted: Bool)] = []
+    /// When the first frame was due, in seconds on `now()`'s clock.
+    var origin: Double { Double(probe.origin) / 1e9 }
 
     var isLanes: Bool { [.lanes, .lanesFixed, .lanesDefault, .lanesScreen].contains(mode) }
 
@@ -251,6 +256,7 @@ final class ScrollDriver {
         let lateBy = probe.tickFired(at: start)
         frame += 1
         advance(at: start)
+        frames.append((Double(start) / 1e9, model.visibleRows, segment > 0))
         checkFill(at: now())
         probe.tickHandled(lateBy: lateBy, duration: now() - start)
         if segment == script.count { finish() }

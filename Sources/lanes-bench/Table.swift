@@ -13,7 +13,7 @@ enum Table {
         }
         for (name, value) in row.counts {
             let text = value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : format(value, digits: 4)
-            lines.append("  " + name.padding(toLength: 26, withPad: " ", startingAt: 0) + text)
+            lines.append("  " + name.padding(toLength: max(26, name.count + 1), withPad: " ", startingAt: 0) + text)
         }
         lines += row.notes.map { "  note: \($0)" }
         return lines.joined(separator: "\n")

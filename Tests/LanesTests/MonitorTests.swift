@@ -58,8 +58,10 @@ struct MonitorTests {
         #expect(stats.max == .milliseconds(100))
         let empty = ResponsivenessStats(queue: "main", latencies: [])
         #expect(empty.samples == 0 && empty.p99 == .zero)
-        let hud = ResponsivenessStats(queue: "main", latencies: [.microseconds(3140)], hitches: 2)
-        #expect(hud.hudText == "main p99 3.1 ms · hitches 2")
+        var hud = ResponsivenessStats(queue: "main", latencies: [.microseconds(3140)], hitches: 2)
+        hud.hitchTime = .milliseconds(14)
+        hud.activeTime = .seconds(10)
+        #expect(hud.hudText == "main p99 3.1 ms · hitches 2 · 1.4 ms/s good · hangs 0")
     }
 
     @Test("synthetic latencies of 1...100 ms give p50 50, p90 90, p99 99, max 100, and 84 separate hitches")

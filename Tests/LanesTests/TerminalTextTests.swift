@@ -94,4 +94,27 @@ struct TerminalTextTests {
         let tracks = events.filter { $0["ph"] as? String == "M" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
         #expect(tracks.contains("trace-hitch-ui hitches"))
     }
+
+    @Test("a stall past 250 ms reaches the trace as a hang")
+    func hangsInTrace() throws {
+        let clock = VirtualClock()
+        let manual = ManualExecutor()
+        let ui = WorkQueue("trace-hang-ui", maxConcurrency: 1, executor: manual)
+        let monitor = ResponsivenessMonitor(target: ui, interval: .milliseconds(10), clock: clock)
+        let trace = TraceRecorder()
+        trace.recordHitches(from: monitor)
+        monitor.start()
+        defer { monitor.stop() }
+        ui.add(label: "load everything") { _ in clock.advance(by: .milliseconds(300)) }
+        manual.runAll()
+        #expect(monitor.snapshot().hangs == 1)
+
+        let root = try #require(try JSONSerialization.jsonObject(with: trace.jsonData()) as? [String: Any])
+        let events = try #require(root["traceEvents"] as? [[String: Any]])
+        let hangs = events.filter { $0["cat"] as? String == "hang" }
+        #expect(hangs.count == 1)
+        let name = hangs.first?["name"] as? String ?? ""
+        #expect(name.hasPrefix("hang 300"))
+        #expect(events.filter { $0["cat"] as? String == "hitch" }.isEmpty)
+    }
 }

@@ -27,6 +27,13 @@ struct MonitorState: Sendable {
     var windowFilled = 0
     var hitchCount = 0
     var lastHitch: Hitch?
+    /// How far the hitches ran past the threshold, summed: the time frames were late.
+    var hitchNanoseconds: UInt64 = 0
+    /// Hitches longer than ``ResponsivenessStats/hangThreshold``.
+    var hangCount = 0
+    /// Time spent running before the current run, and when the current run began.
+    var activeNanoseconds: UInt64 = 0
+    var runningSince: UInt64?
     /// Items running on the target now (from work events), by item id.
     var items: [UInt64: RunningItem] = [:]
 
@@ -62,6 +69,8 @@ struct MonitorState: Sendable {
             duration: .nanoseconds(Int64(clamping: stall)), start: ping.stallStart, label: ping.culprit,
             queue: queueName)
         hitchCount += 1
+        hitchNanoseconds += stall - threshold
+        if stall > ResponsivenessStats.hangThreshold.laneNanoseconds { hangCount += 1 }
         lastHitch = hitch
         return hitch
     }
@@ -92,4 +101,16 @@ struct MonitorState: Sendable {
     }
 
     var samples: [UInt64] { Array(window.prefix(windowFilled)) }
+
+    /// The monitor started (`now`) or stopped: the activity the hitch rate divides by is the time it ran.
+    mutating func setRunning(_ running: Bool, now: UInt64) {
+        if !running, let since = runningSince { activeNanoseconds += now &- min(now, since) }
+        runningSince = running ? now : nil
+        self.running = running
+    }
+
+    /// Time spent running, up to `now`.
+    func activeTime(now: UInt64) -> UInt64 {
+        activeNanoseconds + (runningSince.map { now &- min(now, $0) } ?? 0)
+    }
 }

@@ -108,9 +108,10 @@ public final class ResponsivenessMonitor: Sendable {
 
     /// Starts pinging (and watching events, if it tracks labels). Does nothing if it runs already.
     public func start() {
+        let now = clock.now
         let generation = state.withLock { control -> UInt64? in
             guard !control.machine.running else { return nil }
-            control.machine.running = true
+            control.machine.setRunning(true, now: now)
             control.generation += 1
             return control.generation
         }
@@ -138,8 +139,9 @@ public final class ResponsivenessMonitor: Sendable {
 
     /// Stops pinging. The window and the hitch count are kept for ``snapshot()``; ``start()`` resumes.
     public func stop() {
+        let now = clock.now
         let (timer, events) = state.withLock { control -> (ScheduledToken?, WorkEvents.Token?) in
-            control.machine.running = false
+            control.machine.setRunning(false, now: now)
             control.machine.outstanding = nil
             control.generation += 1
             control.machine.items = [:]
@@ -159,12 +161,19 @@ public final class ResponsivenessMonitor: Sendable {
         state.withLock { $0.handlers.append((queue, handler)) }
     }
 
-    /// The latency percentiles over the window and the hitches so far.
+    /// The latency percentiles over the window, and the hitches, hitch time and hangs since the monitor started.
     public func snapshot() -> ResponsivenessStats {
-        let (name, samples, hitches, last) = state.withLock { control in
-            (control.machine.queueName, control.machine.samples, control.machine.hitchCount, control.machine.lastHitch)
+        let now = clock.now
+        return state.withLock { control in
+            let machine = control.machine
+            var stats = ResponsivenessStats(
+                queue: machine.queueName, nanoseconds: machine.samples, hitches: machine.hitchCount,
+                lastHitch: machine.lastHitch)
+            stats.hitchTime = .nanoseconds(Int64(clamping: machine.hitchNanoseconds))
+            stats.activeTime = .nanoseconds(Int64(clamping: machine.activeTime(now: now)))
+            stats.hangs = machine.hangCount
+            return stats
         }
-        return ResponsivenessStats(queue: name, nanoseconds: samples, hitches: hitches, lastHitch: last)
     }
 
     // MARK: Pinging

@@ -25,12 +25,15 @@ public struct Hitch: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Latency percentiles of a monitored queue over a sliding window of pings, and its hitch count.
+/// Latency percentiles of a monitored queue over a sliding window of pings, its hitches, and the figures people
+/// compare apps by: the hitch rate (milliseconds of hitch per second of activity, with Apple's bands: good below 5,
+/// fair 5–10, poor above 10) and hangs (stalls longer than 250 ms).
 ///
 /// ```swift
 /// let stats = monitor.snapshot()
-/// hud.text = stats.hudText            // "main p99 3.1 ms · hitches 2"
+/// hud.text = stats.hudText            // "main p99 3.1 ms · hitches 2 · 1.4 ms/s good · hangs 0"
 /// benchmark.report("main p99", stats.p99)
+/// if stats.hitchRateBand == .poor { log("hitch rate \(stats.hitchRate) ms/s") }
 /// ```
 public struct ResponsivenessStats: Sendable, Equatable {
     /// The monitored queue's name.
@@ -45,6 +48,25 @@ public struct ResponsivenessStats: Sendable, Equatable {
     public var hitches: Int
     /// The most recent hitch.
     public var lastHitch: Hitch?
+    /// How far the hitches ran past the monitor's threshold (one frame by default), summed: the time frames were
+    /// late, which is what Apple's hitch rate counts.
+    public var hitchTime: Duration = .zero
+    /// How long the monitor has been running: the activity the hitch rate divides by.
+    public var activeTime: Duration = .zero
+    /// Hitches longer than ``hangThreshold``.
+    public var hangs = 0
+
+    /// A stall this long is a hang (Apple's threshold): 250 ms.
+    public static let hangThreshold = Duration.milliseconds(250)
+
+    /// Milliseconds of hitch per second of activity (0 before any activity).
+    public var hitchRate: Double {
+        let active = activeTime.laneNanoseconds
+        return active == 0 ? 0 : Double(hitchTime.laneNanoseconds) / 1e6 / (Double(active) / 1e9)
+    }
+
+    /// Apple's band for ``hitchRate``.
+    public var hitchRateBand: HitchRateBand { HitchRateBand(hitchRate) }
 
     /// Computes the percentiles of `latencies` (nearest-rank: p50 of 1...100 ms is 50 ms).
     ///
@@ -67,9 +89,15 @@ public struct ResponsivenessStats: Sendable, Equatable {
         self.lastHitch = lastHitch
     }
 
-    /// A one-line summary for a heads-up display: "main p99 3.1 ms · hitches 2".
+    /// A one-line summary for a heads-up display: "main p99 3.1 ms · hitches 2 · 1.4 ms/s good · hangs 0".
     public var hudText: String {
-        "\(queue) p99 \(Self.milliseconds(p99)) ms · hitches \(hitches)"
+        "\(queue) p99 \(Self.milliseconds(p99)) ms · hitches \(hitches) · \(hitchRateText) ms/s \(hitchRateBand) · hangs \(hangs)"
+    }
+
+    /// The hitch rate with one decimal: "1.4".
+    public var hitchRateText: String {
+        let tenths = Int((min(hitchRate, 1e9) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// The nearest-rank percentile of sorted values (0 when empty).
@@ -84,4 +112,19 @@ public struct ResponsivenessStats: Sendable, Equatable {
         let tenths = (duration.laneNanoseconds &+ 50_000) / 100_000
         return "\(tenths / 10).\(tenths % 10)"
     }
+}
+
+/// Apple's bands for a hitch rate (milliseconds of hitch per second): good below 5, fair 5–10, poor above 10.
+///
+/// ```swift
+/// let band = HitchRateBand(monitor.snapshot().hitchRate)   // .good, .fair or .poor
+/// ```
+public enum HitchRateBand: String, Sendable, Equatable, CustomStringConvertible {
+    case good, fair, poor
+
+    public init(_ millisecondsPerSecond: Double) {
+        self = millisecondsPerSecond < 5 ? .good : millisecondsPerSecond <= 10 ? .fair : .poor
+    }
+
+    public var description: String { rawValue }
 }

@@ -2,9 +2,9 @@
 import Synchronization
 
 /// Bench builds only (`swift build -Xswiftc -DLANES_LOCK_STATS`): how often Lanes' locks were found taken and how long
-/// the threads that found them taken waited, for queue locks, node locks and every other lock. A lock taken at the
-/// first try costs one failed-or-not `tryLock` more than in a plain build and is not counted; only waits touch these
-/// shared counters. A plain build compiles none of this (`Lock.withLock` is the bare mutex).
+/// the threads that found them taken waited, for queue locks, node locks and every other lock. Each acquisition
+/// first tries the lock; one that gets it is not counted, so only waits touch these shared counters (and read the
+/// clock). A plain build compiles none of this: `Lock.withLock` is the bare mutex.
 ///
 /// ```swift
 /// LockStats.reset()

@@ -34,7 +34,8 @@ extension TraceRecorder {
 
     /// Records every hitch `monitor` reports from now on: an interval on a "hitches" track of the monitored
     /// queue (named `"<queue> hitches"`) spanning the stall, named `hitch 48.2 ms` with the blocking item's label
-    /// when known. The monitor's clock must count `DispatchTime` uptime nanoseconds (the default clock does).
+    /// when known; a stall past ``ResponsivenessStats/hangThreshold`` is named `hang 312.0 ms` (category `hang`).
+    /// The monitor's clock must count `DispatchTime` uptime nanoseconds (the default clock does).
     ///
     /// ```swift
     /// let monitor = ResponsivenessMonitor()
@@ -44,8 +45,9 @@ extension TraceRecorder {
     public func recordHitches(from monitor: ResponsivenessMonitor) {
         monitor.onHitch { [weak self] hitch in
             let nanoseconds = hitch.duration.laneNanoseconds
-            let name = "hitch \(ResponsivenessStats.milliseconds(hitch.duration)) ms" + (hitch.label.map { " in '\($0)'" } ?? "")
-            self?.recordInterval(name: name, category: "hitch", start: hitch.start, end: hitch.start.laneAdding(nanoseconds),
+            let kind = hitch.duration > ResponsivenessStats.hangThreshold ? "hang" : "hitch"
+            let name = "\(kind) \(ResponsivenessStats.milliseconds(hitch.duration)) ms" + (hitch.label.map { " in '\($0)'" } ?? "")
+            self?.recordInterval(name: name, category: kind, start: hitch.start, end: hitch.start.laneAdding(nanoseconds),
                                  track: hitch.queue + " hitches")
         }
     }

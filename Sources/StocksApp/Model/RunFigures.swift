@@ -27,11 +27,17 @@ struct RunFigures: Sendable, Equatable {
             mode                 \(mode.rawValue)
             main-queue latency   p50 \(ms(r.p50)) ms · p99 \(ms(r.p99)) ms · max \(ms(r.max)) ms (\(r.samples) pings)
             hitches (>16 ms)     \(r.hitches)
+            hitch rate           \(r.hitchRateText) ms/s (\(r.hitchRateBand): good < 5, fair 5–10, poor > 10) over \(seconds(r.activeTime)) s · hangs (>250 ms) \(r.hangs)
             row charts           started \(rendersStarted) · completed \(rendersCompleted) · cancelled \(rendersCancelled) · cache hits \(cacheHits) · cached \(cached)
             screens cancelled    \(screenCancels) (category loads / analyses left before they finished)
             wrong-row deliveries \(wrongCellDeliveries)
             frames drawn         \(frames)
             """
+    }
+
+    private func seconds(_ duration: Duration) -> String {
+        let tenths = (duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000)
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     private func ms(_ duration: Duration) -> String {
