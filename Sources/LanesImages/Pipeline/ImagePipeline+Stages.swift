@@ -120,7 +120,8 @@ extension ImagePipeline {
                 if case .success(let data) = result, let disk {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }
-                finish(result.mapError { $0 })
+                // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.
+                finish(result.mapError { error -> any Error in error == .cancelled ? CancellationError() : error })
             }
             // The transfer is now the step to steer (a change of priority made meanwhile reaches it here).
             job.install(
