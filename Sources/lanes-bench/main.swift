@@ -6,7 +6,8 @@ import Lanes
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
 // Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter and jump scripts;
-// scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy (default:
+// scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy, requests (the loader's and the
+// image pipeline's per-request overhead: cache hits and coalesced misses a second) (default:
 // all of these), and images (only when named: it compares with libvips, see scripts/bench-images). scroll-busy is
 // scroll with every core kept busy by background Lanes items.
 
@@ -23,7 +24,8 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
     repeats = max(1, value)
 }
 let known = [
-    "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "images",
+    "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "requests",
+    "images",
     "scroll-fling", "scroll-jitter", "scroll-jump",
 ]
 let asked = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
@@ -60,6 +62,11 @@ for scenario in selected {
             row.notes.append("\(cores) background Lanes items spin on every core throughout")
             print(json ? row.json() : Table.render(row))
         }
+        continue
+    }
+    if scenario == "requests" {
+        let row = await requestsScenario(repeats: repeats, quick: quick)
+        print(json ? row.json() : Table.render(row))
         continue
     }
     if scenario == "main-latency" {
