@@ -7,7 +7,8 @@ import LanesAppSupport
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
 // Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter and jump scripts;
-// scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy (default:
+// scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy, requests (the loader's and the
+// image pipeline's per-request overhead: cache hits and coalesced misses a second) (default:
 // all of these), and images (only when named: it compares with libvips, see scripts/bench-images). scroll-busy is
 // scroll with every core kept busy by background Lanes items. scaling (only when named) runs independent, fanout,
 // width and enumerate at 1, 2, 4, 8 and 16 threads (`--threads 1,4`) beside Dispatch and a TaskGroup held to the
@@ -27,8 +28,8 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
     repeats = max(1, value)
 }
 let known = [
-    "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "images",
-    "scroll-fling", "scroll-jitter", "scroll-jump", "scaling",
+    "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "requests",
+    "images", "scroll-fling", "scroll-jitter", "scroll-jump", "scaling",
 ]
 // Option values (`--threads 1,2,4`, `--json-file PATH`) are not scenario names.
 let optionValues = ["--threads", "--json-file"].compactMap { arguments.firstIndex(of: $0).map { $0 + 1 } }
@@ -79,6 +80,11 @@ for scenario in selected {
                 FileHandle.standardError.write("lanes-bench: could not write \(arguments[index + 1]): \(error)\n".data(using: .utf8)!)
             }
         }
+        continue
+    }
+    if scenario == "requests" {
+        let row = await requestsScenario(repeats: repeats, quick: quick)
+        print(json ? row.json() : Table.render(row))
         continue
     }
     if scenario == "main-latency" {

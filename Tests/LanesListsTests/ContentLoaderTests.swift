@@ -160,17 +160,22 @@ struct ContentLoaderTests {
         #expect(h.loader.stats.staleDropped == 1)
     }
 
-    @Test("an item cancelled behind the loader's back is restarted by the next request, for everyone waiting")
-    func externalCancellation() {
+    @Test("an item cancelled behind the loader's back ends the job for everyone waiting, counted; the next request starts again")
+    func externalCancellation() async throws {
         let h = LoaderHarness()
         let results = Recorder<String>()
-        let first = h.loader.request("a") { results.append("1 " + ((try? $0.get()) ?? "-")) }
+        let first = h.loader.request("a") { results.append("1 " + ((try? $0.get()) ?? "cancelled")) }
         h.work.cancelAll()                       // someone cancelled the loader's queue
+        try await h.waitForDeliveries(1)   // the cancellation, on its way
+        h.settle()
         #expect(!first.isPending)
-        h.loader.request("a") { results.append("2 " + ((try? $0.get()) ?? "-")) }
+        #expect(results.elements == ["1 cancelled"])
+        #expect(h.loader.inFlightCount == 0)
+        #expect(h.loader.stats.cancelled == 1 && h.loader.stats.failed == 0)
+        h.loader.request("a") { results.append("2 " + ((try? $0.get()) ?? "cancelled")) }
         h.settle()
         #expect(h.ran.elements == ["a"])
-        #expect(results.elements == ["1 v:a", "2 v:a"])
+        #expect(results.elements == ["1 cancelled", "2 v:a"])
         #expect(h.loader.stats.scheduled == 2)
     }
 

@@ -83,4 +83,27 @@ struct ListWiringTests {
         #expect(h.ran.elements == ["row 0"])
         for row in 0..<4 { #expect(list.cell(forRow: row)!.shown.isEmpty) }
     }
+
+    @Test("the loader's queue cancelled while the list stays: every visible cell returns to its placeholder, counted, and loads when shown again")
+    func queueCancelledBehindTheLoader() async throws {
+        let h = LoaderHarness()
+        let list = makeList(h, viewport: 3, ahead: 0)
+        list.layoutIfNeeded()
+        #expect(h.loader.inFlightCount == 3)
+        h.work.cancelAll()                           // "leaving the screen → cancelAll()", but the list stayed
+        try await h.waitForDeliveries(3)   // the three cancellations, on their way to the cells
+        h.settle()
+        #expect(h.ran.elements.isEmpty)
+        #expect(h.loader.inFlightCount == 0)         // nothing left waiting for work that no longer runs
+        #expect(h.loader.stats.cancelled == 3)
+        for row in 0..<3 {
+            let cell = list.cell(forRow: row)!
+            #expect(cell.shown.isEmpty && cell.placeholders == ["row \(row)", "row \(row)"])
+            #expect(!cell.content.isLoaded)
+        }
+        list.scroll(by: 3)                           // away and back: the rows load again
+        list.scroll(by: -3)
+        h.settle()
+        for row in 0..<3 { #expect(list.cell(forRow: row)!.shown == ["v:row \(row)"]) }
+    }
 }

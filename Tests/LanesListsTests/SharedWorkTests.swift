@@ -163,20 +163,20 @@ struct SharedWorkTests {
         #expect(loader.stats.scheduled == 1 && loader.stats.joined == 1 && loader.stats.completed == 1)
     }
 
-    @Test("a job whose step was cancelled behind its back starts again for the next subscriber, at everyone's highest priority")
-    func stalledJobRestarts() async throws {
+    @Test("a job whose step was cancelled behind its back ends with a cancellation for every consumer still present")
+    func cancelledBehindItsBack() async throws {
         let work = TwoSteps()
         let results = Recorder<String>()
         let first = work.subscribe("a", .prefetch, into: results)
-        work.downloadQueue.cancelAll()                   // someone cancelled the queue, not the job
-        #expect(!first.isActive)                         // stalled: nothing will come until someone asks again
         _ = work.subscribe("a", .visible, into: results)
-        #expect(work.items.elements.count == 2)
-        #expect(work.items.elements.last?.priority == .visible)
-        let cancelled = work.items.elements[0]
-        try await waitUntil("the cancelled download to report") { cancelled.state.isFinished }
+        work.downloadQueue.cancelAll()                   // someone cancelled the queue, not the job
+        try await waitUntil("both consumers to hear it") { results.elements.count == 2 }
+        #expect(results.elements == ["error", "error"])
+        #expect(!first.isActive && work.table.count == 0)
+        #expect(work.events.elements == ["finished a current=true delivered=true"])
+        _ = work.subscribe("a", .visible, into: results)  // a new consumer starts a new job
         work.downloads.runAll()
         work.filters.runAll()
-        #expect(results.elements == ["filtered bytes of a", "filtered bytes of a"])
+        #expect(results.elements.last == "filtered bytes of a")
     }
 }

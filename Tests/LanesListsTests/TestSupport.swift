@@ -45,6 +45,12 @@ final class LoaderHarness: Sendable {
         return pair
     }
 
+    /// Waits until `count` deliveries wait on the "main" queue (from a `@MainActor` test: the wait runs off it).
+    func waitForDeliveries(_ count: Int) async throws {
+        let main = self.main
+        try await waitUntil("\(count) deliveries on their way") { main.counts.unfinished == count }
+    }
+
     /// Runs work and deliveries until neither has anything left.
     func settle() {
         while workExecutor.runAll() + mainExecutor.runAll() > 0 {}

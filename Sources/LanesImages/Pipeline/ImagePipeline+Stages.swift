@@ -7,7 +7,7 @@ import Synchronization
 /// priority change reaches whichever is current; a step reported late (a callback that fired synchronously, before
 /// the call that made it returned) is ignored rather than allowed to replace a later one.
 enum StagePhase: Int {
-    /// Waiting for an upstream stage: the fetch under a decode, the decode under a processor chain.
+    /// Waiting for an upstream stage: the fetch under a decode, the decode (or the shorter chain) under a processor.
     case upstream
     /// Waiting for room in the memory budget.
     case budget
@@ -17,7 +17,7 @@ enum StagePhase: Int {
     case transfer
 }
 
-/// The job of one stage: a fetch (`Data`), or a decode or processor chain (`Bitmap`).
+/// The job of one stage: a fetch (`Data`), or a decode or one processor step (`Bitmap`).
 typealias StageJob<Value: Sendable> = SharedJob<StageKey, Value>
 
 extension SharedJob {
@@ -37,14 +37,17 @@ extension ImagePipeline {
         bitmaps.subscribe(request.finalKey, priority: priority, deliver: deliver) { self.start($0, for: request) }
     }
 
-    /// Starts the stage that answers `request`: a decode of the fetched bytes, or a processor chain on the decoded
-    /// image. Both wait for their upstream stage, then for room in the budget, then run as a work item.
+    /// Starts the stage that answers `request`. The stages form a graph keyed by prefix: fetch → decode → first
+    /// processor → second …, each keyed by (URL, size, processors so far), so `[a]` and `[a, b]` in flight share the
+    /// run of `a`. A stage waits for its upstream stage — unless the memory cache holds the upstream result (the
+    /// decoded original, a shorter chain's result), which it then uses without fetching again — then for room in
+    /// the budget, then runs as a work item.
     func start(_ job: StageJob<Bitmap>, for request: ImageRequest) {
         let counters = self.counters
-        if request.processors.isEmpty {
+        guard let processor = request.processors.last else {
             let url = request.url, size = request.targetSize
             let decoder = configuration.decoder, maxPixels = configuration.maxPixels
-            advance(
+            return advance(
                 job, after: fetches, key: .fetch(url: url.absoluteString), start: { self.startFetch($0, url: url) },
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
                 // the decode: it then fails before allocating, and the body goes with it).
@@ -56,20 +59,24 @@ extension ImagePipeline {
                 counters.decodes.add(1, ordering: .relaxed)
                 return try decoder.decode(data, targetSize: size, maxPixels: maxPixels)
             }
-        } else {
-            let chain = ProcessorChain(request.processors)
-            let decode = ImageRequest(url: request.url, targetSize: request.targetSize)
-            advance(
-                job, after: bitmaps, key: request.decodeKey, start: { self.start($0, for: decode) },
-                cost: { chain.workingSetBytes(for: $0) }, on: processQueue
-            ) { bitmap, context in
-                counters.processorRuns.add(1, ordering: .relaxed)
-                return try chain.process(bitmap, isCancelled: { context.isCancelled })
-            }
         }
+        var upstream = request
+        upstream.processors.removeLast()
+        let cost: @Sendable (Bitmap) -> Int = { processor.workingSetBytes(for: $0) }
+        let work: @Sendable (Bitmap, WorkContext) throws -> Bitmap = { bitmap, context in
+            counters.processorRuns.add(1, ordering: .relaxed)
+            return try processor.process(bitmap, isCancelled: { context.isCancelled })
+        }
+        if let cached = memoryCache[upstream] {
+            counters.intermediateHits.add(1, ordering: .relaxed)
+            return run(job, on: cached, cost: cost, queue: processQueue, work: work)
+        }
+        advance(
+            job, after: bitmaps, key: upstream.finalKey, start: { self.start($0, for: upstream) }, cost: cost,
+            on: processQueue, work: work)
     }
 
-    /// Waits for the stage `key` of `upstream`, then for `cost(input)` bytes of room, then runs `work` on `queue`.
+    /// Waits for the stage `key` of `upstream`, then runs `work` on its result (see ``run(_:on:cost:queue:work:)``).
     private func advance<Input: Sendable>(
         _ job: StageJob<Bitmap>, after upstream: SharedWork<StageKey, Input>, key: StageKey,
         start: (StageJob<Input>) -> Void, cost: @escaping @Sendable (Input) -> Int, on queue: WorkQueue,
@@ -79,22 +86,29 @@ extension ImagePipeline {
         let (subscription, _) = upstream.subscribe(key, priority: priority, deliver: { result in
             switch result {
             case .failure(let error): job.finish(.failure(error))
-            case .success(let input):
-                self.withRoom(cost(input), for: job) { reservation in
-                    let priority = job.priority
-                    let item = queue.add(label: job.key.label, priority: priority) { context in
-                        try context.checkCancellation()
-                        return try work(input, context)
-                    }
-                    item.onFinishInline { result in
-                        reservation?.release()
-                        job.finish(result)
-                    }
-                    job.install(WorkStep(item), at: .work, startedAt: priority)
-                }
+            case .success(let input): self.run(job, on: input, cost: cost, queue: queue, work: work)
             }
         }, start: start)
         job.install(WorkStep(subscription), at: .upstream, startedAt: priority)
+    }
+
+    /// Waits for `cost(input)` bytes of room, then runs `work` on `queue` and finishes the stage with its result.
+    private func run<Input: Sendable>(
+        _ job: StageJob<Bitmap>, on input: Input, cost: @escaping @Sendable (Input) -> Int, queue: WorkQueue,
+        work: @escaping @Sendable (Input, WorkContext) throws -> Bitmap
+    ) {
+        withRoom(cost(input), for: job) { reservation in
+            let priority = job.priority
+            let item = queue.add(label: job.key.label, priority: priority) { context in
+                try context.checkCancellation()
+                return try work(input, context)
+            }
+            item.onFinishInline { result in
+                reservation?.release()
+                job.finish(result)
+            }
+            job.install(WorkStep(item), at: .work, startedAt: priority)
+        }
     }
 
     // MARK: Fetch
@@ -120,7 +134,8 @@ extension ImagePipeline {
                 if case .success(let data) = result, let disk {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }
-                finish(result.mapError { $0 })
+                // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.
+                finish(result.mapError { error -> any Error in error == .cancelled ? CancellationError() : error })
             }
             // The transfer is now the step to steer (a change of priority made meanwhile reaches it here).
             job.install(

@@ -6,15 +6,17 @@ import Synchronization
 /// Loads images the way a scrolling list needs them: fetched, decoded to the size shown, processed, cached — with
 /// every stage coalesced, prioritised by the screen and cancelled when nobody needs it any more.
 ///
-/// - **Coalescing.** One fetch per URL, one decode per URL and size, one run per processor chain: a hundred cells
-///   asking for the same photo cause one transfer, one decode and one filter run.
+/// - **Coalescing.** The stages form a graph keyed by prefix: fetch → decode → each processor in turn, keyed by
+///   (URL, size, processors so far). A hundred cells asking for the same photo cause one transfer, one decode and
+///   one filter run; `[a]` and `[a, b]` in flight together run `a` once.
 /// - **Cancellation.** A stage stops only when its last consumer leaves, and the stop reaches the step in progress:
 ///   a queued item is dropped, a running processor stops at its next band of rows, a transfer is cancelled and its
 ///   connection closed.
 /// - **Priority.** A stage runs at the highest priority of its consumers and follows them live, down to the
 ///   transfer: a prefetched image that scrolls into view is promoted at once.
 /// - **Caches.** Final bitmaps go to an exact-cost LRU memory cache (LanesLists' `CostLimitedCache`); fetched
-///   bytes go to the optional ``DiskCache``, checked on every read.
+///   bytes go to the optional ``DiskCache``, checked on every read. A stage whose upstream result the memory cache
+///   holds (the decoded original, a shorter chain's result) starts from it without fetching again.
 /// - **Memory.** Decodes and processors reserve their bytes from a ``MemoryBudget`` before allocating and wait for
 ///   room; headers claiming more than ``ImagePipelineConfiguration/maxPixels`` fail before any allocation.
 ///
@@ -39,7 +41,7 @@ public final class ImagePipeline: Sendable {
     let processQueue: WorkQueue
     let diskWrites: WorkQueue
     let counters = PipelineCounters()
-    /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor chains.
+    /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
     let fetches: SharedWork<StageKey, Data>
     let bitmaps: SharedWork<StageKey, Bitmap>
     /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
@@ -188,7 +190,7 @@ public final class ImagePipeline: Sendable {
     /// What the pipeline has done so far.
     public var statistics: ImagePipelineStatistics { counters.snapshot }
 
-    /// Stages in flight: fetches, and decodes plus processor chains.
+    /// Stages in flight: fetches, and decodes plus processor steps.
     public var stagesInFlight: (fetches: Int, bitmaps: Int) { (fetches.count, bitmaps.count) }
 
     /// The priority at which `request`'s final stage runs now, or nil when none is in flight.

@@ -28,7 +28,7 @@ public struct ImagePipelineConfiguration: Sendable {
     public var fetchConcurrency: Int
     /// Decodes at once.
     public var decodeConcurrency: Int
-    /// Processor chains at once.
+    /// Processor steps at once.
     public var processConcurrency: Int
     /// Where fetches, disk-cache writes, decodes and processors run (Lanes' thread pool by default; tests pass a
     /// `ManualExecutor`).

@@ -20,8 +20,12 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var diskHits = 0
     /// Decode bodies run.
     public var decodes = 0
-    /// Processor-chain bodies run.
+    /// Processor steps run: one per processor of a chain (`[a, b]` runs two; `[a]` and `[a, b]` together run
+    /// `a` once).
     public var processorRuns = 0
+    /// Processing stages that started from an upstream result the memory cache held (a decoded original, a shorter
+    /// chain's result) instead of fetching and decoding again.
+    public var intermediateHits = 0
     /// Stages cancelled because their last consumer left.
     public var cancelledStages = 0
     /// Requests that ended in an error (cancellation excluded).
@@ -32,6 +36,7 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var description: String {
         "requests \(requests) · memory hits \(memoryHits) · coalesced \(coalesced) · fetches \(fetches) · "
             + "disk hits \(diskHits) · decodes \(decodes) · processor runs \(processorRuns) · "
+            + "intermediate hits \(intermediateHits) · "
             + "cancelled stages \(cancelledStages) · failures \(failures)"
     }
 }
@@ -45,6 +50,7 @@ final class PipelineCounters: Sendable {
     let diskHits = Atomic(0)
     let decodes = Atomic(0)
     let processorRuns = Atomic(0)
+    let intermediateHits = Atomic(0)
     let cancelledStages = Atomic(0)
     let failures = Atomic(0)
 
@@ -57,6 +63,7 @@ final class PipelineCounters: Sendable {
         stats.diskHits = diskHits.load(ordering: .relaxed)
         stats.decodes = decodes.load(ordering: .relaxed)
         stats.processorRuns = processorRuns.load(ordering: .relaxed)
+        stats.intermediateHits = intermediateHits.load(ordering: .relaxed)
         stats.cancelledStages = cancelledStages.load(ordering: .relaxed)
         stats.failures = failures.load(ordering: .relaxed)
         return stats

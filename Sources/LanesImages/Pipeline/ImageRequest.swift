@@ -54,9 +54,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The key of the stage whose result answers this request.
     var finalKey: StageKey {
         processors.isEmpty
-            ? decodeKey
+            ? .decode(url: url.absoluteString, size: targetSize)
             : .process(url: url.absoluteString, size: targetSize, processors: processorIdentifier)
     }
-
-    var decodeKey: StageKey { .decode(url: url.absoluteString, size: targetSize) }
 }

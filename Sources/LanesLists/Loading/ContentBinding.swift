@@ -9,6 +9,10 @@ import Synchronization
 /// result never reaches it (it goes to the cache for next time). Showing another key or clearing withdraws the old
 /// request, which cancels the old key's work unless someone else still wants it.
 ///
+/// If the work is cancelled behind the loader's back (its queue's `cancelAll()`), the binding is not left waiting:
+/// the placeholder runs again, ``isLoaded`` stays false, and the next ``show(_:priority:)`` of the key loads it
+/// again. The handler never receives that cancellation.
+///
 /// A binding belongs to the main actor, like the cell that holds it, and its handlers are `@MainActor`: a
 /// `@MainActor` cell touches its own state in them directly. Results come through the loader's delivery queue
 /// (`WorkQueue.main` by default); a test that injects another delivery queue must run that queue's items on
@@ -133,6 +137,11 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
             return
         }
         request = nil
+        if case .failure(let error) = result, error.isCancellation {
+            // The work was cancelled behind the loader's back: back to the placeholder; the next show loads again.
+            placeholder?(key)
+            return
+        }
         isLoaded = true
         loader.counters.count(\.deliveries)
         handler(key, result)

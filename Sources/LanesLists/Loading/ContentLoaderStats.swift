@@ -13,7 +13,7 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     public var cacheHits = 0
     /// Requests that joined a job already in flight for the same key instead of starting another.
     public var joined = 0
-    /// Jobs started (one per key in flight, plus restarts of jobs whose step someone else cancelled).
+    /// Jobs started (one per key in flight).
     public var scheduled = 0
     /// Bodies of `Work` that started (a loader made with a `Start` counts its own steps, if it wants to).
     public var started = 0
@@ -21,9 +21,11 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     public var completed = 0
     /// Jobs that failed (not counting cancellations).
     public var failed = 0
-    /// Jobs the loader withdrew before they ended, because every requester left or
-    /// ``ContentLoader/invalidate(clearingCache:)`` ran: most never start; a running step sees `isCancelled` (if it
-    /// finishes anyway, its value still goes to the cache, unless the loader was invalidated).
+    /// Jobs cancelled before they ended: withdrawn by the loader because every requester left or
+    /// ``ContentLoader/invalidate(clearingCache:)`` ran (most never start; a running step sees `isCancelled`, and
+    /// if it finishes anyway its value still goes to the cache, unless the loader was invalidated), or cancelled
+    /// behind the loader's back (its queue's `cancelAll()`), which ends the job with `CancellationError` for every
+    /// requester still waiting.
     public var cancelled = 0
     /// Results handed over: to ``ContentLoader/request(_:priority:deliver:)`` callers, and to bindings that still
     /// showed the key (synchronous cache hits included).
@@ -67,8 +69,10 @@ final class LoaderCounters: Sendable {
         case .finished(let key, .success(let value), let current, let delivered):
             if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
             if current { cache.insert(value, forKey: key) }
+        case .finished(_, .failure(let error), _, let delivered) where error.isCancellation:
+            // Cancelled behind the loader's back (its queue's `cancelAll()`); withdrawn jobs were counted already.
+            if delivered { count(\.cancelled) }
         case .finished(let key, .failure(let error), _, let delivered):
-            guard !error.isCancellation else { break }
             count(\.failed)
             if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key) }
         case .cancelled:

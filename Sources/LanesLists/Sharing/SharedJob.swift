@@ -64,9 +64,10 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Makes `item` the job's next step and hands its result to `next` (on the thread that finished it). Steps
     /// followed this way are ordered by when they were followed. `startedAt` is the priority the item was made with.
     ///
-    /// `next` is not called for an item that was cancelled and did not finish anyway: by the job (it has nothing more
-    /// to do), or by someone else (its queue's `cancelAll()`), which stalls the job: its consumers keep waiting, and
-    /// the next subscriber to the key starts the job again.
+    /// `next` is not called for an item that was cancelled and did not finish anyway. Cancelled by the job, it has
+    /// nothing more to do; cancelled by someone else (its queue's `cancelAll()`, a direct `cancel()`), the job ends
+    /// at once with `CancellationError`, which reaches every consumer still present: none is left waiting for work
+    /// that no longer runs.
     ///
     /// ```swift
     /// let priority = job.priority
@@ -80,8 +81,11 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     ) {
         let order = steps.add(1, ordering: .relaxed).newValue
         item.onFinishInline { result in
-            // Cancelled: by the job (nothing more to do), or behind its back (the job stalls).
-            if case .failure = result, item.isCancelled { return }
+            if case .failure = result, item.isCancelled {
+                // Cancelled by the job: nothing more to do. Behind its back: the job ends, cancelled, for everyone.
+                if !self.isCancelled { self.finish(.failure(CancellationError())) }
+                return
+            }
             next(result)
         }
         install(WorkStep(item), order: order, startedAt: startedAt)

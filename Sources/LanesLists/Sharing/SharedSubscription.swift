@@ -34,7 +34,7 @@ public struct SharedSubscription: Sendable {
     /// ```
     public func setPriority(_ priority: WorkPriority) { owner?.setPriority(priority, of: consumer) }
 
-    /// Whether the consumer still waits for a result that will come (not delivered, left, cancelled or stalled).
+    /// Whether the consumer still waits for a result that will come (not delivered, left or cancelled).
     public var isActive: Bool { owner?.isActive(consumer) ?? false }
 }
 

@@ -75,8 +75,7 @@ public final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendab
             }
         }
         switch subscribed {
-        case .start(let job, let consumer, let change):
-            if let change { job.steering.setPriority(change.priority, version: change.version) }
+        case .start(let job, let consumer):
             start(job)
             return (SharedSubscription(owner: job, consumer: consumer), true)
         case .joined(let job, let consumer, let change):

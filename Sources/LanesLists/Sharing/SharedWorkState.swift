@@ -41,8 +41,8 @@ struct SharedWorkState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     enum Subscribed {
-        /// A job was made for the key (or a stalled one is to run again, at `change` if its priority rose): start it.
-        case start(Job, consumer: UInt64, change: PriorityChange?)
+        /// A job was made for the key: start it.
+        case start(Job, consumer: UInt64)
         /// The consumer joined the key's job; its priority changes when `change` is set.
         case joined(Job, consumer: UInt64, change: PriorityChange?)
     }
@@ -74,16 +74,12 @@ struct SharedWorkState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             var entry = Entry(job: makeJob(makeID(), priority, epoch))
             entry.add(consumer)
             entries[key] = entry
-            return .start(entry.job, consumer: consumer.id, change: nil)
+            return .start(entry.job, consumer: consumer.id)
         }
         let before = entry.wanted
         entry.add(consumer)
-        // A step cancelled behind the table's back (its queue was cancelled): start the job again for everyone.
         entries[key] = entry
         let change = entry.wanted == before ? nil : PriorityChange(priority: entry.wanted, version: makeID())
-        if entry.job.steering.takeStalledStep() {
-            return .start(entry.job, consumer: consumer.id, change: change)
-        }
         return .joined(entry.job, consumer: consumer.id, change: change)
     }
 
@@ -122,7 +118,7 @@ struct SharedWorkState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Whether the consumer still waits for a result that will come.
     func isActive(_ key: Key, job jobID: UInt64, consumer consumerID: UInt64) -> Bool {
-        guard let entry = entries[key], entry.job.id == jobID, !entry.job.steering.isStalled else { return false }
+        guard let entry = entries[key], entry.job.id == jobID else { return false }
         return entry.consumers.contains { $0.id == consumerID }
     }
 

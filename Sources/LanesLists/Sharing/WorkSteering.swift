@@ -48,25 +48,6 @@ public final class WorkSteering: Sendable {
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Whether the step in progress was cancelled by someone else (the work itself was not).
-    public var isStalled: Bool {
-        state.withLock { !$0.cancelled && $0.step?.isCancelled() == true }
-    }
-
-    /// Forgets the step in progress if someone else cancelled it, so that the work can start it again; returns
-    /// whether it did. Of callers racing, one gets true.
-    ///
-    /// ```swift
-    /// if steering.takeStalledStep() { restart() }
-    /// ```
-    public func takeStalledStep() -> Bool {
-        state.withLock { state in
-            guard !state.cancelled, state.step?.isCancelled() == true else { return false }
-            state.step = nil
-            return true
-        }
-    }
-
     /// Makes `step` the one in progress, if it comes after the current one. `startedAt` is the priority the step was
     /// made with (nil: not known); if the steering's priority differs, the step is given the steering's. If the work was
     /// cancelled, the step is cancelled at once.

@@ -12,8 +12,6 @@ public struct WorkStep: Sendable {
     public let cancel: @Sendable () -> Void
     /// Changes the step's priority, live.
     public let setPriority: @Sendable (WorkPriority) -> Void
-    /// Whether the step was cancelled, by anyone (a work item's queue may be cancelled behind the work's back).
-    public let isCancelled: @Sendable () -> Bool
 
     /// A step that cannot be steered (it has already finished).
     public static let done = WorkStep(cancel: {}, setPriority: { _ in })
@@ -23,13 +21,9 @@ public struct WorkStep: Sendable {
     /// ```swift
     /// let step = WorkStep(cancel: { transfer.cancel() }, setPriority: { transfer.priority = $0 })
     /// ```
-    public init(
-        cancel: @escaping @Sendable () -> Void, setPriority: @escaping @Sendable (WorkPriority) -> Void,
-        isCancelled: @escaping @Sendable () -> Bool = { false }
-    ) {
+    public init(cancel: @escaping @Sendable () -> Void, setPriority: @escaping @Sendable (WorkPriority) -> Void) {
         self.cancel = cancel
         self.setPriority = setPriority
-        self.isCancelled = isCancelled
     }
 
     /// Steers a work item: cancelling it, re-prioritising it in its queue.
@@ -40,7 +34,6 @@ public struct WorkStep: Sendable {
     public init<Output>(_ item: WorkItem<Output>) {
         self.cancel = { item.cancel() }
         self.setPriority = { item.priority = $0 }
-        self.isCancelled = { item.isCancelled }
     }
 
     /// Steers a subscription to other shared work: leaving it, changing this consumer's priority.
@@ -52,6 +45,5 @@ public struct WorkStep: Sendable {
     public init(_ subscription: SharedSubscription) {
         self.cancel = { subscription.cancel() }
         self.setPriority = { subscription.setPriority($0) }
-        self.isCancelled = { false }
     }
 }

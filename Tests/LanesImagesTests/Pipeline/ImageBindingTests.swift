@@ -99,4 +99,31 @@ struct ImageBindingTests {
         pipeline.load(request) { _ in cell.shown.append("cached") }
         #expect(cell.shown == ["first main=true", "cached"])   // before load returned
     }
+
+    @Test("A transfer cancelled from outside returns the cell to its placeholder, counted; the next show loads again")
+    func transferCancelledFromOutside() throws {
+        let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))], holds: true)
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let loader = pipeline.loader(deliveringOn: WorkQueue("cells", maxConcurrency: 1, executor: executor))
+        let cell = Cell()
+        let binding = ImageBinding(loader: loader, placeholder: { _ in cell.placeholders += 1 }) { request, result in
+            cell.shown.append((try? result.get()).map { _ in request.url.lastPathComponent } ?? "error")
+        }
+        let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40))
+        binding.show(request)
+        executor.runAll()
+        fetcher.handles.first?.cancel()   // someone else cancelled the transfer (a session torn down)
+        executor.runAll()
+        #expect(cell.shown.isEmpty)        // no error shown: the cell is back to its placeholder
+        #expect(cell.placeholders == 2)
+        #expect(!binding.isLoaded)
+        #expect(loader.inFlightCount == 0 && pipeline.stagesInFlight == (0, 0))
+        #expect(loader.stats.cancelled == 1 && loader.stats.failed == 0)
+        binding.show(request)              // shown again: loaded again
+        executor.runAll()
+        fetcher.completeAll()
+        while executor.runAll() > 0 {}
+        #expect(cell.shown == ["chelsea.png"])
+        #expect(binding.isLoaded)
+    }
 }
