@@ -15,29 +15,25 @@ struct clanes_frames_state {
     int previous_timestamp;
 };
 
-static int32_t webp_status(VP8StatusCode code, int truncated, char *message, size_t capacity, const char *what) {
-    switch (code) {
-    case VP8_STATUS_OK: return CLANES_OK;
-    case VP8_STATUS_NOT_ENOUGH_DATA:
-        clanes_set_message(message, capacity, "WebP ends inside its %s", what);
-        return CLANES_ERR_TRUNCATED;
-    case VP8_STATUS_OUT_OF_MEMORY:
+/* The status and message for libwebp's `code`; `cut`: the RIFF header announces more bytes than there are. */
+static int32_t webp_status(VP8StatusCode code, int cut, char *message, size_t capacity, const char *what) {
+    if (code == VP8_STATUS_OK) {
+        return CLANES_OK;
+    }
+    if (code == VP8_STATUS_OUT_OF_MEMORY) {
         clanes_set_message(message, capacity, "out of memory decoding a WebP %s", what);
         return CLANES_ERR_NO_MEMORY;
-    case VP8_STATUS_UNSUPPORTED_FEATURE:
+    }
+    if (code == VP8_STATUS_UNSUPPORTED_FEATURE) {
         clanes_set_message(message, capacity, "WebP %s uses a feature libwebp cannot decode", what);
         return CLANES_ERR_UNSUPPORTED;
-    case VP8_STATUS_INVALID_PARAM:
-        clanes_set_message(message, capacity, "WebP %s: invalid decoding parameters", what);
-        return CLANES_ERR_ARGUMENT;
-    default:
-        if (truncated) {
-            clanes_set_message(message, capacity, "WebP ends inside its %s", what);
-            return CLANES_ERR_TRUNCATED;
-        }
-        clanes_set_message(message, capacity, "WebP %s is corrupt (libwebp status %d)", what, (int)code);
-        return CLANES_ERR_CORRUPT;
     }
+    if (code == VP8_STATUS_NOT_ENOUGH_DATA || cut) {
+        clanes_set_message(message, capacity, "WebP ends inside its %s", what);
+        return CLANES_ERR_TRUNCATED;
+    }
+    clanes_set_message(message, capacity, "WebP %s is corrupt (libwebp status %d)", what, (int)code);
+    return CLANES_ERR_CORRUPT;
 }
 
 /* Whether the RIFF header announces more bytes than there are (a cut-off file). */

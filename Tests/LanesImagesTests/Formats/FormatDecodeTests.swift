@@ -87,4 +87,34 @@ struct FormatDecodeTests {
         }
         #expect(Animation.Frame(bitmap: Bitmap(width: 1, height: 1), delay: .zero).displayDelay == .milliseconds(100))
     }
+
+    @Test("GIF frames composite as browsers show them: sub-rectangles, transparency, disposal 2 and 3, clipping")
+    func gifComposition() throws {
+        let red = RGBA(red: 255, green: 0, blue: 0), green = RGBA(red: 0, green: 255, blue: 0)
+        let blue = RGBA(red: 0, green: 0, blue: 255)
+        let gif = TinyGIF.composed(width: 4, height: 4, frames: [
+            .init(width: 4, height: 4, indices: Array(repeating: 1, count: 16)),
+            // Green 2x2 at (1, 1) whose top-left pixel is transparent; cleared to transparent afterwards.
+            .init(left: 1, top: 1, width: 2, height: 2, indices: [0, 2, 2, 2], disposal: 2, transparent: 0),
+            // Blue at the origin, then the canvas from before it comes back.
+            .init(left: 0, top: 0, width: 1, height: 1, indices: [3], disposal: 3),
+            // Blue 2x2 at (3, 3): only its first pixel is on the canvas.
+            .init(left: 3, top: 3, width: 2, height: 2, indices: [3, 3, 3, 3]),
+        ])
+        let frames = try decoder.decodeAnimation(Data(gif)).frames.map(\.bitmap)
+        #expect(frames.count == 4)
+        func expect(_ frame: Int, _ pixel: (Int, Int) -> RGBA) {
+            for y in 0..<4 {
+                for x in 0..<4 where frames[frame][x, y] != pixel(x, y) {
+                    Issue.record("frame \(frame) (\(x), \(y)): \(frames[frame][x, y]), expected \(pixel(x, y))")
+                }
+            }
+        }
+        let block = { (x: Int, y: Int) in (1...2).contains(x) && (1...2).contains(y) }
+        expect(0) { _, _ in red }
+        expect(1) { x, y in block(x, y) && (x, y) != (1, 1) ? green : red }
+        expect(2) { x, y in (x, y) == (0, 0) ? blue : block(x, y) ? .clear : red }
+        expect(3) { x, y in (x, y) == (3, 3) ? blue : block(x, y) ? .clear : red }
+        #expect(try decoder.decodeAnimation(Data(gif)).frames.allSatisfy { $0.delay == .milliseconds(100) })
+    }
 }

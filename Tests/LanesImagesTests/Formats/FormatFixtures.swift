@@ -57,5 +57,51 @@ enum TinyGIF {
         return out
     }
 
+    /// One frame of ``composed(width:height:frames:)``: a rectangle of palette indices (0 black, 1 red, 2 green,
+    /// 3 blue), its disposal and its transparent index.
+    struct Frame {
+        var left = 0, top = 0, width: Int, height: Int
+        var indices: [Int]
+        var disposal = 1
+        var transparent: Int?
+    }
+
+    /// A GIF of `frames` on a `width` x `height` canvas with a four-colour global palette. The LZW data is written
+    /// with a clear code every two pixels, so the code size stays 3 bits (the decoder adds one entry between clears).
+    static func composed(width: Int, height: Int, frames: [Frame]) -> [UInt8] {
+        var out = Array("GIF89a".utf8) + le16(width) + le16(height) + [0x81, 0, 0]
+        out += [0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255]
+        for frame in frames {
+            let flags = UInt8(frame.disposal << 2) | (frame.transparent == nil ? 0 : 1)
+            out += [0x21, 0xF9, 4, flags] + le16(10) + [UInt8(frame.transparent ?? 0), 0]
+            out += [0x2C] + le16(frame.left) + le16(frame.top) + le16(frame.width) + le16(frame.height) + [0]
+            var codes: [Int] = []
+            for (offset, index) in frame.indices.enumerated() {
+                if offset % 2 == 0 { codes.append(4) }  // clear
+                codes.append(index)
+            }
+            codes.append(5)  // end of information
+            var bits = 0, count = 0
+            var data: [UInt8] = []
+            for code in codes {
+                bits |= code << count
+                count += 3
+                while count >= 8 {
+                    data.append(UInt8(bits & 0xFF))
+                    bits >>= 8
+                    count -= 8
+                }
+            }
+            if count > 0 { data.append(UInt8(bits & 0xFF)) }
+            out += [2]
+            for start in stride(from: 0, to: data.count, by: 255) {
+                let block = data[start..<min(data.count, start + 255)]
+                out += [UInt8(block.count)] + block
+            }
+            out += [0]
+        }
+        return out + [0x3B]
+    }
+
     private static func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF)] }
 }
