@@ -25,15 +25,36 @@ struct FetchEncodingHTTPTests {
         #expect(harness.server.requestCount("/a.png") == 1)
     }
 
-    @Test("deflate (a zlib stream) with the encoded Content-Length decodes")
-    func deflateWithLength() async throws {
+    @Test("deflate with the encoded Content-Length decodes, as a zlib stream (RFC 9110) or raw (what some servers send)",
+          arguments: [true, false])
+    func deflateWithLength(zlibWrapped: Bool) async throws {
+        let zlib = TinyPNG.zlibStored(Self.incompressible)
+        let body = zlibWrapped ? zlib : Array(zlib[2..<(zlib.count - 4)])
         let harness = try FetchHarness(policy: testPolicy(attempts: 1))
         defer { harness.stop() }
-        harness.server.route("/d", LoopbackRoute(body: TinyPNG.zlibStored(Self.incompressible),
-                                                 headers: ["Content-Encoding": "deflate"]))
+        harness.server.route("/d", LoopbackRoute(body: body, headers: ["Content-Encoding": "deflate"]))
         let probe = FetchProbe()
         _ = harness.fetch("/d", into: probe)
         #expect(try #require(await probe.result()).get() == Data(Self.incompressible))
+    }
+
+    @Test("zstd (whatever else the system's libcurl decodes) passes decoded, or fails in one line: never a wrong body")
+    func zstdIfTheTransportHasIt() async throws {
+        let data = patternBytes(5000)
+        // One zstd frame: single segment, a 2-byte content size (minus 256), one raw last block.
+        let size = UInt32(data.count << 3 | 1)
+        let frame: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x60] + [UInt8((data.count - 256) & 0xFF), UInt8((data.count - 256) >> 8)]
+            + [UInt8(size & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size >> 16)] + data
+        let harness = try FetchHarness(policy: testPolicy(attempts: 1))
+        defer { harness.stop() }
+        harness.server.route("/z", LoopbackRoute(body: frame, headers: ["Content-Encoding": "zstd"]))
+        let probe = FetchProbe()
+        _ = harness.fetch("/z", into: probe)
+        switch try #require(await probe.result()) {
+        case .success(let body): #expect(body == Data(data))
+        case .failure(let error):
+            #expect(error == .encodedBodyFailed(url: harness.server.url("/z").absoluteString, encoding: "zstd"))
+        }
     }
 
     @Test("gzip that compresses (encoded 7 KB, decoded 1 MB) decodes: more decoded bytes than announced is fine")
