@@ -41,10 +41,14 @@ let package = Package(
         .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
         // Per-cell content loading (dedupe, cache, stale guard, prefetch) and the headless list model.
         .target(name: "LanesLists", dependencies: ["Lanes"], swiftSettings: strict),
-        // C shims over libpng / libjpeg-turbo: the longjmp error paths stay in C.
+        // C shims over libpng / libjpeg-turbo (the longjmp error paths stay in C), libwebp, giflib and libavif
+        // (Debian: libwebp-dev libgif-dev libavif-dev, installed by scripts/test-tools).
         .target(
             name: "CLanesCodecs",
-            linkerSettings: [.linkedLibrary("png"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
+            linkerSettings: [
+                .linkedLibrary("png"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("webp"),
+                .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("avif"),
+            ]
         ),
         // Image pipeline: fetch, disk cache, decode, processors, encode, coalesced per stage.
         .target(name: "LanesImages", dependencies: ["Lanes", "LanesLists", "CLanesCodecs"], swiftSettings: strict),

@@ -1,6 +1,7 @@
-/* Header probing: PNG IHDR and JPEG markers (SOFn, APP1 Exif orientation). No pixel decoding. */
+/* Header probing: PNG IHDR and JPEG markers (SOFn, APP1 Exif orientation); WebP, GIF and AVIF in their own files. */
 #include "clanes_codecs.h"
 #include "codecs_internal.h"
+#include "frames_internal.h"
 
 #include <string.h>
 #include <zlib.h>
@@ -213,6 +214,16 @@ int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
         return probe_jpeg(data, size, info, message, message_capacity);
     }
-    clanes_set_message(message, message_capacity, "neither a PNG nor a JPEG signature");
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) {
+        return clanes_webp_probe(data, size, info, message, message_capacity);
+    }
+    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) {
+        return clanes_gif_probe(data, size, info, message, message_capacity);
+    }
+    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0
+        && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0)) {
+        return clanes_avif_probe(data, size, info, message, message_capacity);
+    }
+    clanes_set_message(message, message_capacity, "not a PNG, JPEG, WebP, GIF or AVIF signature");
     return CLANES_ERR_UNSUPPORTED;
 }

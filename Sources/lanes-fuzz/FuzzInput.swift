@@ -45,6 +45,7 @@ enum FuzzTarget {
                   "thumbnail \(thumb.width)x\(thumb.height) exceeds \(thumbnail)")
             roundTrip(thumb)
         }
+        if info?.format.decodesFrames == true { animation(bytes, full: full) }
         // A file that decodes in full must decode small too (it may not the other way round:
         // a JPEG scaled in the DCT domain can skip damage the full decode trips over).
         if case .success = full, case .failure(let error) = small {
@@ -53,6 +54,26 @@ enum FuzzTarget {
         switch full {
         case .success: return .decoded
         case .failure(let error): return classify(error)
+        }
+    }
+
+    /// A WebP, GIF or AVIF through the animation API too (every frame, small limits): its first frame is the plain
+    /// decode, every frame has the canvas's size.
+    private static func animation(_ bytes: [UInt8], full: Result<Bitmap, ImageError>) {
+        let frames: Animation
+        do {
+            frames = try decoder.decodeAnimation(Data(bytes), maxPixels: maxPixels, maxBytes: 64 << 20, maxFrames: 64)
+        } catch is ImageError {
+            return
+        } catch {
+            fail("the animation decoder threw a non-ImageError: \(error)")
+        }
+        check(!frames.frames.isEmpty, "an animation of no frames")
+        let first = frames.frames[0].bitmap
+        check(frames.frames.allSatisfy { $0.bitmap.width == first.width && $0.bitmap.height == first.height },
+              "frames of different sizes")
+        if case .success(let bitmap) = full {
+            check(bitmap == first, "the first frame differs from the plain decode")
         }
     }
 
@@ -79,7 +100,7 @@ enum FuzzTarget {
 
     private static func classify(_ error: ImageError) -> FuzzOutcome {
         switch error {
-        case .tooLarge: return .tooLarge
+        case .tooLarge, .limitExceeded: return .tooLarge
         case .truncated: return .truncated
         case .corrupt: return .corrupt
         case .unsupportedFormat: return .unsupportedFormat

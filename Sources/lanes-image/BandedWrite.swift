@@ -59,7 +59,8 @@ final class BandedWrite {
             let layout = info.storedLayout
             let reduces = plan.blurSigma != nil || plan.tiltShift
                 || target.map { $0.width != info.width || $0.height != info.height } ?? false
-            guard info.orientation == .up, layout.bytesPerSample == 1 || reduces else {
+            // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
+            guard info.orientation == .up, !info.format.decodesFrames, layout.bytesPerSample == 1 || reduces else {
                 close(descriptor)
                 return nil
             }

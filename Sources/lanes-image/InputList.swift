@@ -18,9 +18,9 @@ struct ImageJob: Sendable, Equatable {
 /// Turns command-line inputs into jobs: expands folders, recognises URLs, names the outputs.
 enum InputList {
     /// File extensions picked up from a folder (other files in it are ignored).
-    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg"]
+    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "avif"]
 
-    /// The sources named by `arguments`: `http(s)://` and `file://` URLs as given, the PNG/JPEG
+    /// The sources named by `arguments`: `http(s)://` and `file://` URLs as given, the PNG/JPEG/WebP/GIF/AVIF
     /// files directly inside a folder (sorted, hidden files skipped), any other text as a file path
     /// (a missing file becomes that job's error, not the run's). Repeats are dropped.
     static func sources(for arguments: [String], fileManager: FileManager = .default) -> [(URL, String)] {

@@ -22,6 +22,15 @@ struct InputListTests {
         #expect(sources[4].0.isFileURL && sources[4].0.lastPathComponent == "missing.png")
     }
 
+    @Test("a folder picks up WebP, GIF and AVIF files too (any case)")
+    func foldersPickUpNewFormats() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for name in ["a.webp", "b.GIF", "c.avif", "d.heic", "e.bmp"] { try folder.file("in/\(name)") }
+        let input = folder.url.appendingPathComponent("in").path
+        #expect(InputList.sources(for: [input]).map(\.1) == [input + "/a.webp", input + "/b.GIF", input + "/c.avif"])
+    }
+
     @Test func stemsAreSafeFileNames() {
         #expect(InputList.stem(of: URL(fileURLWithPath: "/a/rocket.final.png")) == "rocket.final")
         #expect(InputList.stem(of: URL(string: "https://example.com/pics/cat.jpg?size=2")!) == "cat")

@@ -78,9 +78,11 @@ import Testing
 
     @Test func otherContentIsNamed() {
         #expect(throws: ImageError.unsupportedFormat(.text)) { try decoder.decode(Data(#"{"error":"not found"}"#.utf8)) }
-        #expect(throws: ImageError.unsupportedFormat(.image(.gif))) { try decoder.decode(Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8)) }
+        // GIF and WebP decode now: a header cut short is a truncated image, not an unsupported format.
+        #expect(throws: ImageError.truncated) { try decoder.decode(Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8)) }
         let webp = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)
-        #expect(throws: ImageError.unsupportedFormat(.image(.webp))) { try decoder.decode(webp) }
+        #expect(throws: ImageError.self) { try decoder.decode(webp) }
+        #expect(throws: ImageError.unsupportedFormat(.image(.tiff))) { try decoder.decode([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]) }
         #expect(throws: ImageError.unsupportedFormat(.unknown)) { try decoder.decode([0x00, 0x01, 0x02, 0x9F]) }
     }
 

@@ -105,7 +105,7 @@ import Testing
             (Array("<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>".utf8), .markup),
             (Array("  <?xml version=\"1.0\"?><svg/>".utf8), .markup),
             (Array("{\"error\": \"rate limited\"}".utf8), .text),
-            (Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 20), .image(.gif)),
+            (Array("BM".utf8) + [UInt8](repeating: 0, count: 20), .image(.bmp)),
             ([0x00, 0xFF, 0x13, 0x37], .unknown),
         ]
         for (bytes, content) in cases {
@@ -171,6 +171,7 @@ enum FuzzCorpus {
         case .truncated: "truncated"
         case .corrupt: "corrupt"
         case .tooLarge: "tooLarge"
+        case .limitExceeded: "limitExceeded"
         case .outOfMemory: "outOfMemory"
         case .cancelled: "cancelled"
         case .encodeFailed: "encodeFailed"

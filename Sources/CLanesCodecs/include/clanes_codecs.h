@@ -34,6 +34,9 @@ extern "C" {
 #define CLANES_FORMAT_UNKNOWN 0
 #define CLANES_FORMAT_PNG 1
 #define CLANES_FORMAT_JPEG 2
+#define CLANES_FORMAT_WEBP 3  /* decoded by clanes_frames (clanes_frames.h) */
+#define CLANES_FORMAT_GIF 4
+#define CLANES_FORMAT_AVIF 5
 
 /* A message buffer of this many bytes always holds a whole message. */
 #define CLANES_MESSAGE_CAPACITY 256
@@ -49,11 +52,13 @@ typedef struct clanes_info {
     int32_t progressive;  /* 1 for an interlaced PNG or a progressive JPEG */
     int32_t layout_channels; /* the stored layout's channels: 1 grey, 2 grey+alpha (also grey with tRNS), 4 colour */
     int32_t layout_bytes;    /* the stored layout's bytes per sample: 2 for a 16-bit PNG, 1 otherwise */
+    int32_t animated;        /* 1 when the header says the image is animated (WebP's flag, an AVIF sequence) */
 } clanes_info;
 
 /*
- * Reads the PNG IHDR or the JPEG markers up to the first scan (SOFn, APP1 Exif orientation).
- * Never decodes pixel data and never allocates.
+ * Reads the PNG IHDR or the JPEG markers up to the first scan (SOFn, APP1 Exif orientation), a WebP's VP8/VP8L/VP8X
+ * header, a GIF's logical screen, an AVIF's primary item (libavif parses the container: it allocates a little, never
+ * for pixels). Never decodes pixel data.
  */
 int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
                      char *message, size_t message_capacity);

@@ -70,6 +70,10 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
             guard let pixels = header.pixelCount, pixels <= maxPixels else {
                 throw ImageError.tooLarge(width: header.width, height: header.height, limit: maxPixels)
             }
+            if header.format.decodesFrames {
+                throw ImageError.unsupportedVariant(
+                    header.format, "decoded whole by ImageDecoder (its library reads no rows), not by ImageRowDecoder")
+            }
             if header.format == .png && scaleDenominator != 1 {
                 throw ImageError.invalidArgument("a PNG decodes at scale 1 only, not 1/\(scaleDenominator)")
             }

@@ -36,7 +36,7 @@ enum CodecBridge {
         }
     }
 
-    /// Probes a PNG or JPEG header; other content is rejected by what it looks like.
+    /// Probes a PNG, JPEG, WebP, GIF or AVIF header; other content is rejected by what it looks like.
     static func probe(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
         let content = SniffedContent(sniffing: bytes)
         guard case .image(let format) = content, format.isDecodable else {
@@ -49,13 +49,14 @@ enum CodecBridge {
         if let error = decodeError(status, message, format: format) {
             throw error
         }
-        return ImageInfo(format: info.format == CLANES_FORMAT_PNG ? .png : .jpeg,
+        return ImageInfo(format: format,
                          width: Int(info.width), height: Int(info.height),
                          orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up,
                          components: Int(info.components), bitDepth: Int(info.bit_depth),
                          isProgressive: info.progressive != 0,
                          storedLayout: PixelLayout(channels: Int(info.layout_channels),
-                                                   bytesPerSample: Int(info.layout_bytes)) ?? .rgba8)
+                                                   bytesPerSample: Int(info.layout_bytes)) ?? .rgba8,
+                         isAnimated: info.animated != 0)
     }
 
     /// Decodes into a new bitmap of `width` x `height` (the header size, or the JPEG's scaled size) in `layout`

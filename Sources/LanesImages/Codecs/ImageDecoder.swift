@@ -15,14 +15,17 @@ public protocol ImageDecoding: Sendable {
     func decode(_ data: Data, targetSize: TargetSize?, maxPixels: Int) throws -> Bitmap
 }
 
-/// Decodes PNG and JPEG data to ``Bitmap``s, upright (the Exif orientation applied): RGBA8 by default, or in the
-/// file's own layout (grey stays grey, a 16-bit PNG stays 16-bit) with `keepsStoredLayout`.
+/// Decodes PNG, JPEG, WebP, GIF and AVIF data to ``Bitmap``s, upright (the Exif orientation applied): RGBA8 by
+/// default, or in the file's own layout (grey stays grey, a 16-bit PNG stays 16-bit) with `keepsStoredLayout`.
+/// An animated GIF, WebP or AVIF decodes to its first frame here; ``decodeAnimation(_:maxPixels:maxBytes:maxFrames:)``
+/// gives every frame with its delay.
 ///
 /// The format is sniffed from the bytes, never taken from a file name. The header is probed
 /// first: an image claiming more than `maxPixels` pixels fails with ``ImageError/tooLarge(width:height:limit:)``
 /// before any pixel memory is allocated. With a `targetSize`, a JPEG is decoded at the
 /// smallest DCT scale (1/2, 1/4, 1/8) that still covers the target and then area-averaged
-/// to it; a PNG is decoded fully and area-averaged.
+/// to it; a still WebP is scaled by libwebp while it decodes (shrink-on-load); a PNG, a GIF, an AVIF and an
+/// animated WebP's first frame are decoded fully and area-averaged.
 ///
 /// ```swift
 /// let decoder = ImageDecoder()
@@ -129,6 +132,13 @@ public struct ImageDecoder: ImageDecoding {
     /// ```
     public static func workingSetBytes(for info: ImageInfo, targetSize: TargetSize?) -> Int {
         let target = storedTarget(info, targetSize: targetSize)
+        if info.format.decodesFrames {
+            // The result; unless a still WebP shrinks while it decodes, the whole first frame and the decoder's
+            // canvases (held ×3 for an animated WebP, ×2 for a GIF, YUV planes ×2 for an AVIF).
+            let result = target.width * target.height * 4
+            if info.format == .webp && !info.isAnimated { return result + info.width * 16 * 4 }
+            return result + info.width * info.height * 4 * 3
+        }
         let denominator = decodeDenominator(info, target: target)
         let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height, denominator: denominator)
         let result = target.width * target.height * 4
@@ -160,6 +170,9 @@ public struct ImageDecoder: ImageDecoding {
         let target = storedTarget(info, targetSize: targetSize)
         let denominator = decodeDenominator(info, target: target)
         let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height, denominator: denominator)
+        if info.format.decodesFrames {
+            return try decodeFirstFrame(bytes, info: info, target: target, maxPixels: maxPixels)
+        }
         let layout = keepsStoredLayout ? info.storedLayout : .rgba8
         var bitmap: Bitmap
         if scaled.width != target.width || scaled.height != target.height, layout == .rgba8 {
@@ -180,6 +193,22 @@ public struct ImageDecoder: ImageDecoding {
         }
         // Orientation works on the whole (already resized) bitmap: a transpose needs every row.
         return info.orientation.apply(to: bitmap)
+    }
+}
+
+extension ImageDecoder {
+    /// The first frame of a WebP, GIF or AVIF at the stored-orientation `target` (these formats carry no Exif
+    /// orientation here): a still WebP scaled by libwebp as it decodes, the others decoded whole and area-averaged.
+    static func decodeFirstFrame(_ bytes: UnsafeRawBufferPointer, info: ImageInfo, target: (width: Int, height: Int),
+                                 maxPixels: Int) throws -> Bitmap {
+        let shrinksOnLoad = info.format == .webp && !info.isAnimated
+            && (target.width, target.height) != (info.width, info.height)
+        let limits = FrameDecoder.Limits(maxPixels: maxPixels, maxBytes: Int.max, maxFrames: 0, firstFrameOnly: true)
+        let decoder = try FrameDecoder(bytes, format: info.format, limits: limits,
+                                       scaledTo: shrinksOnLoad ? target : nil)
+        let first = try decoder.next().bitmap
+        guard first.width != target.width || first.height != target.height else { return first }
+        return try Resampler.resize(first, width: target.width, height: target.height, isCancelled: { false })
     }
 }
 

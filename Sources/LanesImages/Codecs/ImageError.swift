@@ -10,7 +10,8 @@
 /// }
 /// ```
 public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The data is not PNG or JPEG: empty, an HTML page, text, or another image format.
+    /// The data is not an image LanesImages decodes (PNG, JPEG, WebP, GIF, AVIF): empty, an HTML page, text, or
+    /// another image format.
     case unsupportedFormat(SniffedContent)
     /// PNG or JPEG, but a variant the codecs cannot decode (e.g. 12-bit or lossless JPEG).
     case unsupportedVariant(ImageFormat, String)
@@ -21,6 +22,9 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The image claims `width * height` pixels, more than the caller's `limit`.
     /// Raised from the header alone, before any pixel memory is allocated.
     case tooLarge(width: Int, height: Int, limit: Int)
+    /// A decoding limit other than the pixel count was reached, checked before allocating: an animation's frame
+    /// count, or its frames' bytes together (see ``ImageDecoder/decodeAnimation(_:maxPixels:maxBytes:maxFrames:)``).
+    case limitExceeded(String)
     /// Memory for the pixels could not be allocated.
     case outOfMemory
     /// The work was cancelled (the `isCancelled` check returned true).
@@ -33,7 +37,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unsupportedFormat(let content):
-            "unsupported format: the data is \(content), not a PNG or JPEG image"
+            "unsupported format: the data is \(content), not a PNG, JPEG, WebP, GIF or AVIF image"
         case .unsupportedVariant(let format, let reason):
             "unsupported \(format) variant: \(reason)"
         case .truncated:
@@ -42,6 +46,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             "image data is corrupt: \(reason)"
         case .tooLarge(let width, let height, let limit):
             "image of \(width)x\(height) pixels exceeds the limit of \(limit) pixels"
+        case .limitExceeded(let reason):
+            "image exceeds a decoding limit: \(reason)"
         case .outOfMemory:
             "out of memory for the image"
         case .cancelled:

@@ -1,5 +1,5 @@
 /// An image file format, recognised from the first bytes of the data (never from a file name).
-/// Only ``png`` and ``jpeg`` can be decoded; the others are recognised so errors can say what
+/// PNG, JPEG, WebP, GIF and AVIF can be decoded; the others are recognised so errors can say what
 /// the data actually was.
 ///
 /// ```swift
@@ -11,9 +11,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case png
     /// JPEG (`FF D8 FF`).
     case jpeg
-    /// GIF87a / GIF89a (recognised, not decoded).
+    /// GIF87a / GIF89a (giflib; animated GIFs through ``ImageDecoder/decodeAnimation(_:maxPixels:maxBytes:maxFrames:)``).
     case gif
-    /// WebP (`RIFF....WEBP`; recognised, not decoded).
+    /// WebP (`RIFF....WEBP`: lossy, lossless, alpha, animated; libwebp).
     case webp
     /// Windows bitmap (`BM`; recognised, not decoded).
     case bmp
@@ -21,11 +21,11 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case tiff
     /// HEIF / HEIC (`ftyp` brands heic, mif1, ...; recognised, not decoded).
     case heif
-    /// AVIF (`ftyp` brand avif; recognised, not decoded).
+    /// AVIF (`ftyp` brand avif or avis; libavif).
     case avif
 
     /// Whether ``ImageDecoder`` can decode this format.
-    public var isDecodable: Bool { self == .png || self == .jpeg }
+    public var isDecodable: Bool { self == .png || self == .jpeg || self == .webp || self == .gif || self == .avif }
 
     public var description: String { rawValue.uppercased() }
 

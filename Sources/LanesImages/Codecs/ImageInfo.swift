@@ -22,11 +22,14 @@ public struct ImageInfo: Sendable, Hashable {
     /// The layout that holds the stored pixels without loss: grey (with alpha when the PNG has any, tRNS included)
     /// for grey files, RGBA otherwise; 16-bit for a 16-bit PNG. What ``ImageDecoder/init(keepsStoredLayout:)`` decodes to.
     public var storedLayout: PixelLayout
+    /// Whether the header says the image is animated (an animated WebP, an AVIF sequence). A GIF's frames are
+    /// counted only when decoded: false here.
+    public var isAnimated: Bool
 
     /// Creates an info value (mostly useful to test code that consumes one).
     public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation = .up,
                 components: Int = 3, bitDepth: Int = 8, isProgressive: Bool = false,
-                storedLayout: PixelLayout = .rgba8) {
+                storedLayout: PixelLayout = .rgba8, isAnimated: Bool = false) {
         self.format = format
         self.width = width
         self.height = height
@@ -35,6 +38,7 @@ public struct ImageInfo: Sendable, Hashable {
         self.bitDepth = bitDepth
         self.isProgressive = isProgressive
         self.storedLayout = storedLayout
+        self.isAnimated = isAnimated
     }
 
     /// Width as displayed, after the orientation is applied.

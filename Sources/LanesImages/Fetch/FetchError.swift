@@ -25,6 +25,10 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooSlow(url: String, bytesPerSecond: Int)
     /// The connection ended after `received` of the `expected` bytes the response announced.
     case shortBody(url: String, received: Int, expected: Int)
+    /// A body sent with `Content-Encoding: encoding` (gzip, deflate...) ended early or did not decode. The transport
+    /// decodes it and reports both the same way (libcurl's partial file and bad encoding are one URLSession error),
+    /// and its bytes arrive decoded, so how many encoded ones came is not known either.
+    case encodedBodyFailed(url: String, encoding: String)
     /// Whatever answered at that address does not speak HTTP.
     case notHTTP(url: String)
     /// More than ``FetchPolicy/maxRedirects`` redirects, or a redirect back to a URL already visited.
@@ -51,7 +55,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var isRetryable: Bool {
         switch self {
-        case .connection, .timedOut, .shortBody: true
+        case .connection, .timedOut, .shortBody, .encodedBodyFailed: true
         case .httpStatus(let code, _): (500...599).contains(code)
         case .emptyBody, .tooLarge, .fileNotFound, .file, .unsupportedScheme, .cancelled, .deadlineExceeded, .tooSlow,
             .notHTTP, .redirectLoop, .redirectRefused:
@@ -75,6 +79,8 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(url): the server sent the body too slowly (under \(rate) bytes/s)"
         case .shortBody(let url, let received, let expected):
             "\(url): the connection closed after \(received) of the \(expected) bytes announced"
+        case .encodedBodyFailed(let url, let encoding):
+            "\(url): the \(encoding)-encoded body ended early or could not be decoded"
         case .notHTTP(let url):
             "\(url): the server did not answer in HTTP"
         case .redirectLoop(let url):

@@ -85,9 +85,10 @@ final class HTTPTransfer: FetchHandle {
     func received(_ response: URLResponse, taskID: Int) -> Bool {
         let http = response as? HTTPURLResponse
         let retryAfter = (http?.value(forHTTPHeaderField: "Retry-After")).flatMap { RetryAfter.parse($0) }
+        let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")
         let effects = state.withLock {
             $0.response(taskID: taskID, status: http?.statusCode, expectedLength: response.expectedContentLength,
-                        retryAfter: retryAfter, now: clock.now)
+                        contentEncoding: encoding, retryAfter: retryAfter, now: clock.now)
         }
         let keep = effects.cancelTask == nil
         performLater(effects)

@@ -39,6 +39,9 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     private var status: Int?
     /// The `Content-Length` of the running attempt's response (-1: not announced).
     private var expectedLength: Int64 = -1
+    /// The running attempt's `Content-Encoding` when it is not `identity` (`gzip`, `deflate`, `br`...): the transport
+    /// undoes it, so the bytes delivered are decoded while `expectedLength` counts the encoded ones.
+    private var contentEncoding: String?
     /// The `Retry-After` of the running attempt's response.
     private var retryAfter: Duration?
     /// When the first attempt started: the overall ``FetchPolicy/deadline`` counts from here.
@@ -82,6 +85,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         body = Data()
         status = nil
         expectedLength = -1
+        contentEncoding = nil
         retryAfter = nil
         rateWindow = nil
         redirects = []
@@ -92,15 +96,22 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         return true
     }
 
-    /// The response head arrived (`retryAfter`: its `Retry-After`, if any).
+    /// The response head arrived (`retryAfter`: its `Retry-After`; `contentEncoding`: its `Content-Encoding`, if any).
+    ///
+    /// With a `Content-Encoding` the announced length counts the encoded body while the transport delivers it
+    /// decoded: the length still refuses a body over ``FetchPolicy/maxBytes`` up front (gzip and deflate never
+    /// shrink an image by much, and a larger encoded body is refused either way), but only the transport can tell
+    /// a short encoded body (it fails the task, see `refined(_:)`); the limit counts decoded bytes as they arrive.
     mutating func response(
-        taskID: Int, status code: Int?, expectedLength: Int64, retryAfter: Duration? = nil, now: UInt64
+        taskID: Int, status code: Int?, expectedLength: Int64, contentEncoding: String? = nil,
+        retryAfter: Duration? = nil, now: UInt64
     ) -> TransferEffects<TaskRef> {
         guard case .running(_, taskID, _) = phase else { return TransferEffects() }
         lastActivity = now
         self.now = max(self.now, now)
         status = code
         self.expectedLength = expectedLength
+        self.contentEncoding = Self.encoding(contentEncoding)
         self.retryAfter = retryAfter
         rateWindow = (start: now, bytes: 0)
         if let code, !(200...299).contains(code) {
@@ -163,7 +174,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         if let status, !(200...299).contains(status) {
             return endAttempt(.httpStatus(code: status, url: url), cancelTask: false)
         }
-        if expectedLength > 0, Int64(body.count) < expectedLength {
+        if contentEncoding == nil, expectedLength > 0, Int64(body.count) < expectedLength {
             return endAttempt(.shortBody(url: url, received: body.count, expected: Int(expectedLength)), cancelTask: false)
         }
         if body.isEmpty { return endAttempt(.emptyBody(url: url), cancelTask: false) }
@@ -173,12 +184,21 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     }
 
     /// What a failure URLSession reported means here: a connection that ended inside an announced body is a short
-    /// body (URLSession reports an unknown error or a lost connection).
+    /// body (URLSession reports an unknown error or a lost connection). An encoded body's bytes cannot be compared
+    /// with its length here (they arrive decoded): the transport checked them, and any connection failure after an
+    /// encoded response's head is a body that ended early or did not decode (libcurl's two errors look alike).
     private func refined(_ error: FetchError) -> FetchError {
-        guard case .connection = error, status != nil, expectedLength > 0, Int64(body.count) < expectedLength else {
-            return error
-        }
+        guard case .connection = error, status != nil else { return error }
+        if let contentEncoding { return .encodedBodyFailed(url: url, encoding: contentEncoding) }
+        guard expectedLength > 0, Int64(body.count) < expectedLength else { return error }
         return .shortBody(url: url, received: body.count, expected: Int(expectedLength))
+    }
+
+    /// A `Content-Encoding` value as kept: lowercased and trimmed, nil for none or `identity`.
+    static func encoding(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let value = header.trimmingCharacters(in: .whitespaces).lowercased()
+        return value.isEmpty || value == "identity" ? nil : value
     }
 
     /// The timer fired for task `taskID` at `now`: the overall deadline, the minimum rate and the idle timeout are

@@ -91,6 +91,6 @@ struct PipelineCoalescingTests {
         executor.runAll()
         let error = try #require(results.errors.first as? ImageError)
         guard case .unsupportedFormat = error else { Issue.record("got \(error)"); return }
-        #expect("\(error)".contains("not a PNG or JPEG"))
+        #expect("\(error)".contains("not a PNG, JPEG, WebP, GIF or AVIF image"))
     }
 }

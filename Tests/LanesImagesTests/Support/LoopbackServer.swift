@@ -166,19 +166,25 @@ final class LoopbackServerCore: Sendable {
             state.record(.responded(connection: connection, status: 0))
             return
         }
-        let length = route.sendsContentLength ? route.body.count : nil
-        guard write(fd, Self.head(status: route.status, length: length, headers: route.headers)) else {
+        var headers = route.headers
+        var wire = route.body
+        if let chunkSize = route.chunkSize {
+            headers["Transfer-Encoding"] = "chunked"
+            wire = Self.chunked(route.body, size: chunkSize)
+        }
+        let length = route.sendsContentLength && route.chunkSize == nil ? route.body.count : nil
+        guard write(fd, Self.head(status: route.status, length: length, headers: headers)) else {
             state.record(.clientClosed(connection: connection))
             return
         }
         state.record(.headersSent(connection: connection))
         switch route.ending {
         case .complete:
-            let delivered = write(fd, route.body)
+            let delivered = write(fd, wire)
             state.record(delivered ? .responded(connection: connection, status: route.status)
                                    : .clientClosed(connection: connection))
         case .reset(let afterBytes):
-            write(fd, Array(route.body.prefix(afterBytes)))
+            write(fd, Array(wire.prefix(afterBytes)))
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
@@ -187,7 +193,7 @@ final class LoopbackServerCore: Sendable {
             while write(fd, zeros) {}
             state.record(.clientClosed(connection: connection))
         case .stall(let afterBytes):
-            write(fd, Array(route.body.prefix(afterBytes)))
+            write(fd, Array(wire.prefix(afterBytes)))
             state.record(.stalled(connection: connection))
             // Until the client closes, or the server stops (no safety timeout here: stop() always ends it).
             awaitClientEnd(fd, connection: connection, timeout: .infinity)
@@ -233,6 +239,18 @@ final class LoopbackServerCore: Sendable {
     @discardableResult
     private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         LoopbackSocket.write(fd, bytes, wake: [wakeReader], timeout: safetyTimeout)
+    }
+
+    /// `body` framed as a chunked transfer: hex sizes, chunks of `size` bytes, the last (empty) chunk.
+    private static func chunked(_ body: [UInt8], size: Int) -> [UInt8] {
+        var wire: [UInt8] = []
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + max(1, size))
+            wire += Array("\(String(end - offset, radix: 16))\r\n".utf8) + body[offset..<end] + Array("\r\n".utf8)
+            offset = end
+        }
+        return wire + Array("0\r\n\r\n".utf8)
     }
 
     private static func head(status: Int, length: Int?, headers: [String: String]) -> [UInt8] {

@@ -37,6 +37,9 @@ struct LoopbackRoute: Sendable {
     var failFirst = 0
     var failStatus = 500
     var ending: Ending = .complete
+    /// Send the body with `Transfer-Encoding: chunked`, in chunks of this many bytes, instead of a `Content-Length`
+    /// (an ending's `afterBytes` then counts the bytes on the wire, chunk framing included).
+    var chunkSize: Int?
     /// Bytes to send instead of an HTTP response (a server that does not speak HTTP), then close.
     var raw: [UInt8]?
 

@@ -1,0 +1,72 @@
+/*
+ * clanes_frames.h — WebP (libwebp, libwebpdemux), GIF (giflib) and AVIF (libavif) decoding, one frame at a time.
+ *
+ * One context struct carries a decode: the caller fills the request fields, clanes_frames_open reads the
+ * header (and, for an animation, walks every frame's header without decoding pixels) and checks the limits
+ * before anything the size of an image is allocated; clanes_frames_next then writes each frame, composited
+ * onto the canvas the way browsers show it, as RGBA8 into a caller-provided buffer. Every error path stays in
+ * C: each call returns CLANES_OK or CLANES_ERR_* and leaves one line in `message`.
+ *
+ *     clanes_frames frames = {0};
+ *     frames.data = bytes; frames.size = size; frames.max_pixels = 100000000; frames.max_bytes = 1 << 30;
+ *     if (clanes_frames_open(&frames) == CLANES_OK)
+ *         while (frames.frames_read < frames.frame_count && clanes_frames_next(&frames, pixels, stride) == CLANES_OK)
+ *             use(pixels, frames.delay_ms);
+ *     clanes_frames_close(&frames);
+ */
+#ifndef CLANES_FRAMES_H
+#define CLANES_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct clanes_frames_state clanes_frames_state;
+
+typedef struct clanes_frames {
+    /* ---- the request (set before clanes_frames_open) ---- */
+    const uint8_t *data;        /* the whole encoded file; must outlive the context */
+    size_t size;
+    uint64_t max_pixels;        /* the canvas may hold at most this many pixels */
+    uint64_t max_bytes;         /* the frames decoded (4 bytes a pixel each) plus the decoder's canvases, at most */
+    uint32_t max_frames;        /* at most this many frames (0: no limit besides max_bytes) */
+    int32_t first_frame_only;   /* 1: only the first frame will be read (the limits count one frame) */
+    uint32_t scaled_width;      /* a still WebP: decode straight to this size (libwebp's scaling); 0: stored size */
+    uint32_t scaled_height;
+
+    /* ---- what clanes_frames_open reports ---- */
+    int32_t format;             /* CLANES_FORMAT_WEBP, _GIF or _AVIF */
+    uint32_t canvas_width;      /* the stored size */
+    uint32_t canvas_height;
+    uint32_t width;             /* the size of the frames handed out (the scaled size, or the canvas) */
+    uint32_t height;
+    uint32_t frame_count;       /* 1 for a still image */
+    int32_t loop_count;         /* 0: loop for ever (also a still image) */
+    int32_t opaque;             /* 1 when no frame can have a non-opaque pixel */
+    size_t held_bytes;          /* the decoder's own buffers (canvases, a frame's indices), besides the input */
+
+    /* ---- after each clanes_frames_next ---- */
+    uint32_t frames_read;
+    int32_t delay_ms;           /* how long the frame just read is shown (as the file says: GIF's 0 stays 0) */
+
+    char message[256];          /* one line on failure (CLANES_MESSAGE_CAPACITY) */
+    clanes_frames_state *state; /* private */
+} clanes_frames;
+
+/* Reads the header and checks the limits; on failure the context only accepts clanes_frames_close. */
+int32_t clanes_frames_open(clanes_frames *frames);
+
+/* Writes the next frame as RGBA8 rows of `width` pixels, `bytes_per_row` apart, and sets delay_ms. */
+int32_t clanes_frames_next(clanes_frames *frames, uint8_t *pixels, size_t bytes_per_row);
+
+/* Frees what the context holds (any state; safe to call twice and after a failed open). */
+void clanes_frames_close(clanes_frames *frames);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLANES_FRAMES_H */
