@@ -75,7 +75,14 @@ enum Scripts {
         app.photos.stats.visibleToShown = []   // the first screen's cold start is not the scroll's
         app.photos.stats.leftUnshown = 0
         let deliveredBefore = app.photos.stats.delivered, neverShownBefore = app.photos.stats.neverShown
+        // The fling starts from an app at rest, as a user's does: the first screen loaded (≤ 10 s) and the idle watch
+        // asleep (≤ 5 s), so the fling wakes it.
+        _ = await timeUntil(deadlineMilliseconds: 10_000) { app.photos.inFlight == 0 }
+        record(app, "asleep_before_fling", await untilAsleep(app, deadlineMilliseconds: 5000) ? 1 : 0)
+        let sampler = StatusSampler(app)
         let done = await scroll(app, adjustment, from: start, pixelsPerSecond: 2400, seconds: 3)
+        sampler.stop()
+        sampler.record(into: app)
         monitor.stop()
         let latency = monitor.snapshot()
         let (frames, intervals) = app.frames.frames(in: done)
@@ -92,6 +99,8 @@ enum Scripts {
         record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
         app.photos.cameToRest()
         await settle(app)
+        // At rest again: what the bar says when the watch falls asleep against the counters at that moment.
+        await StatusSampler.recordAtRest(app)
         // The prefetch figures need priorities from the viewport; the naive mode has none (it renders in bind).
         let stats = app.photos.stats, measuresPrefetch = !app.photos.naive
         if measuresPrefetch {
@@ -145,6 +154,22 @@ enum Scripts {
         record(app, "leave_photos_delivered_after", Double(app.photos.stats.deliveredWhileLeft - deliveredBefore))
         app.showPage("photos")
         await pause(300)
+    }
+
+    /// Waits (≤ `deadlineMilliseconds`) for the idle watch to fall asleep; whether it did. The wait runs from GLib
+    /// callbacks and the watch's own transition (an await resuming is main-queue work: it would wake the app).
+    static func untilAsleep(_ app: DeskApp, deadlineMilliseconds: UInt32) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let deadline = GLibTimeout.start(priority: 200, intervalMilliseconds: deadlineMilliseconds) {
+                app.activity.cancelWhenAsleep()
+                continuation.resume(returning: false)
+                return false
+            }
+            app.activity.whenAsleep {
+                GLibTimeout.cancel(deadline)
+                continuation.resume(returning: true)
+            }
+        }
     }
 
     /// Polls `condition` every millisecond (GLib timeout) and returns the milliseconds it took, or nil on timeout.

@@ -301,9 +301,12 @@ final class StocksPage {
     func openDetailForScript(_ index: Int) { openDetail(index) }
     func closeDetailForScript() { closeDetail() }
     func scrollForScript(by pixels: Double) {
-        guard let scroller = gtk_widget_get_parent(list) else { return }
-        let adjustment = gtk_scrolled_window_get_vadjustment(gcast(scroller))
         gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + pixels)
+    }
+
+    /// The list's vertical scroll position.
+    var adjustment: UnsafeMutablePointer<GtkAdjustment> {
+        gtk_scrolled_window_get_vadjustment(gcast(gtk_widget_get_parent(list)))!
     }
 
     /// Chart items not yet finished (queued or drawing).
