@@ -376,6 +376,9 @@ enum Scripts {
         let deliveredBefore = app.stocks.stats.deliveredToLeftView, waitingBefore = app.stocks.stats.finishedBeforeLeaving
         app.stocks.backToCategories()
         let zero = await timeUntil(deadlineMilliseconds: 1000) { app.stocks.stats.categoryInFlight == 0 }
+        // The chart queue's items (the withdrawn ones stop at their next cancellation check).
+        let drained = await timeUntil(deadlineMilliseconds: 2000) { app.stocks.unfinished == 0 }
+        record(app, "back_category_ms_to_queue_empty", drained ?? -1)
         await pause(500)
         record(app, "back_category_in_flight_before", Double(before))
         record(app, "back_category_ms_to_zero", zero ?? -1)
