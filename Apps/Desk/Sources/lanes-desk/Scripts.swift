@@ -99,8 +99,6 @@ enum Scripts {
         record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
         app.photos.cameToRest()
         await settle(app)
-        // At rest again: what the bar says when the watch falls asleep against the counters at that moment.
-        await StatusSampler.recordAtRest(app)
         // The prefetch figures need priorities from the viewport; the naive mode has none (it renders in bind).
         let stats = app.photos.stats, measuresPrefetch = !app.photos.naive
         if measuresPrefetch {
@@ -125,6 +123,8 @@ enum Scripts {
             record(app, "images_never_shown", Double(wasted))
             record(app, "waste_pct", delivered > 0 ? Double(wasted) / Double(delivered) * 100 : 0)
         }
+        // At rest again: what the bar says when the watch falls asleep against the counters at that moment.
+        await StatusSampler.recordAtRest(app)
     }
 
     /// Waits (up to 10 s) until no image work is in flight and every visible cell shows its image.
@@ -393,7 +393,10 @@ enum Scripts {
     static func screens(_ app: DeskApp) async {
         guard let path = app.options.screenshot else { return }
         let base = (path as NSString).deletingPathExtension
-        func save(_ file: String) {
+        func save(_ file: String) async {
+            // An app asleep for a while renders an empty snapshot: draw a frame first.
+            gtk_widget_queue_draw(app.window)
+            await pause(200)
             do {
                 try Screenshot.save(app.window, to: file, cells: app.photos.whollyVisibleCells())
             } catch {
@@ -402,24 +405,24 @@ enum Scripts {
         }
         gtk_adjustment_set_value(app.photos.adjustment, 124 * 40)
         await settle(app)
-        save(path)
+        await save(path)
         if let row = app.photos.visibleCells().compactMap(\.row).min() {
             app.photos.open(row + 1)
             let detail = app.photos.detail!
             for _ in 0..<100 where detail.fullRendersShown == 0 { await pause(100) }
             await pause(300)
-            save(base + "-detail.png")
+            await save(base + "-detail.png")
             app.photos.closeDetail()
         }
         app.showPage("stocks")
         await pause(4000)
-        save(base + "-stocks.png")
+        await save(base + "-stocks.png")
         if let largest = app.stocks.largestCategory { app.stocks.openCategory(largest) }
         await pause(4000)
-        save(base + "-stocks-list.png")
+        await save(base + "-stocks-list.png")
         app.stocks.openDetailForScript(0)
         await pause(4000)
-        save(base + "-stocks-detail.png")
+        await save(base + "-stocks-detail.png")
     }
 
     nonisolated static func milliseconds(_ duration: Duration) -> Double {
