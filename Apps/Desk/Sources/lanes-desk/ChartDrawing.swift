@@ -6,7 +6,12 @@ import StocksKit
 /// and this wrapper owns one reference, handed to the main thread exactly once (``take()`` on main).
 final class TextureHandle: @unchecked Sendable {
     private let texture: OpaquePointer
-    init(_ texture: OpaquePointer) { self.texture = texture }
+    /// The texture's pixel bytes (its cost in the chart cache).
+    let byteCount: Int
+    init(_ texture: OpaquePointer, byteCount: Int) {
+        self.texture = texture
+        self.byteCount = byteCount
+    }
     deinit { g_object_unref(raw(texture)) }
     /// The texture with a new reference for the caller.
     var retained: OpaquePointer { OpaquePointer(g_object_ref(raw(texture)))! }
@@ -111,6 +116,6 @@ enum ChartDrawing {
         guard let texture = gdk_memory_texture_new(
             Int32(width), Int32(height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(stride))
         else { return nil }
-        return TextureHandle(texture)
+        return TextureHandle(texture, byteCount: stride * height)
     }
 }

@@ -78,6 +78,13 @@ final class DeskApp {
         activity.onWake = { [unowned self] in
             monitor.start()
             startStatusTimer()
+            // The bar said "idle": say what is happening now, not at the timer's first tick 500 ms later (a fling
+            // that woke the app read "idle" for its first half second).
+            status.update(self)
+        }
+        // The view moving is activity even before its frame starts (a scroll that changes nothing visible yet).
+        for adjustment in [photos.adjustment, stocks.adjustment] {
+            onSignal(raw(adjustment), "value-changed") { [unowned self] in activity.noteActivity() }
         }
         gtk_window_present(gcast(window))
         monitor.start()
@@ -136,6 +143,7 @@ final class DeskApp {
     /// Writes the report (if asked for) and quits.
     func finish() {
         Profile.dump()
+        status.update(self)   // the bar and the report read the same counters at the same moment
         if let path = options.report {
             do {
                 try Report.write(self, to: path)

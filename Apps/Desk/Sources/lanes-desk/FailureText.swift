@@ -1,4 +1,5 @@
 import Lanes
+import LanesAppSupport
 import LanesImages
 
 /// What a photo cell says when its image cannot be shown: the pipeline's own one-line description of the error

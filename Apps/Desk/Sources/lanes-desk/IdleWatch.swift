@@ -4,11 +4,13 @@ import CGtk
 /// happens, so an idle app sleeps in `poll` instead of waking its main thread ~23 times a second.
 ///
 /// Activity is a frame starting (the frame clock's `before-paint`, except the one frame the status bar's own relabel
-/// asks for), an input event (a capture-phase controller on the window sees it before any handler) and main-queue
+/// asks for), the view moving (a page's scroll adjustment changing), an input event (a capture-phase controller on
+/// the window sees it before any handler) and main-queue
 /// work about to run (the bridge's `willDrain`, except while the monitor's ping waits: that drain is most likely the
 /// ping; work that lands beside it keeps the app awake through the frames it draws). After
 /// ``quietPeriod`` without any, the watch falls asleep (``onSleep``: the monitor and the timer stop); the next activity
-/// wakes it (``onWake``) before that activity's work runs, so a stall in it is still timed.
+/// wakes it (``onWake``: the monitor, the timer and at once the status bar, which said "idle") before that activity's
+/// work runs, so a stall in it is still timed.
 @MainActor
 final class IdleWatch {
     /// How long nothing must happen before the watch sleeps (µs).

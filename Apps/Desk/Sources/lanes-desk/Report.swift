@@ -25,14 +25,20 @@ enum Report {
             if !fields.contains(where: { $0.0 == key }) { fields.append((key, .number(value))) }
         }
         let photos = app.photos.stats, pipeline = app.photos.pipeline.statistics, charts = app.stocks.stats
-        fields.append(("mode", .text(app.options.naive ? "naive" : "lanes")))
+        // What the status bar shows, from the same source (the bar is refreshed with it just before).
+        let counters = DeskCounters(app)
+        fields.append(("mode", .text(counters.mode)))
+        fields.append(("status_bar", .text(app.status.shown)))
         fields.append(("renderer", .text(Screenshot.rendererName(app.window))))
         fields.append(("load_average", .text(loadAverage())))
         add("cores", Double(ProcessInfo.processInfo.activeProcessorCount))
         add("wrong_row_deliveries", Double(photos.wrongRowDeliveries))
         add("renders_started", Double(photos.rendersStarted + charts.started))
-        add("renders_cancelled", Double(photos.rendersCancelled + charts.cancelled))
-        add("cached", Double(photos.cacheHits + pipeline.memoryHits + charts.cacheHits))
+        add("renders_cancelled", Double(counters.cancelled))
+        add("cached", Double(counters.cached))
+        add("in_flight", Double(counters.inFlight))
+        add("monitor_hitches", Double(counters.monitorHitches))
+        add("monitor_p99_ms", counters.monitorP99Ms)
         add("photo_cache_hits", Double(photos.cacheHits))
         add("photo_renders_started", Double(photos.rendersStarted))
         add("photo_renders_cancelled", Double(photos.rendersCancelled))

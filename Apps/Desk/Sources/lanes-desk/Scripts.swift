@@ -75,7 +75,14 @@ enum Scripts {
         app.photos.stats.visibleToShown = []   // the first screen's cold start is not the scroll's
         app.photos.stats.leftUnshown = 0
         let deliveredBefore = app.photos.stats.delivered, neverShownBefore = app.photos.stats.neverShown
+        // The fling starts from an app at rest, as a user's does: the first screen loaded (≤ 10 s) and the idle watch
+        // asleep (≤ 5 s), so the fling wakes it.
+        _ = await timeUntil(deadlineMilliseconds: 10_000) { app.photos.inFlight == 0 }
+        record(app, "asleep_before_fling", await untilAsleep(app, deadlineMilliseconds: 5000) ? 1 : 0)
+        let sampler = StatusSampler(app)
         let done = await scroll(app, adjustment, from: start, pixelsPerSecond: 2400, seconds: 3)
+        sampler.stop()
+        sampler.record(into: app)
         monitor.stop()
         let latency = monitor.snapshot()
         let (frames, intervals) = app.frames.frames(in: done)
@@ -116,6 +123,8 @@ enum Scripts {
             record(app, "images_never_shown", Double(wasted))
             record(app, "waste_pct", delivered > 0 ? Double(wasted) / Double(delivered) * 100 : 0)
         }
+        // At rest again: what the bar says when the watch falls asleep against the counters at that moment.
+        await StatusSampler.recordAtRest(app)
     }
 
     /// Waits (up to 10 s) until no image work is in flight and every visible cell shows its image.
@@ -145,6 +154,22 @@ enum Scripts {
         record(app, "leave_photos_delivered_after", Double(app.photos.stats.deliveredWhileLeft - deliveredBefore))
         app.showPage("photos")
         await pause(300)
+    }
+
+    /// Waits (≤ `deadlineMilliseconds`) for the idle watch to fall asleep; whether it did. The wait runs from GLib
+    /// callbacks and the watch's own transition (an await resuming is main-queue work: it would wake the app).
+    static func untilAsleep(_ app: DeskApp, deadlineMilliseconds: UInt32) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let deadline = GLibTimeout.start(priority: 200, intervalMilliseconds: deadlineMilliseconds) {
+                app.activity.cancelWhenAsleep()
+                continuation.resume(returning: false)
+                return false
+            }
+            app.activity.whenAsleep {
+                GLibTimeout.cancel(deadline)
+                continuation.resume(returning: true)
+            }
+        }
     }
 
     /// Polls `condition` every millisecond (GLib timeout) and returns the milliseconds it took, or nil on timeout.
@@ -351,6 +376,9 @@ enum Scripts {
         let deliveredBefore = app.stocks.stats.deliveredToLeftView, waitingBefore = app.stocks.stats.finishedBeforeLeaving
         app.stocks.backToCategories()
         let zero = await timeUntil(deadlineMilliseconds: 1000) { app.stocks.stats.categoryInFlight == 0 }
+        // The chart queue's items (the withdrawn ones stop at their next cancellation check).
+        let drained = await timeUntil(deadlineMilliseconds: 2000) { app.stocks.unfinished == 0 }
+        record(app, "back_category_ms_to_queue_empty", drained ?? -1)
         await pause(500)
         record(app, "back_category_in_flight_before", Double(before))
         record(app, "back_category_ms_to_zero", zero ?? -1)
@@ -365,7 +393,10 @@ enum Scripts {
     static func screens(_ app: DeskApp) async {
         guard let path = app.options.screenshot else { return }
         let base = (path as NSString).deletingPathExtension
-        func save(_ file: String) {
+        func save(_ file: String) async {
+            // An app asleep for a while renders an empty snapshot: draw a frame first.
+            gtk_widget_queue_draw(app.window)
+            await pause(200)
             do {
                 try Screenshot.save(app.window, to: file, cells: app.photos.whollyVisibleCells())
             } catch {
@@ -374,24 +405,24 @@ enum Scripts {
         }
         gtk_adjustment_set_value(app.photos.adjustment, 124 * 40)
         await settle(app)
-        save(path)
+        await save(path)
         if let row = app.photos.visibleCells().compactMap(\.row).min() {
             app.photos.open(row + 1)
             let detail = app.photos.detail!
             for _ in 0..<100 where detail.fullRendersShown == 0 { await pause(100) }
             await pause(300)
-            save(base + "-detail.png")
+            await save(base + "-detail.png")
             app.photos.closeDetail()
         }
         app.showPage("stocks")
         await pause(4000)
-        save(base + "-stocks.png")
+        await save(base + "-stocks.png")
         if let largest = app.stocks.largestCategory { app.stocks.openCategory(largest) }
         await pause(4000)
-        save(base + "-stocks-list.png")
+        await save(base + "-stocks-list.png")
         app.stocks.openDetailForScript(0)
         await pause(4000)
-        save(base + "-stocks-detail.png")
+        await save(base + "-stocks-detail.png")
     }
 
     nonisolated static func milliseconds(_ duration: Duration) -> Double {

@@ -8,7 +8,8 @@ import LanesImages
 @MainActor
 final class StatusBar {
     let label: Widget
-    private var shown = ""
+    /// What the bar says now.
+    private(set) var shown = ""
 
     init() {
         label = gtk_label_new("")
@@ -19,24 +20,29 @@ final class StatusBar {
         gtk_widget_set_margin_bottom(label, 4)
     }
 
+    /// Shows the app's counters now (``DeskCounters``, what the report writes too).
     func update(_ app: DeskApp) {
-        let stats = app.monitor.snapshot()
-        let now = Int64(g_get_monotonic_time())
-        let p99 = Double(stats.p99.components.attoseconds) / 1e15 + Double(stats.p99.components.seconds) * 1000
-        let photos = app.photos.stats
-        let pipeline = app.photos.pipeline.statistics
-        let charts = app.stocks.stats
-        // Asleep (IdleWatch), the monitor does not ping and nothing is drawn: say so rather than count down to 0 fps.
-        let rate = app.activity.isAsleep ? "idle" : "\(app.frames.framesInLastSecond(now: now)) fps"
-        let text = String(
-            format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d",
-            app.options.naive ? "naive" : "lanes", p99, stats.hitches, rate,
-            app.photos.inFlight + charts.inFlight, photos.rendersCancelled + charts.cancelled,
-            photos.cacheHits + pipeline.memoryHits + charts.cacheHits)
+        let text = Self.text(DeskCounters(app))
         // Relabelling redraws the window: only when the text changed (an idle app then draws nothing).
         guard text != shown else { return }
         shown = text
         app.activity.expectOwnFrame()  // the repaint this asks for is not activity
         gtk_label_set_text(gcast(label), text)
+    }
+
+    /// The bar's line for `counters`. Asleep (``IdleWatch``), the monitor does not ping and nothing is drawn: it says
+    /// "idle" rather than count down to 0 fps.
+    static func text(_ counters: DeskCounters) -> String {
+        String(
+            format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d",
+            counters.mode, counters.monitorP99Ms, counters.monitorHitches,
+            counters.framesPerSecond.map { "\($0) fps" } ?? "idle", counters.inFlight, counters.cancelled,
+            counters.cached)
+    }
+
+    /// The number after `name` in a bar's `text` ("cached 7" → 7).
+    static func number(after name: String, in text: String) -> Int? {
+        guard let range = text.range(of: name + " ") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 }

@@ -61,9 +61,7 @@ extension StocksPage {
         gtk_widget_set_visible(back, 1)
         setLabel(listTitle, chosen.name + " · \(chosen.series.count) stocks")
         replaceRows(with: chosen.series)
-        if let scroller = gtk_widget_get_parent(list) {
-            gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(gcast(scroller)), 0)
-        }
+        gtk_adjustment_set_value(adjustment, 0)
     }
 
     /// Back from a category's list to the categories (no-op on the categories).
@@ -77,14 +75,12 @@ extension StocksPage {
         if isShowingDetail { closeDetailForScript() } else { backToCategories() }
     }
 
-    /// Cancels every row's work (the view they showed is gone: nothing of it is delivered afterwards), then puts
+    /// Withdraws every row's charts (the list they showed is gone: nothing of it is delivered afterwards), then puts
     /// `items` in the list; GTK rebinds the rows on its next layout.
     private func replaceRows(with items: [PriceSeries]) {
-        view += 1
         for row in rows.values {
-            row.generation += 1
             row.index = nil
-            cancelWork(of: row)
+            row.clear()
         }
         gtk_string_list_splice(strings, 0, UInt32(series.count), nil)  // the list holds one string per series
         series = items
@@ -98,9 +94,8 @@ extension StocksPage {
         setLabel(row.last, count == 1 ? "1 stock" : "\(count) stocks")
         let last = item.lastPrice ?? 1
         setLabel(row.change, String(format: "%+.1f%%", (last - 1) * 100))
-        gtk_picture_set_paintable(gcast(row.chart), nil)
         guard !isSuspended else { return }
-        load(row, index, kind: "spark")
+        row.showCategory(spark: ChartKey(kind: .sparkline, series: item, width: Self.sparkSize.width, height: Self.sparkSize.height))
     }
 
     /// The scripts' handle on the categories: the index of the largest one.

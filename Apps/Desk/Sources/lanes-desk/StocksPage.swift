@@ -2,9 +2,10 @@ import CGtk
 import Foundation
 import Lanes
 import LanesAppSupport
+import LanesLists
 import StocksKit
 
-/// What the Stocks page has done.
+/// What the Stocks page has done (from its chart loaders' statistics and its own deliveries).
 struct ChartStats {
     var started = 0
     var cancelled = 0
@@ -12,12 +13,12 @@ struct ChartStats {
     var delivered = 0
     var deliveredWhileLeft = 0
     var inFlight = 0
-    /// Charts started while a category's stocks were shown and not yet finished.
+    /// Charts of a category's stocks in flight.
     var categoryInFlight = 0
-    /// Charts cancelled when their list was left (a category backed out of, or the categories) that still delivered.
+    /// Charts handed to a row of a list that was left (a category backed out of, or the categories): never, since
+    /// leaving a list clears its rows' bindings; counted to prove it.
     var deliveredToLeftView = 0
-    /// Charts that had finished before their page or list was left but reached the main thread after (cached, not
-    /// shown).
+    /// Charts that finished for a row after it had moved on (dropped by its binding, cached for next time).
     var finishedBeforeLeaving = 0
 }
 
@@ -38,22 +39,39 @@ final class StocksPage {
     private let stack: Widget
     private let detailPicture: Widget
     private let detailTitle: Widget
-    let charts = WorkQueue("charts", maxConcurrency: 2, executor: PhotosPage.background)
+    /// The chart loaders (categories, a category's stocks, the detail chart), their queue and cache.
+    let charts = StockCharts()
     /// The rows' series: the categories' aggregates, or the open category's stocks.
     var series: [PriceSeries] = []
     var data = StockData([])
     /// The open category, or nil when the categories are shown.
     var category: Int?
-    /// Bumped whenever the list shows something else: a chart of an older view is not delivered to it.
-    var view = 0
-    var stats = ChartStats()
+    private var counts = ChartStats()
     private(set) var isSuspended = false
-    private var cache: [String: TextureHandle] = [:]
     private(set) var rows: [ObjectIdentifier: StockRow] = [:]
     private var detailRow: Int?
     private var detailSize = (0, 0)
-    private var detailItem: WorkItem<TextureHandle?>?
-    private var detailGeneration = 0
+    private lazy var detailChart = charts.detail.binding(
+        placeholder: { [unowned self] _ in gtk_picture_set_paintable(gcast(detailPicture), nil) },
+        handler: { [unowned self] _, result in
+            guard case .success(let handle) = result else { return }
+            counts.delivered += 1
+            if isSuspended { counts.deliveredWhileLeft += 1 }
+            setTexture(handle.retained, in: detailPicture)
+        })
+
+    /// What the page has done: the loaders' counts and the deliveries it took.
+    var stats: ChartStats {
+        var stats = counts
+        let loaders = charts.all.map(\.stats)
+        stats.started = loaders.map(\.scheduled).reduce(0, +)
+        stats.cancelled = loaders.map(\.cancelled).reduce(0, +)
+        stats.cacheHits = loaders.map(\.cacheHits).reduce(0, +)
+        stats.finishedBeforeLeaving = loaders.map(\.staleDropped).reduce(0, +)
+        stats.inFlight = charts.all.map(\.inFlightCount).reduce(0, +)
+        stats.categoryInFlight = charts.stocks.inFlightCount
+        return stats
+    }
 
     init(synthetic: Int?) {
         stack = gtk_stack_new()
@@ -90,7 +108,7 @@ final class StocksPage {
         gtk_stack_add_named(gcast(stack), detail, "detail")
 
         onSignal(raw(factory), "setup") { [unowned self] item in
-            let row = StockRow()
+            let row = StockRow(page: self)
             attach(row, to: item, key: "lanes-row")
             gtk_list_item_set_child(gcast(item), row.root)
             rows[ObjectIdentifier(row)] = row
@@ -125,12 +143,10 @@ final class StocksPage {
                     try SyntheticStocks.generate(count: synthetic, days: 260, seed: 7, isCancelled: { ctx.isCancelled }))
             }
             return StockData(try BundledStocks.load(isCancelled: { ctx.isCancelled }).series)
-        }.onCompletion(on: .main) { [weak self] result in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.data = (try? result.get()) ?? StockData([])
-                self.showCategories()
-            }
+        }.onMainCompletion { [weak self] result in
+            guard let self else { return }
+            data = (try? result.get()) ?? StockData([])
+            showCategories()
         }
     }
 
@@ -140,7 +156,7 @@ final class StocksPage {
         guard index < series.count else { return }
         let item = series[index]
         row.index = index
-        row.generation += 1
+        row.category = category
         if category == nil { return bindCategory(row, index) }
         // A symbol can come twice (the bundled AAPL and MSFT: dollar prices and a relative index), so each row says
         // its period, and a relative series shows a factor rather than a price.
@@ -149,78 +165,22 @@ final class StocksPage {
         setLabel(row.last, String(format: item.kind == .relative ? "×%.2f" : "%.2f", last))
         setLabel(row.change, first == 0 ? "—" : String(format: "%+.2f%%", (last - first) / first * 100))
         guard !isSuspended else { return }
-        load(row, index, kind: "spark")
-        load(row, index, kind: "chart")
+        row.show(spark: ChartKey(kind: .sparkline, series: item, width: Self.sparkSize.width, height: Self.sparkSize.height),
+                 chart: ChartKey(kind: .analysis, series: item, width: Self.chartSize.width, height: Self.chartSize.height))
     }
 
-    func load(_ row: StockRow, _ index: Int, kind: String) {
-        let item = series[index]
-        let key = kind + "/" + item.id
-        let isSpark = kind == "spark"
-        let picture = isSpark ? row.spark : row.chart
-        if let cached = cache[key] {
-            stats.cacheHits += 1
-            setTexture(cached.retained, in: picture)
-            return
-        }
-        gtk_picture_set_paintable(gcast(picture), nil)
-        stats.started += 1
-        stats.inFlight += 1
-        let view = self.view, inCategory = category != nil
-        if inCategory { stats.categoryInFlight += 1 }
-        let prices = item.prices
-        let work = charts.add(label: key, priority: .visible) { ctx -> TextureHandle? in
-            let cancelled = { ctx.isCancelled }
-            if kind == "spark" {
-                return ChartDrawing.sparkline(
-                    prices, width: Self.sparkSize.width, height: Self.sparkSize.height, isCancelled: cancelled)
-            }
-            let analysis = try Analysis.run(
-                item, options: AnalysisOptions(smoother: .savitzkyGolay(window: 21, order: 3)), isCancelled: cancelled)
-            return ChartDrawing.analysis(
-                analysis, width: Self.chartSize.width, height: Self.chartSize.height, isCancelled: cancelled)
-        }
-        row.work.append(work)
-        let generation = row.generation
-        work.onCompletion(on: .main) { [weak self, weak row, work] result in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.stats.inFlight -= 1
-                if inCategory { self.stats.categoryInFlight -= 1 }
-                guard case .success(let handle?) = result else { return }
-                self.stats.delivered += 1
-                let left = self.isSuspended, stale = view != self.view
-                if left || stale {
-                    // The page or the list it was drawn for is gone (it is cached, not shown). Cancelled and still
-                    // delivered: not withdrawn in time. Not cancelled: it had finished before the page or list was
-                    // left and only waited for the main thread.
-                    if !work.isCancelled {
-                        self.stats.finishedBeforeLeaving += 1
-                    } else {
-                        if left { self.stats.deliveredWhileLeft += 1 }
-                        if stale { self.stats.deliveredToLeftView += 1 }
-                    }
-                }
-                self.cache[key] = handle
-                if self.cache.count > 4000 { self.cache.removeAll() }
-                guard let row, row.generation == generation else { return }
-                setTexture(handle.retained, in: isSpark ? row.spark : row.chart)
-            }
-        }
+    /// A row's binding handed it a chart (only ever the chart of the row it shows now).
+    func delivered(_ result: Result<TextureHandle, any Error>, to row: StockRow, in picture: Widget) {
+        guard case .success(let handle) = result else { return }
+        counts.delivered += 1
+        if isSuspended { counts.deliveredWhileLeft += 1 }
+        if row.category != category { counts.deliveredToLeftView += 1 }
+        setTexture(handle.retained, in: picture)
     }
 
     private func unbind(_ row: StockRow) {
-        row.generation += 1
         row.index = nil
-        cancelWork(of: row)
-    }
-
-    func cancelWork(of row: StockRow) {
-        for work in row.work where !work.state.isFinished {
-            work.cancel()
-            stats.cancelled += 1
-        }
-        row.work = []
+        row.clear()
     }
 
     // MARK: Detail
@@ -236,57 +196,29 @@ final class StocksPage {
 
     private func closeDetail() {
         detailRow = nil
-        detailItem?.cancel()
+        detailChart.clear()
         gtk_stack_set_visible_child_name(gcast(stack), "list")
     }
 
-    /// Once a frame: if the detail chart's size changed, draw it again at the new size. A redraw in flight for an
-    /// older size is cancelled, so a drag-resize draws only the sizes the page settles on for a frame.
+    /// Once a frame: if the detail chart's size changed, show the chart at the new size; its binding withdraws the
+    /// chart of the older size (cancelled if still drawing), so a drag-resize draws only the sizes the page settles on
+    /// for a frame.
     func frameTick() {
         guard let index = detailRow, !isSuspended else { return }
         let size = (Int(gtk_widget_get_width(detailPicture)), Int(gtk_widget_get_height(detailPicture)))
         guard size.0 > 0, size.1 > 0, size != detailSize else { return }
         detailSize = size
-        if let old = detailItem, !old.state.isFinished {
-            old.cancel()
-            stats.cancelled += 1
-        }
-        detailGeneration += 1
-        let generation = detailGeneration
-        let item = series[index]
-        stats.started += 1
-        stats.inFlight += 1
-        let work = charts.add(label: "detail " + item.symbol, priority: .visible) { ctx -> TextureHandle? in
-            let analysis = try Analysis.run(item, isCancelled: { ctx.isCancelled })
-            return ChartDrawing.analysis(analysis, width: size.0, height: size.1, isCancelled: { ctx.isCancelled })
-        }
-        detailItem = work
-        work.onCompletion(on: .main) { [weak self] result in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.stats.inFlight -= 1
-                guard case .success(let handle?) = result, generation == self.detailGeneration else { return }
-                self.stats.delivered += 1
-                if self.isSuspended { self.stats.deliveredWhileLeft += 1 }
-                setTexture(handle.retained, in: self.detailPicture)
-            }
-        }
+        detailChart.show(ChartKey(kind: .detail, series: series[index], width: size.0, height: size.1))
     }
 
     // MARK: Leaving and coming back
 
+    /// The page was left: every row's charts and the detail chart are withdrawn (cancelled unless drawn).
     func suspend() {
         guard !isSuspended else { return }
         isSuspended = true
-        for row in rows.values {
-            row.generation += 1
-            cancelWork(of: row)
-        }
-        if let old = detailItem, !old.state.isFinished {
-            old.cancel()
-            stats.cancelled += 1
-        }
-        detailGeneration += 1
+        for row in rows.values { row.clear() }
+        detailChart.clear()
         detailSize = (0, 0)
     }
 
@@ -302,26 +234,34 @@ final class StocksPage {
     func openDetailForScript(_ index: Int) { openDetail(index) }
     func closeDetailForScript() { closeDetail() }
     func scrollForScript(by pixels: Double) {
-        guard let scroller = gtk_widget_get_parent(list) else { return }
-        let adjustment = gtk_scrolled_window_get_vadjustment(gcast(scroller))
         gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + pixels)
     }
 
+    /// The list's vertical scroll position.
+    var adjustment: UnsafeMutablePointer<GtkAdjustment> {
+        gtk_scrolled_window_get_vadjustment(gcast(gtk_widget_get_parent(list)))!
+    }
+
     /// Chart items not yet finished (queued or drawing).
-    var unfinished: Int { charts.counts.unfinished }
+    var unfinished: Int { charts.queue.counts.unfinished }
 }
 
-/// One row of the stock list.
+/// One row of the stock list: labels, and a sparkline and a chart bound to the page's chart loaders.
 @MainActor
 final class StockRow {
     let root: Widget
     let symbol: Widget, last: Widget, change: Widget
     let spark: Widget, chart: Widget
+    /// The row shown (kept while the page is left, to show it again on return), and the list it belongs to.
     var index: Int?
-    var generation = 0
-    var work: [WorkItem<TextureHandle?>] = []
+    var category: Int?
+    private unowned let page: StocksPage
+    private lazy var sparkBinding = binding(page.charts.stocks, into: spark)
+    private lazy var chartBinding = binding(page.charts.stocks, into: chart)
+    private lazy var categorySparkBinding = binding(page.charts.categories, into: spark)
 
-    init() {
+    init(page: StocksPage) {
+        self.page = page
         root = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
         symbol = gtk_label_new("")
         last = gtk_label_new("")
@@ -338,5 +278,35 @@ final class StockRow {
         gtk_box_append(gcast(root), spark)
         gtk_box_append(gcast(root), chart)
         gtk_widget_set_margin_start(root, 8)
+    }
+
+    private func binding(_ loader: ContentLoader<ChartKey, TextureHandle>, into picture: Widget)
+        -> ContentBinding<ChartKey, TextureHandle>
+    {
+        loader.binding(
+            placeholder: { _ in gtk_picture_set_paintable(gcast(picture), nil) },
+            handler: { [unowned self] _, result in page.delivered(result, to: self, in: picture) })
+    }
+
+    /// Shows a stock's sparkline and chart.
+    func show(spark: ChartKey, chart: ChartKey) {
+        categorySparkBinding.clear()
+        sparkBinding.show(spark)
+        chartBinding.show(chart)
+    }
+
+    /// Shows a category's aggregate sparkline (no chart).
+    func showCategory(spark: ChartKey) {
+        sparkBinding.clear()
+        chartBinding.clear()
+        gtk_picture_set_paintable(gcast(chart), nil)
+        categorySparkBinding.show(spark)
+    }
+
+    /// Withdraws the row's charts (unbound, the page or its list left).
+    func clear() {
+        sparkBinding.clear()
+        chartBinding.clear()
+        categorySparkBinding.clear()
     }
 }

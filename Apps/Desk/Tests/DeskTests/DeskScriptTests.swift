@@ -158,6 +158,28 @@ struct DeskScriptTests {
         #expect(try Self.number(figures, "wrong_row_deliveries") == 0)
     }
 
+    /// The status bar sampled every 150 ms during a grid fling that wakes the app from sleep never says "idle" (it
+    /// did for the first half second: the bar kept its asleep text until the status timer's first tick) and the
+    /// monitor runs throughout; at rest, and at the end, the bar's counters are the report's (one source).
+    @Test func theStatusBarTellsTheTruthDuringAndAfterAFling() throws {
+        let figures = try Self.runApp(["--script", "fling", "--grid"])
+        #expect(try Self.number(figures, "status_samples_during_fling") >= 5)
+        #expect(try Self.number(figures, "status_idle_samples_during_fling") == 0,
+                "\(figures["status_texts_during_fling"] ?? "")")
+        #expect(try Self.number(figures, "status_asleep_samples_during_fling") == 0)
+        #expect(try Self.number(figures, "status_monitor_stopped_samples_during_fling") == 0)
+        #expect(try Self.number(figures, "status_at_rest_asleep") == 1, "the app never came to rest after the fling")
+        #expect(try Self.number(figures, "status_at_rest_matches_counters") == 1, "\(figures["status_at_rest_text"] ?? "")")
+        #expect(try Self.number(figures, "status_at_rest_cached") == Self.number(figures, "counters_at_rest_cached"))
+        #expect(try Self.number(figures, "status_at_rest_in_flight") == 0)
+        // At exit the bar shows what the report writes.
+        let bar = try #require(figures["status_bar"] as? String)
+        for (name, key) in [("cached", "cached"), ("in flight", "in_flight"), ("cancelled", "renders_cancelled")] {
+            let shown = bar.range(of: name + " ").map { Double(bar[$0.upperBound...].prefix { $0.isNumber }) ?? -1 }
+            #expect(try shown == Self.number(figures, key), "\(bar) vs \(key)")
+        }
+    }
+
     @Test func naiveModeRendersInsideBindOnTheMainThread() throws {
         let figures = try Self.runApp(["--naive", "--script", "fling"])
         #expect(figures["mode"] as? String == "naive")

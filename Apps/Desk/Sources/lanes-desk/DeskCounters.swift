@@ -1,0 +1,38 @@
+import CGtk
+import Lanes
+import LanesImages
+
+/// The app's counters at one moment, from one place: the status bar shows them and the report writes them, so the
+/// two can never disagree about the same moment.
+///
+/// ```swift
+/// let counters = DeskCounters(app)
+/// print(counters.cached, counters.inFlight)
+/// ```
+@MainActor
+struct DeskCounters: Equatable {
+    /// "lanes" or "naive".
+    let mode: String
+    /// The status bar's responsiveness monitor: main-thread latency p99 (ms) and hitches.
+    let monitorP99Ms: Double
+    let monitorHitches: Int
+    /// Frames drawn in the last second, or nil while the idle watch sleeps (nothing is drawn).
+    let framesPerSecond: Int?
+    /// Image stages and charts in flight, renders withdrawn before they finished, results served from a cache.
+    let inFlight: Int
+    let cancelled: Int
+    let cached: Int
+
+    init(_ app: DeskApp) {
+        let stats = app.monitor.snapshot()
+        let photos = app.photos.stats, pipeline = app.photos.pipeline.statistics, charts = app.stocks.stats
+        mode = app.options.naive ? "naive" : "lanes"
+        monitorP99Ms = Scripts.milliseconds(stats.p99)
+        monitorHitches = stats.hitches
+        framesPerSecond = app.activity.isAsleep
+            ? nil : app.frames.framesInLastSecond(now: Int64(g_get_monotonic_time()))
+        inFlight = app.photos.inFlight + charts.inFlight
+        cancelled = photos.rendersCancelled + charts.cancelled
+        cached = photos.cacheHits + pipeline.memoryHits + charts.cacheHits
+    }
+}
