@@ -1,5 +1,6 @@
 import Foundation
 import Lanes
+import LanesAppSupport
 
 /// One photo of the library: where it is, the name shown (sanitised) and, when it cannot be loaded at all, why.
 struct PhotoEntry: Sendable {

@@ -1,6 +1,7 @@
 import CGtk
 import Foundation
 import Lanes
+import LanesAppSupport
 import LanesImages
 import LanesLists
 
