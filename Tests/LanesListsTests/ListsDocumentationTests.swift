@@ -59,4 +59,36 @@ struct ListsDocumentationTests {
         }
         #expect(screen.loader.stats.wrongCellDeliveries == 0)
     }
+
+    @Test("a reused cell shows its own row's chart or nothing, at every look during a scroll, never another row's")
+    func reusedCellsNeverShowAnotherRow() {
+        let clock = VirtualClock()
+        let screen = makeList(clock: clock)
+        screen.list.layoutIfNeeded()
+        settle()                                               // rows 0–9 drawn: every cell holds a chart
+        var looks = 0, wrong: [String] = []
+        func look() {
+            looks += 1
+            for row in screen.list.visibleRows {
+                guard let chart = screen.list.cell(forRow: row)?.chart else { continue }
+                if chart != "chart of row \(row): 50 points" { wrong.append("row \(row) showed '\(chart)'") }
+            }
+        }
+        for step in 0..<30 {                                   // a scroll of 3 rows a frame, work trickling in
+            clock.advance(by: .milliseconds(16))
+            screen.list.scroll(by: 44 * 3)
+            look()
+            if step.isMultiple(of: 3) { _ = fetchExecutor.runNext(); _ = chartExecutor.runNext(); _ = mainExecutor.runNext() }
+            look()
+        }
+        screen.list.scroll(to: 44 * 200)                       // a jump: the cells are reused for rows 200–209
+        look()
+        settle()
+        look()
+        #expect(looks == 62)
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        for row in screen.list.visibleRows {
+            #expect(screen.list.cell(forRow: row)?.chart == "chart of row \(row): 50 points")
+        }
+    }
 }

@@ -27,15 +27,18 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
     ///   - pipeline: the pipeline whose loader (``ImagePipeline/loader(deliveringOn:)``) the binding uses.
     ///   - deliveryQueue: `WorkQueue.main` unless a test injects its own queue (its items must run on the main
     ///     actor).
-    ///   - placeholder: called by `show(_:priority:)` when the image is not cached.
+    ///   - placeholder: resets the view when `show(_:priority:)` is given a request whose image is not cached (a
+    ///     reused cell never keeps the previous row's image).
     ///   - handler: receives the request's result, on the main actor.
     ///
     /// ```swift
-    /// let avatar = ImageBinding(pipeline: pipeline) { _, result in view.image = try? result.get() }
+    /// let avatar = ImageBinding(pipeline: pipeline, placeholder: { _ in view.image = nil }) { _, result in
+    ///     view.image = try? result.get()
+    /// }
     /// ```
     public convenience init(
         pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
-        placeholder: (@MainActor (ImageRequest) -> Void)? = nil,
+        placeholder: @escaping @MainActor (ImageRequest) -> Void,
         handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
     ) {
         self.init(loader: pipeline.loader(deliveringOn: deliveryQueue), placeholder: placeholder, handler: handler)

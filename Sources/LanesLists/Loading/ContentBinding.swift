@@ -41,7 +41,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// Results that reached the binding after it had moved on to another key (or was cleared), and were dropped.
     public private(set) var staleDropped = 0
 
-    private let placeholder: (@MainActor (Key) -> Void)?
+    private let placeholder: @MainActor (Key) -> Void
     private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
     private var request: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
@@ -50,15 +50,19 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// Creates a binding.
     /// - Parameters:
     ///   - loader: the loader that runs and shares the work.
-    ///   - placeholder: called by ``show(_:priority:)`` when the value is not cached (show a spinner or nothing).
+    ///   - placeholder: resets the cell when ``show(_:priority:)`` is given a key whose value is not cached (show a
+    ///     spinner or nothing). It is required: a cell reused for another row must never keep showing the old row's
+    ///     content while the new row's loads (the seeds' reused-cell bug).
     ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside
     ///     `show`.
     ///
     /// ```swift
-    /// let content = ContentBinding(loader: avatars) { _, result in imageView.image = try? result.get() }
+    /// let content = ContentBinding(loader: avatars, placeholder: { _ in imageView.image = nil }) { _, result in
+    ///     imageView.image = try? result.get()
+    /// }
     /// ```
     public init(
-        loader: ContentLoader<Key, Value>, placeholder: (@MainActor (Key) -> Void)? = nil,
+        loader: ContentLoader<Key, Value>, placeholder: @escaping @MainActor (Key) -> Void,
         handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) {
         self.loader = loader
@@ -95,7 +99,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         // The handler may have shown another key while receiving a cached result.
         guard generation == self.generation, !isLoaded else { return isLoaded }
         self.request = request
-        placeholder?(key)
+        placeholder(key)
         return false
     }
 
@@ -139,7 +143,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         request = nil
         if case .failure(let error) = result, error.isCancellation {
             // The work was cancelled behind the loader's back: back to the placeholder; the next show loads again.
-            placeholder?(key)
+            placeholder(key)
             return
         }
         isLoaded = true
@@ -152,12 +156,14 @@ extension ContentLoader {
     /// Makes a binding to this loader (see ``ContentBinding``).
     ///
     /// ```swift
-    /// let content = loader.binding { symbol, result in cell.chart = try? result.get() }
+    /// let content = loader.binding(placeholder: { _ in cell.chart = nil }) { symbol, result in
+    ///     cell.chart = try? result.get()
+    /// }
     /// content.show("AAPL")
     /// ```
     @MainActor
     public func binding(
-        placeholder: (@MainActor (Key) -> Void)? = nil,
+        placeholder: @escaping @MainActor (Key) -> Void,
         handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) -> ContentBinding<Key, Value> {
         ContentBinding(loader: self, placeholder: placeholder, handler: handler)

@@ -50,9 +50,9 @@ struct ImageBindingTests {
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let cells = ManualExecutor()
         let cell = Cell()
-        let binding = ImageBinding(pipeline: pipeline, deliveryQueue: WorkQueue("cells", executor: cells)) {
-            request, _ in cell.shown.append(request.url.lastPathComponent)
-        }
+        let binding = ImageBinding(
+            pipeline: pipeline, deliveryQueue: WorkQueue("cells", executor: cells), placeholder: { _ in cell.placeholders += 1 }
+        ) { request, _ in cell.shown.append(request.url.lastPathComponent) }
         binding.show(ImageRequest(url: photoURL))
         executor.runAll()   // the photo is loaded; its delivery waits on the cells' queue
         #expect(cells.pendingRunners == 1)

@@ -11,10 +11,12 @@ import Testing
 struct ImageListWiringTests {
     @MainActor final class PhotoCell {
         var shown: [String] = []
+        var placeholders: [String] = []
         private(set) var photo: ImageBinding!
 
         init(loader: ContentLoader<ImageRequest, Bitmap>) {
-            photo = loader.binding { [unowned self] request, result in
+            photo = loader.binding(placeholder: { [unowned self] request in placeholders.append(request.url.lastPathComponent) }) {
+                [unowned self] request, result in
                 if case .success = result { shown.append(request.url.lastPathComponent) }
             }
         }

@@ -30,14 +30,16 @@ import LanesLists
         let loader = self.loader
         list = ListModel(rowCount: 10_000, rowHeight: 44, viewportHeight: 440, clock: clock) {
             let cell = ChartCell()
-            cell.content = loader.binding { [unowned cell] _, result in cell.chart = try? result.get() }
+            cell.content = loader.binding(placeholder: { [unowned cell] _ in cell.chart = nil }) { [unowned cell] _, result in
+                cell.chart = try? result.get()
+            }
             return cell
         }
         list.connect(to: loader, key: { $0 }, binding: { $0.content })
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 66)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 69)
 @MainActor final class PhotoGrid {
     var tracker = PreloadTracker()
     var window: Range<Int> = 0..<0

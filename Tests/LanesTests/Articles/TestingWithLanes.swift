@@ -2,75 +2,55 @@
 // the article's code as written, run by this test target. Edit the article, not this file.
 
 import Lanes
-import Synchronization
 import LanesTesting
 import Testing
 
-#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 31)
-final class SearchViewModel: Sendable {
-    private let queries: Debouncer<String>
-    private let screen: SearchScreen
+#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 33)
+@MainActor final class SearchViewModel {
+    /// What the list shows.
+    private(set) var results: [String] = []
+    private var inFlight: WorkItem<[String]>?
+    private var queries: Debouncer<String>?
+    private let search: WorkQueue
+    private let find: @Sendable (String) throws -> [String]
 
     init(
-        ui: WorkQueue = .main, search: WorkQueue, clock: any LaneClock = SystemLaneClock(),
+        search: WorkQueue, clock: any LaneClock = SystemLaneClock(),
         find: @escaping @Sendable (String) throws -> [String]
     ) {
-        let screen = SearchScreen()
-        self.screen = screen
-        queries = Debouncer(interval: .milliseconds(300), on: ui, clock: clock) { query in
-            screen.search(query, on: search, deliverOn: ui, find: find)
-        }
+        self.search = search
+        self.find = find
+        queries = Debouncer(interval: .milliseconds(300), clock: clock, onMain: { [weak self] query in
+            self?.start(query)
+        })
     }
 
     /// The text field changed.
-    func textChanged(_ text: String) { queries.send(text) }
+    func textChanged(_ text: String) { queries?.send(text) }
 
-    /// What the list shows.
-    var results: [String] { screen.results }
-}
-#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 54)
-final class SearchScreen: Sendable {
-    private struct State {
-        var results: [String] = []
-        var inFlight: WorkItem<[String]>?
-    }
-
-    private let state = Mutex(State())
-
-    var results: [String] { state.withLock { $0.results } }
-
-    func search(
-        _ query: String, on search: WorkQueue, deliverOn ui: WorkQueue,
-        find: @escaping @Sendable (String) throws -> [String]
-    ) {
+    private func start(_ query: String) {
+        let find = self.find
         let item = search.add(label: "search '\(query)'") { ctx in
             try ctx.checkCancellation()
             return try find(query)
         }
-        let stale = state.withLock { state in
-            defer { state.inFlight = item }
-            return state.inFlight
-        }
-        stale?.cancel()  // the user typed on: the older search is waste
-        item.onCompletion(on: ui) { [self] result in
-            guard case .success(let hits) = result else { return }
-            state.withLock { state in
-                if state.inFlight == item { state.results = hits }  // else a newer search replaced it
-            }
+        inFlight?.cancel()  // the user typed on: the older search is waste
+        inFlight = item
+        item.onMainCompletion { [weak self] result in
+            guard let self, inFlight == item else { return }  // a newer search replaced it
+            if case .success(let hits) = result { results = hits }
         }
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 96)
-@Test func searchesOncePausedAndDropsStaleResults() {
+#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 82)
+@Test @MainActor func searchesOncePausedAndDropsStaleResults() {
     let clock = VirtualClock()
-    let ui = ManualExecutor()
     let search = ManualExecutor()
-    let uiQueue = WorkQueue("ui", maxConcurrency: 1, executor: ui)
     let searchQueue = WorkQueue("search", maxConcurrency: 2, executor: search)
     let searched = Recorder<String>()
     let catalog = ["swallow", "swift", "swim", "sword", "tern"]
-    let model = SearchViewModel(ui: uiQueue, search: searchQueue, clock: clock) { query in
+    let model = SearchViewModel(search: searchQueue, clock: clock) { query in
         searched.append(query)
         return catalog.filter { $0.hasPrefix(query) }
     }
@@ -80,33 +60,33 @@ final class SearchScreen: Sendable {
     clock.advance(by: .milliseconds(100))
     model.textChanged("sw")
     clock.advance(by: .milliseconds(299))
-    ui.runAll()
+    MainQueuePump.runPending()
     search.runAll()
     #expect(searched.elements.isEmpty)
 
     // A pause: one search, for the latest text. It has not run when the user types on.
     clock.advance(by: .milliseconds(1))
-    ui.runAll()
+    MainQueuePump.runPending()
     #expect(searchQueue.counts.unfinished == 1)
     model.textChanged("swi")
     clock.advance(by: .milliseconds(300))
-    ui.runAll()
+    MainQueuePump.runPending()
     search.runAll()
-    ui.runAll()
+    MainQueuePump.runPending()
     #expect(searched.elements == ["swi"])  // the stale "sw" search never ran
     #expect(model.results == ["swift", "swim"])
 
     // Results that arrive after a newer search started are stale: they are dropped.
     model.textChanged("sw")
     clock.advance(by: .milliseconds(300))
-    ui.runAll()         // the "sw" search is queued
+    MainQueuePump.runPending()  // the "sw" search is queued
     model.textChanged("swo")
     clock.advance(by: .milliseconds(300))
-    search.runAll()     // "sw" finishes; its results queue up behind the "swo" delivery
-    ui.runAll()         // starts "swo", then drops the "sw" results
+    search.runAll()             // "sw" finishes; its results queue up behind the "swo" delivery
+    MainQueuePump.runPending()  // starts "swo", then drops the "sw" results
     #expect(model.results == ["swift", "swim"])
     search.runAll()
-    ui.runAll()
+    MainQueuePump.runPending()
     #expect(searched.elements == ["swi", "sw", "swo"])
     #expect(model.results == ["sword"])
 }

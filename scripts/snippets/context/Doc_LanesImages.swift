@@ -17,7 +17,9 @@ let height = 100
 let bytes = 4 << 20
 @MainActor final class PhotoCell {
     var image: Bitmap?
-    lazy var photo = ImageBinding(pipeline: pipeline) { [unowned self] _, result in image = try? result.get() }
+    lazy var photo = ImageBinding(pipeline: pipeline, placeholder: { [unowned self] _ in image = nil }) {
+        [unowned self] _, result in image = try? result.get()
+    }
 }
 @MainActor let cell = PhotoCell()
 @MainActor func show(_ value: some Any) {}

@@ -13,7 +13,9 @@ let loader = charts
 let key = "AAPL"
 @MainActor final class StockCell {
     var chart: Chart?
-    lazy var content = charts.binding { [unowned self] _, result in chart = try? result.get() }
+    lazy var content = charts.binding(placeholder: { [unowned self] _ in chart = nil }) { [unowned self] _, result in
+        chart = try? result.get()
+    }
 }
 @MainActor let cell = StockCell()
 @MainActor let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { StockCell() }

@@ -47,7 +47,7 @@ struct ChartNotDrawn: Error, CustomStringConvertible {
 ///
 /// ```swift
 /// let charts = StockCharts()
-/// let binding = charts.stocks.binding { key, result in show(try? result.get()) }
+/// let binding = charts.stocks.binding(placeholder: { _ in show(nil) }) { key, result in show(try? result.get()) }
 /// binding.show(ChartKey(kind: .sparkline, series: series, width: 120, height: 28))
 /// ```
 struct StockCharts: Sendable {
