@@ -9,8 +9,11 @@ extension ListModel {
     /// prefetch priority; a prefetched row that comes on screen is promoted at once.
     ///
     /// ```swift
-    /// @MainActor final class ChartCell { lazy var content = charts.binding { _, result in self.chart = try? result.get() } }
-    /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartCell() }
+    /// @MainActor final class ChartRow {
+    ///     var chart: Chart?
+    ///     lazy var content = charts.binding { [unowned self] _, result in chart = try? result.get() }
+    /// }
+    /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartRow() }
     /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
     /// ```
     public func connect<Key, Value>(
