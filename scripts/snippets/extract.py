@@ -64,6 +64,20 @@ def fenced(lines, first_number, numbers=None):
     return out
 
 
+def is_public(src, k):
+    """A public or open declaration, a requirement of a public protocol, or a case of a public enum."""
+    if re.search(r"\b(public|open)\b", src[k]):
+        return True
+    indent = len(src[k]) - len(src[k].lstrip())
+    for line in reversed(src[:k]):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("//") or len(line) - len(line.lstrip()) >= indent:
+            continue
+        container = re.search(r"\bpublic\b.*\b(protocol|enum)\b", line)
+        return bool(container) and (container.group(1) == "protocol" or src[k].strip().startswith("case "))
+    return False
+
+
 def blocks_in_doc_comments(path):
     """Blocks of `///` comments that document a public or open declaration."""
     src = open(path, encoding="utf-8").read().split("\n")
@@ -81,7 +95,7 @@ def blocks_in_doc_comments(path):
             while k < len(src) and (src[k].strip().startswith("@") and not re.search(r"\b(public|open)\b", src[k])
                                     or src[k].strip() == "" or src[k].strip().startswith("//")):
                 k += 1
-            if k < len(src) and re.search(r"\b(public|open)\b", src[k]) and "```" in "\n".join(comment):
+            if k < len(src) and is_public(src, k) and "```" in "\n".join(comment):
                 out.extend(fenced(comment, 0, numbers))
             i = j
         else:

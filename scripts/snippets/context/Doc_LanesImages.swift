@@ -55,3 +55,4 @@ struct Row { var imageRequest: ImageRequest }
 let rows = Array(repeating: Row(imageRequest: request), count: 40)
 let requests = urls.map { ImageRequest(url: $0) }
 @MainActor let list = ListModel(rowCount: requests.count, rowHeight: 1, viewportHeight: 20) { PhotoCell() }
+let handle = fetcher.fetch(url, priority: .normal) { _ in }
