@@ -65,7 +65,8 @@ def fenced(lines, first_number, numbers=None):
 
 
 def is_public(src, k):
-    """A public or open declaration, a requirement of a public protocol, or a case of a public enum."""
+    """A public or open declaration, a requirement of a public protocol, a member of a public extension, or a case
+    of a public enum."""
     if re.search(r"\b(public|open)\b", src[k]):
         return True
     indent = len(src[k]) - len(src[k].lstrip())
@@ -73,13 +74,13 @@ def is_public(src, k):
         stripped = line.strip()
         if not stripped or stripped.startswith("//") or len(line) - len(line.lstrip()) >= indent:
             continue
-        container = re.search(r"\bpublic\b.*\b(protocol|enum)\b", line)
-        return bool(container) and (container.group(1) == "protocol" or src[k].strip().startswith("case "))
+        container = re.search(r"\bpublic\b.*\b(protocol|extension|enum)\b", line)
+        return bool(container) and (container.group(1) != "enum" or src[k].strip().startswith("case "))
     return False
 
 
 def blocks_in_doc_comments(path):
-    """Blocks of `///` comments that document a public or open declaration."""
+    """Blocks of `///` comments that document public API (see is_public)."""
     src = open(path, encoding="utf-8").read().split("\n")
     out, i = [], 0
     while i < len(src):
