@@ -64,8 +64,23 @@ def fenced(lines, first_number, numbers=None):
     return out
 
 
+def is_public(src, k):
+    """A public or open declaration, a requirement of a public protocol, a member of a public extension, or a case
+    of a public enum."""
+    if re.search(r"\b(public|open)\b", src[k]):
+        return True
+    indent = len(src[k]) - len(src[k].lstrip())
+    for line in reversed(src[:k]):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("//") or len(line) - len(line.lstrip()) >= indent:
+            continue
+        container = re.search(r"\bpublic\b.*\b(protocol|extension|enum)\b", line)
+        return bool(container) and (container.group(1) != "enum" or src[k].strip().startswith("case "))
+    return False
+
+
 def blocks_in_doc_comments(path):
-    """Blocks of `///` comments that document a public or open declaration."""
+    """Blocks of `///` comments that document public API (see is_public)."""
     src = open(path, encoding="utf-8").read().split("\n")
     out, i = [], 0
     while i < len(src):
@@ -81,7 +96,7 @@ def blocks_in_doc_comments(path):
             while k < len(src) and (src[k].strip().startswith("@") and not re.search(r"\b(public|open)\b", src[k])
                                     or src[k].strip() == "" or src[k].strip().startswith("//")):
                 k += 1
-            if k < len(src) and re.search(r"\b(public|open)\b", src[k]) and "```" in "\n".join(comment):
+            if k < len(src) and is_public(src, k) and "```" in "\n".join(comment):
                 out.extend(fenced(comment, 0, numbers))
             i = j
         else:
@@ -108,7 +123,7 @@ def split(body):
             chunks.append((kind, pending + [(n, line)])); pending = []
         else:
             chunks[-1][1].append((n, line))
-        code = re.sub(r'"([^"\\]|\\.)*"', '""', line.split("//")[0])
+        code = re.sub(r'"([^"\\]|\\.)*"', '""', line).split("//")[0]
         depth = max(0, depth + code.count("{") - code.count("}"))
     if pending:
         chunks.append(("stmt", pending))
@@ -128,14 +143,16 @@ def shown_values(stmts):
     call with a comment after it too)."""
     out, depth = [], 0
     for n, line in stmts:
-        m = SHOWN.match(line) if depth == 0 else None
+        # Matched with string literals blanked (same length), so a `/` or `=` inside one is not a comment.
+        masked = re.sub(r'"([^"\\]|\\.)*"', lambda q: '"' + "x" * (len(q.group(0)) - 2) + '"', line)
+        m = SHOWN.match(masked) if depth == 0 else None
         if m and m.group(2).strip() and not m.group(2).rstrip().endswith(("{", "(", ",", "in")) \
                 and re.search(r"[\w)\]]$", m.group(2).rstrip()):
-            expr = m.group(2).rstrip()
+            expr = line[m.start(2):m.end(2)].rstrip()
             prefix = re.match(r"^((try\??\s+)?(await\s+)?)", expr).group(1)
-            line = f"{m.group(1)}{prefix}shownValue({expr[len(prefix):]}){m.group(4)}"
+            line = f"{m.group(1)}{prefix}shownValue({expr[len(prefix):]}){line[m.start(4):]}"
         out.append((n, line))
-        code = re.sub(r'"([^"\\]|\\.)*"', '""', line.split("//")[0])
+        code = re.sub(r'"([^"\\]|\\.)*"', '""', line).split("//")[0]
         depth = max(0, depth + code.count("{") - code.count("}"))
     return out
 
@@ -175,7 +192,7 @@ def write_group(name, imports, items):
         lines.append(f"{isolation}func snippet{index}() {effects} {{")
         lines += emit(shown_values(stmts), path)
         # A top-level constant would not be "never used" in a user's file; here one used nowhere else is touched.
-        text = re.sub(r'"([^"\\]|\\.)*"', '""', "\n".join(l.split("//")[0] for _, l in stmts))
+        text = "\n".join(re.sub(r'"([^"\\]|\\.)*"', '""', l).split("//")[0] for _, l in stmts)
         lines += [f"    _ = {n}" for n in dict.fromkeys(names) if len(re.findall(rf"(?<![.\w]){n}\b", text)) == 1]
         if any(re.match(r"^defer\b", l) for _, l in stmts):
             lines.append("    shownValue(())   // a block's `defer` runs when the block's scope ends, as at top level")

@@ -12,8 +12,10 @@ extension RandomAccessCollection where Self: Sendable {
     /// - Throws: the first error a body threw (the others stop), or `CancellationError`.
     ///
     /// ```swift
-    /// try photos.concurrentForEach(context: ctx) { photo, stop in
-    ///     if photo.isCorrupt { stop.stop() } else { thumbnail(photo) }
+    /// queue.add(label: "thumbnails") { ctx in
+    ///     try photos.concurrentForEach(context: ctx) { photo, stop in
+    ///         if photo.isCorrupt { stop.stop() } else { try writeThumbnail(photo) }
+    ///     }
     /// }
     /// ```
     ///

@@ -147,7 +147,9 @@ public final class ReadabilitySource: Sendable {
         /// Reads up to `maxBytes` (by default the estimate, at least 64 KiB) with one `read` call.
         ///
         /// ```swift
-        /// if case .bytes(let chunk) = readable.read() { buffer.append(contentsOf: chunk) }
+        /// func append(_ readable: ReadabilitySource.Readable, to buffer: inout [UInt8]) {
+        ///     if case .bytes(let chunk) = readable.read() { buffer.append(contentsOf: chunk) }
+        /// }
         /// ```
         public func read(maxBytes: Int? = nil) -> ReadOutcome {
             let count = max(1, maxBytes ?? max(estimatedBytes, 64 * 1024))

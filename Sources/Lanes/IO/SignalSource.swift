@@ -13,9 +13,9 @@ import Darwin
 /// Built on `DispatchSource.makeSignalSource`.
 ///
 /// ```swift
-/// let signals = SignalSource(signals: [SIGINT, SIGTERM], on: .main) { signal in
+/// let quit = SignalSource(signals: [SIGINT, SIGTERM], onMain: { signal in
 ///     document.saveAndQuit(status: 128 + signal)
-/// }
+/// })
 /// ```
 ///
 /// Creating the source sets each signal's disposition to "ignore" (so the default action, usually ending the

@@ -49,9 +49,11 @@ public struct WorkContext: Sendable {
     /// transfer or to wake a wait.
     ///
     /// ```swift
-    /// let transfer = session.dataTask(with: url) { ... }
-    /// ctx.onCancel { transfer.cancel() }
-    /// transfer.resume()
+    /// queue.add(label: "download") { ctx in
+    ///     let transfer = session.dataTask(with: url) { data, response, error in /* ... */ }
+    ///     ctx.onCancel { transfer.cancel() }
+    ///     transfer.resume()
+    /// }
     /// ```
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         node.onCancel(handler)

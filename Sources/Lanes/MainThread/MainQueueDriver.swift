@@ -18,9 +18,9 @@ import Darwin
 /// on the main thread only while a loop on the main thread drains it; a program parked in `dispatchMain()` instead has
 /// it run by a worker thread.
 ///
-/// A GLib bridge, in outline:
+/// A GLib bridge, in outline (GLib's C API is not part of Lanes; Apps/Desk's `LanesGLib` is a complete one):
 ///
-/// ```swift
+/// ```swift fragment
 /// if let fd = MainQueueDriver.wakeupDescriptor {
 ///     g_unix_fd_add_full(G_PRIORITY_DEFAULT, fd, G_IO_IN, { _, _, _ in
 ///         MainQueueDriver.drain()
@@ -57,7 +57,7 @@ public enum MainQueueDriver {
     /// descriptor readable forever and spins.
     ///
     /// ```swift
-    /// WorkQueue.main.add { print(Thread.isMainThread) } // true
+    /// WorkQueue.main.add { _ in print(Thread.isMainThread) } // true
     /// MainQueueDriver.drain()
     /// ```
     public static func drain() {

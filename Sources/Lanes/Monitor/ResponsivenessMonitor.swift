@@ -10,7 +10,7 @@ import Dispatch
 /// let monitor = ResponsivenessMonitor()           // WorkQueue.main, ping every 16 ms, hitch above 16 ms
 /// monitor.onHitch { hitch in print(hitch) }       // "hitch 52.3 ms on main in 'decode thumbnails'"
 /// monitor.start()
-/// LaneTimer.every(.milliseconds(500), on: .main) { hud.text = monitor.snapshot().hudText }
+/// let refresh = LaneTimer.everyOnMain(.milliseconds(500)) { hud.text = monitor.snapshot().hudText }
 /// ```
 ///
 /// Only one ping is outstanding at a time, so a stall is reported once however long it lasts. A stall is timed from
@@ -155,7 +155,8 @@ public final class ResponsivenessMonitor: Sendable {
     /// Calls `handler` with each hitch, on `queue` (nil: on the monitored queue, as soon as the stall ends).
     ///
     /// ```swift
-    /// monitor.onHitch(on: .main) { hitch in hud.flash(hitch.description) }
+    /// monitor.onHitch { hitch in log(hitch.description) }           // at once, on the monitored queue
+    /// monitor.onMainHitch { hitch in hud.flash(hitch.description) } // UI state: the main-actor form
     /// ```
     public func onHitch(on queue: WorkQueue? = nil, _ handler: @escaping @Sendable (Hitch) -> Void) {
         state.withLock { $0.handlers.append((queue, handler)) }

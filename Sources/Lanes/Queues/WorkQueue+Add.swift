@@ -126,7 +126,7 @@ extension WorkQueue {
     /// step is all a cell keeps.
     ///
     /// ```swift
-    /// let data = network.add(label: "download") { _ in try download(url) }
+    /// let data = network.add(label: "download") { ctx in try fetch(url, ctx) }
     /// let image = filters.add(consuming: data, label: "tilt-shift") { bytes, ctx in try tiltShift(bytes, ctx) }
     /// image.cancel()   // the download stops too
     /// ```

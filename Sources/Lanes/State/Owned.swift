@@ -7,7 +7,7 @@ import Dispatch
 /// ```swift
 /// let model = Owned([String: Quote](), name: "quotes")
 /// model.mutate { $0["AAPL"] = quote }                 // returns at once; runs on the lane, in order
-/// let count = try model.read { $0.count }             // blocks until the lane has run it
+/// let count = try await model.read { $0.count }       // waits for the lane to run it, without blocking
 /// let all = await model.snapshot()                    // never blocks
 /// ```
 ///
@@ -73,7 +73,7 @@ public final class Owned<Value: Sendable>: Sendable {
     /// Changes the value on its lane, later, after every operation posted before; returns at once.
     ///
     /// ```swift
-    /// cart.mutate { $0.items.append(item) }
+    /// cart.mutate { $0.items.append(Item(name: "Tea", price: 4)) }
     /// ```
     public func mutate(_ body: @escaping @Sendable (inout Value) -> Void) {
         post { value in

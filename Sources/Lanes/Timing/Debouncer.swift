@@ -2,9 +2,9 @@
 /// keystroke and searches once typing pauses.
 ///
 /// ```swift
-/// let search = Debouncer<String>(interval: .milliseconds(300), on: .main) { query in
+/// let search = Debouncer<String>(interval: .milliseconds(300), onMain: { query in
 ///     viewModel.search(query)
-/// }
+/// })
 /// textField.onChange { search.send($0) }
 /// ```
 ///

@@ -3,8 +3,8 @@
 /// was already handed to the queue but has not run yet is dropped.
 ///
 /// ```swift
-/// let autosave = LaneTimer.every(.seconds(30), leeway: .seconds(1), on: .main) { document.save() }
-/// LaneTimer.after(.seconds(2), on: .main) { toast.hide() }
+/// let autosave = LaneTimer.everyOnMain(.seconds(30), leeway: .seconds(1)) { document.save() }   // @MainActor
+/// LaneTimer.afterOnMain(.seconds(2)) { toast.hide() }
 /// // The screen went away:
 /// autosave.cancel()
 /// ```
@@ -35,7 +35,7 @@ public final class LaneTimer: Sendable {
     /// Calls `action` once, `delay` from now, on `queue` (or on the clock's thread when `queue` is nil).
     ///
     /// ```swift
-    /// LaneTimer.after(.milliseconds(500), on: .main) { spinner.show() }
+    /// LaneTimer.after(.seconds(5), on: queue) { trimCaches() }
     /// ```
     @discardableResult
     public static func after(
@@ -54,7 +54,7 @@ public final class LaneTimer: Sendable {
     /// system fire up to that much late so it can batch wake-ups.
     ///
     /// ```swift
-    /// let poll = LaneTimer.every(.seconds(5), leeway: .milliseconds(500), on: .main) { refreshBadge() }
+    /// let poll = LaneTimer.every(.seconds(5), leeway: .milliseconds(500), on: network) { pollServer() }
     /// ```
     public static func every(
         _ interval: Duration, leeway: Duration = .zero, on queue: WorkQueue? = nil,

@@ -1,7 +1,7 @@
 /// Which values a ``Throttler`` delivers within each interval.
 ///
 /// ```swift
-/// let scroll = Throttler<Double>(interval: .milliseconds(100), edges: .both, on: .main) { loadVisibleRows(at: $0) }
+/// let scroll = Throttler<Double>(interval: .milliseconds(100), edges: .both, onMain: { loadVisibleRows(at: $0) })
 /// ```
 public enum ThrottleEdges: Sendable, Equatable {
     /// The first value of a burst at once; later values in the interval are dropped.
@@ -15,9 +15,9 @@ public enum ThrottleEdges: Sendable, Equatable {
 /// Delivers at most one value per `interval`: scroll positions, resize events, progress ticks.
 ///
 /// ```swift
-/// let prefetch = Throttler<Int>(interval: .milliseconds(100), on: .main) { row in
+/// let prefetch = Throttler<Int>(interval: .milliseconds(100), onMain: { row in
 ///     prefetcher.update(firstVisibleRow: row)
-/// }
+/// })
 /// scrollView.onScroll { prefetch.send($0.firstVisibleRow) }
 /// ```
 ///

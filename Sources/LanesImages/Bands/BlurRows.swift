@@ -9,7 +9,7 @@
 /// channels (an opaque one then still comes out opaque, with the same RGB).
 ///
 /// ```swift
-/// let blurred = try BlurRows(ImageRowDecoder(data: photo), sigma: 8)
+/// let blurred = try BlurRows(ImageRowDecoder(data: jpeg), sigma: 8)
 /// let bitmap = try Bitmap(readingAllRowsOf: blurred)
 /// ```
 public final class BlurRows: RowStage {

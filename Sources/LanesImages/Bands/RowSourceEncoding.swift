@@ -11,7 +11,7 @@ extension ImageEncoder {
     /// returns or throws.
     ///
     /// ```swift
-    /// let png = try ImageEncoder().encodePNG(rowsOf: BlurRows(ImageRowDecoder(data: photo), sigma: 8))
+    /// let png = try ImageEncoder().encodePNG(rowsOf: BlurRows(ImageRowDecoder(data: jpeg), sigma: 8))
     /// ```
     public func encodePNG(rowsOf source: any RowSource, compressionLevel: Int = 6, filter: PNGFilter = .adaptive,
                           fileDescriptor: Int32? = nil, bandRows: Int = 64) throws -> (data: Data, byteCount: Int) {
@@ -30,7 +30,7 @@ extension ImageEncoder {
     /// quantised coefficient until the last row.
     ///
     /// ```swift
-    /// let jpeg = try ImageEncoder().encodeJPEG(rowsOf: BlurRows(ImageRowDecoder(data: photo), sigma: 8),
+    /// let jpeg = try ImageEncoder().encodeJPEG(rowsOf: BlurRows(ImageRowDecoder(data: png), sigma: 8),
     ///                                          quality: 90, optimizedCoding: false)
     /// ```
     public func encodeJPEG(rowsOf source: any RowSource, quality: Int = 85, background: RGBA = .white,

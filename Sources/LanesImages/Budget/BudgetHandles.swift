@@ -21,7 +21,7 @@ public final class BudgetRequest: Sendable {
     /// move up. Returns true if it withdrew it, false if it had already been granted or withdrawn.
     ///
     /// ```swift
-    /// if !request.cancel() { /* granted already: the reservation went to `granted`, release it there */ }
+    /// if !budgetRequest.cancel() { /* granted already: the reservation went to `granted`, release it there */ }
     /// ```
     @discardableResult
     public func cancel() -> Bool { budget.cancel(id) }
@@ -30,14 +30,14 @@ public final class BudgetRequest: Sendable {
     /// may grant it at once.
     ///
     /// ```swift
-    /// request.setPriority(.visible)
+    /// budgetRequest.setPriority(.visible)
     /// ```
     public func setPriority(_ priority: WorkPriority) { budget.setPriority(id, priority) }
 
     /// Whether the request is still waiting (neither granted nor withdrawn).
     ///
     /// ```swift
-    /// if request.isWaiting { showPlaceholder() }
+    /// if budgetRequest.isWaiting { showPlaceholder() }
     /// ```
     public var isWaiting: Bool { budget.isWaiting(id) }
 }

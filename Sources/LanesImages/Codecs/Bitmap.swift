@@ -158,7 +158,8 @@ public struct Bitmap: Sendable, Equatable {
     /// Calls `body` with the pixel bytes for in-place editing (the size cannot change).
     ///
     /// ```swift
-    /// bitmap.withUnsafeMutablePixels { bytes in
+    /// var inverted = bitmap
+    /// inverted.withUnsafeMutablePixels { bytes in
     ///     for i in stride(from: 0, to: bytes.count, by: 4) { bytes[i] = 255 - bytes[i] }
     /// }
     /// ```

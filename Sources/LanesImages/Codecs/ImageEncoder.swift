@@ -33,7 +33,7 @@ public struct ImageEncoder: Sendable {
     /// lets libpng pick the best of the five for every row, giving the smallest files of photos.
     ///
     /// ```swift
-    /// try ImageEncoder().encode(bitmap, as: .png(filter: .up))
+    /// let png = try ImageEncoder().encode(bitmap, as: .png(filter: .up))
     /// ImageEncoder.PNGFilter(rawValue: "none")   // .none
     /// ```
     public enum PNGFilter: String, Sendable, Hashable, CaseIterable {

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// do {
-///     let bitmap = try ImageDecoder().decode(data)
+///     show(try ImageDecoder().decode(data))
 /// } catch ImageError.unsupportedFormat(.markup) {
 ///     print("the server sent an HTML page")
 /// } catch let error as ImageError {

@@ -87,7 +87,7 @@ public final class DiskCache: Sendable {
     /// A corrupt or truncated entry is deleted, counted in ``DiskCacheStatistics/corruptDropped`` and reported as nil.
     ///
     /// ```swift
-    /// if let png = cache.data(forKey: "https://example.com/a.png") { decode(png) }
+    /// if let png = cache.data(forKey: "https://example.com/a.png") { show(try decoder.decode(png)) }
     /// ```
     public func data(forKey key: String) -> Data? {
         let name = StripeHash.name(forKey: key)

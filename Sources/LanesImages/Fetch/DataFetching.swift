@@ -32,7 +32,9 @@ public protocol DataFetching: Sendable {
 /// A fetch under way: cancel it, or change its priority while it runs.
 ///
 /// ```swift
-/// let handle = fetcher.fetch(url, priority: .prefetch) { result in show(result) }
+/// let handle = fetcher.fetch(url, priority: .prefetch) { result in
+///     if case .success(let data) = result { decodeAndShow(data) }
+/// }
 /// handle.setPriority(.visible)   // the row scrolled into view
 /// handle.cancel()                // ...and out again: the transfer stops, the connection closes
 /// ```

@@ -1,9 +1,9 @@
 /// Why a fetch failed. Each case names the URL (or path) and its description is a sentence a person can act on.
 ///
 /// ```swift
-/// fetcher.fetch(url, priority: .visible) { result in
+/// let handle = fetcher.fetch(url, priority: .visible) { result in
 ///     switch result {
-///     case .success(let data): show(data)
+///     case .success(let data): decodeAndShow(data)
 ///     case .failure(.httpStatus(code: 404, _)): showPlaceholder()
 ///     case .failure(.cancelled): break          // nobody wants it any more
 ///     case .failure(let error): log(error.description)

@@ -8,7 +8,7 @@ import Synchronization
 /// ``cancel()``. Cancelling withdraws this request only; the stages it used stop when no other request needs them.
 ///
 /// ```swift
-/// let task = pipeline.load(request, priority: .visible, on: .main) { result in cell.image = try? result.get() }
+/// let task = pipeline.load(request, priority: .visible) { result in cell.image = try? result.get() }
 /// task.priority = .prefetch   // scrolled near the edge
 /// task.cancel()               // scrolled away: no delivery, the transfer stops if nobody else wants it
 /// ```

@@ -8,8 +8,8 @@ import Lanes
 /// evictions are O(1).
 ///
 /// ```swift
-/// let charts = CostLimitedCache<String, Bitmap>(costLimit: 32 << 20) { $0.byteCount }
-/// charts["AAPL"] = bitmap          // may evict older charts to stay under 32 MiB
+/// let charts = CostLimitedCache<String, Chart>(costLimit: 32 << 20) { $0.byteCount }
+/// charts["AAPL"] = chart           // may evict older charts to stay under 32 MiB
 /// if let chart = charts["AAPL"] { show(chart) }
 /// ```
 public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {

@@ -1,12 +1,12 @@
 /// What a ``ListModel`` tells its observers as rows move through the viewport and the preload range.
 ///
 /// ```swift
-/// model.observe { event in
+/// list.observe { event in
 ///     switch event {
 ///     case .willDisplay(let row, let cell): cell.configure(row)
 ///     case .didEndDisplay(_, let cell): cell.content.clear()
-///     case .enterPreload(let row): loader.prefetch([key(row)])
-///     case .leavePreload(let row): loader.cancelPrefetch([key(row)])
+///     case .enterPreload(let row): loader.prefetch([symbols[row]])
+///     case .leavePreload(let row): loader.cancelPrefetch([symbols[row]])
 ///     }
 /// }
 /// ```

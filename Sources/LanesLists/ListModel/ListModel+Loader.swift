@@ -9,13 +9,13 @@ extension ListModel {
     /// prefetch priority; a prefetched row that comes on screen is promoted at once.
     ///
     /// ```swift
-    /// @MainActor final class ChartCell {
+    /// @MainActor final class ChartRow {
     ///     var chart: Chart?
     ///     lazy var content = charts.binding(placeholder: { [unowned self] _ in chart = nil }) { [unowned self] _, result in
     ///         chart = try? result.get()
     ///     }
     /// }
-    /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartCell() }
+    /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartRow() }
     /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
     /// ```
     public func connect<Key, Value>(

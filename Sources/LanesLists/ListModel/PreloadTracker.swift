@@ -23,6 +23,7 @@ public struct PreloadTracker: Sendable {
     /// var eager = AdaptivePreload()
     /// eager.lead = 0.2
     /// var tracker = PreloadTracker(eager)
+    /// let extent = tracker.update(offset: 0, at: clock.now, rowHeight: 1, viewportHeight: 20)
     /// ```
     public init(_ preload: AdaptivePreload = AdaptivePreload()) {
         planner = PreloadPlanner(config: preload)

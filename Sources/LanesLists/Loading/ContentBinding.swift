@@ -77,7 +77,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// over synchronously.
     ///
     /// ```swift
-    /// func willDisplay(_ cell: ChartCell, row: Int) { cell.content.show(symbols[row]) }
+    /// @MainActor func willDisplay(_ cell: ChartCell, row: Int) { cell.content.show(symbols[row]) }
     /// ```
     @discardableResult
     public func show(_ key: Key, priority: WorkPriority = .visible) -> Bool {
@@ -117,7 +117,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// cell ends display or is about to be reused.
     ///
     /// ```swift
-    /// func didEndDisplay(_ cell: ChartCell) { cell.content.clear() }
+    /// @MainActor func didEndDisplay(_ cell: ChartCell) { cell.content.clear() }
     /// ```
     public func clear() {
         request?.cancel()

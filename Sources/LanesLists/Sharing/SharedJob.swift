@@ -109,7 +109,7 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Runs one `async` step on `queue` at the job's priority, steered by the job, and hands its result to `next`.
     ///
     /// ```swift
-    /// job.run(on: network, { _ in try await session.data(from: url) }) { data in job.finish(data) }
+    /// job.run(on: network, { _ in try await fetchImage(job.key) }) { image in job.finish(image) }
     /// ```
     public func run<Output: Sendable>(
         on queue: WorkQueue, label: String? = nil, _ body: @escaping @Sendable (WorkContext) async throws -> Output,
@@ -122,7 +122,7 @@ public final class SharedJob<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Runs the job's last step on `queue` and finishes the job with its result.
     ///
     /// ```swift
-    /// job.run(on: charts) { context in try renderChart(job.key, context) }
+    /// job.run(on: decoding) { context in try decodeThumbnail(job.key, context) }
     /// ```
     public func run(on queue: WorkQueue, label: String? = nil, _ body: @escaping @Sendable (WorkContext) throws -> Value) {
         run(on: queue, label: label, body) { self.finish($0) }

@@ -4,7 +4,7 @@ import Lanes
 /// cancelled when its last consumer leaves, and runs at the highest priority of those that stay.
 ///
 /// ```swift
-/// let (subscription, _) = table.subscribe(key, priority: .prefetch, deliver: show, start: startJob)
+/// let (subscription, _) = table.subscribe(url, priority: .prefetch, deliver: show, start: startJob)
 /// subscription.setPriority(.visible)
 /// subscription.cancel()
 /// ```

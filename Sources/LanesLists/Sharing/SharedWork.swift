@@ -11,9 +11,9 @@ import Lanes
 ///   steps with `SharedJob.run(on:)`.
 ///
 /// ```swift
-/// let renders = SharedWork<String, Chart>(deliveryQueue: .main)
-/// let (subscription, _) = renders.subscribe("AAPL", priority: .prefetch, deliver: { show($0) }) { job in
-///     job.run(on: charts) { context in try renderChart(job.key, context) }
+/// let charts = SharedWork<String, Chart>(deliveryQueue: .main)
+/// let (subscription, _) = charts.subscribe("AAPL", priority: .prefetch, deliver: { show($0) }) { job in
+///     job.run(on: renders) { context in try renderChart(job.key, context) }
 /// }
 /// subscription.setPriority(.visible)   // the row came on screen
 /// subscription.cancel()                // it left again: the render stops if nobody else wants it
@@ -45,7 +45,9 @@ public final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///   - observe: told what happens to jobs, outside the lock.
     ///
     /// ```swift
-    /// let fetches = SharedWork<URL, Data> { event in if case .cancelled = event { cancelled += 1 } }
+    /// let fetches = SharedWork<URL, Data> { event in
+    ///     if case .cancelled = event { cancelledFetches.add(1, ordering: .relaxed) }
+    /// }
     /// ```
     public init(
         label: String = "shared work", deliveryQueue: WorkQueue? = nil,
@@ -61,9 +63,11 @@ public final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// nil only keeps the job going (a prefetch). Returns the subscription and whether this call started the job.
     ///
     /// ```swift
-    /// let (subscription, started) = table.subscribe(key, priority: .visible, deliver: { show($0) }) { job in
-    ///     job.run(on: queue) { _ in try load(key) }
+    /// let (subscription, started) = table.subscribe(url, priority: .visible, deliver: { show($0) }) { job in
+    ///     job.run(on: queue) { _ in try load(job.key) }
     /// }
+    /// if !started { print("joined the load already under way") }
+    /// subscription.cancel()   // the row left the screen
     /// ```
     @discardableResult
     public func subscribe(
@@ -100,7 +104,7 @@ public final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// The priority the job for `key` runs at (the highest its consumers ask for), or nil when none is in flight.
     ///
     /// ```swift
-    /// table.priority(of: "AAPL")   // .visible
+    /// table.priority(of: url)   // .visible
     /// ```
     public func priority(of key: Key) -> WorkPriority? {
         state.withLock { $0.entries[key]?.wanted }

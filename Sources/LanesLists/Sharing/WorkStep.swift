@@ -29,7 +29,7 @@ public struct WorkStep: Sendable {
     /// Steers a work item: cancelling it, re-prioritising it in its queue.
     ///
     /// ```swift
-    /// let step = WorkStep(queue.add(priority: .prefetch) { _ in render() })
+    /// let step = WorkStep(queue.add(priority: .prefetch) { _ in try render() })
     /// ```
     public init<Output>(_ item: WorkItem<Output>) {
         self.cancel = { item.cancel() }
@@ -39,7 +39,7 @@ public struct WorkStep: Sendable {
     /// Steers a subscription to other shared work: leaving it, changing this consumer's priority.
     ///
     /// ```swift
-    /// let upstream = downloads.subscribe(url, priority: job.priority, deliver: { _ in }, start: startDownload)
+    /// let upstream = fetches.subscribe(url, priority: job.priority, deliver: { _ in }, start: startDownload)
     /// job.install(WorkStep(upstream.subscription), order: 0, startedAt: job.priority)
     /// ```
     public init(_ subscription: SharedSubscription) {
