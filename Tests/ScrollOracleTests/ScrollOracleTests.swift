@@ -102,6 +102,22 @@ import Testing
         #expect(oracle.unshown == 1)
     }
 
+    @Test func aJumpWithoutLookAheadWaitsForTheRendersAndWithLookAheadDoesNot() {
+        // 20 rows on screen, then a jump at 1 s to 20 unseen rows for 0.1 s, on two threads of 3 ms renders.
+        var frames: [(time: Double, rows: Range<Int>, counted: Bool)] = [(0, 0..<20, false)]
+        for frame in 1...12 { frames.append((Double(frame) / 12, 0..<20, true)) }
+        for frame in 0...6 { frames.append((1 + Double(frame) / 60, 5_000..<5_020, true)) }
+        frames.append((1.11, 0..<20, true))
+        let windows = VisibilityWindow.windows(frames: frames)
+        let reactive = ScrollOracle.plan(windows: windows, renderSeconds: 0.003, threads: 2, horizon: 0, origin: 0)
+        #expect(reactive.unshown == 0)
+        #expect(reactive.visibleToShownMilliseconds.filter { $0 > 0 }.count == 20)
+        // Ten rounds of two renders, on render-long slots from the origin (a release rounds up to the next slot).
+        #expect((30...33).contains(reactive.visibleToShownMilliseconds.max() ?? 0))
+        let ahead = ScrollOracle.plan(windows: windows, renderSeconds: 0.003, threads: 2, horizon: 0.5, origin: 0)
+        #expect(ahead.visibleToShownMilliseconds.allSatisfy { $0 == 0 })
+    }
+
     @Test func windowsFollowTheFrames() {
         let windows = VisibilityWindow.windows(frames: [
             (0, 0..<2, false), (1, 1..<3, true), (2, 0..<2, true),
