@@ -1,3 +1,4 @@
+import Dispatch
 import Lanes
 import LanesTesting
 import Synchronization
@@ -110,4 +111,32 @@ final class SearchScreen: Sendable {
     ui.runAll()
     #expect(searched.elements == ["swi", "sw", "swo"])
     #expect(model.results == ["sword"])
+}
+
+// The "Heavy tests on a busy machine" section of the same article.
+
+@Suite(.timeLimit(.minutes(5)), .heavy)
+struct ChecksumTests {
+    @Test func everyValueIsCounted() {
+        let count = TestScale.pick(1_000_000, sanitized: 100_000)
+        let values = (0..<count).map { $0 % 7 }   // 0, 1, ..., 6, 0, 1, ...
+        let expected = count / 7 * 21 + (0..<count % 7).reduce(0, +)
+        #expect(values.reduce(0, +) == expected)
+    }
+}
+
+@Test func aBlockingWaitOnAThreadOfItsOwn() async {
+    let answer = await onDedicatedThread { () -> Int in
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "worker").async { done.signal() }
+        done.wait()  // blocks LanesTesting's thread, not one of Swift's
+        return 42
+    }
+    #expect(answer == 42)
+}
+
+@Test func heavyWorkAsAnItem() async throws {
+    let queue = WorkQueue("crunch", maxConcurrency: 2)
+    let item = queue.add { _ in (0..<1_000_000).reduce(0, &+) }
+    #expect(try await item.value == 499_999_500_000)
 }
