@@ -124,7 +124,8 @@ enum LoopbackSocket {
             let count = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal | dontWait) }
             if count < 0, errno == EINTR { continue }
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                guard wait(for: fd, events: Int32(POLLOUT), wake: wake, timeout: timeout) == .readable else { return false }
+                let room = wait(for: fd, events: Int32(POLLOUT), wake: wake, timeout: timeout)
+                guard room == .readable else { return false }
                 continue
             }
             guard count > 0 else { return false }
