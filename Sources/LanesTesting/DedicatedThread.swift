@@ -8,7 +8,7 @@ import Lanes
 /// shares them. A test body that computes for a minute, or blocks on a child process, holds one of them; every other
 /// test's `await` resumption queues behind it and their time limits run out with nothing wrong. Code run on these
 /// threads holds none of them. The pool grows a thread per body that needs one, so blocked bodies never wait for each
-/// other; ``Trait/heavy`` bounds how many CPU-heavy tests run at once.
+/// other; the `.heavy` trait bounds how many CPU-heavy tests run at once.
 enum TestThreads {
     /// The pool: elastic, so a body that blocks never waits for a thread another blocked body holds.
     static let pool = ThreadPoolExecutor(maxThreads: 256, idleTimeout: 2)
@@ -45,8 +45,8 @@ enum TestThreads {
 /// #expect(status == 0)
 /// ```
 ///
-/// For a whole test (or suite) of CPU-heavy work, use the ``Trait/heavy`` trait instead: it also bounds how many such
-/// tests run at once, so their time limits do not count the wait for a core.
+/// For a whole test (or suite) of CPU-heavy work, use the `.heavy` trait (``HeavyTestTrait``) instead: it also bounds
+/// how many such tests run at once, so their time limits do not count the wait for a core.
 public func onDedicatedThread<T, Failure: Error>(_ body: () throws(Failure) -> T) async throws(Failure) -> T {
     try await TestThreads.run { () throws(Failure) -> T in try body() }
 }

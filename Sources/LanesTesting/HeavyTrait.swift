@@ -2,7 +2,7 @@ import Foundation
 import Lanes
 import Testing
 
-/// The ``Trait/heavy`` trait: a CPU-heavy test (or every test of a suite) runs on LanesTesting's own threads instead of
+/// The `.heavy` trait: a CPU-heavy test (or every test of a suite) runs on LanesTesting's own threads instead of
 /// Swift's global executor, at most one such test per core at a time, and its time limit starts when its turn comes.
 public struct HeavyTestTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite, and of the suites inside it.

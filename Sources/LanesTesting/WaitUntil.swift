@@ -19,6 +19,10 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// so a long wait leaves the CPU to the code it waits for. Use it where nothing can be awaited directly (a counter
 /// another thread bumps); prefer a ``Gate`` or the item's own `value` when there is one.
 ///
+/// The deadline is a backstop for a hang, not a measure of speed: keep CPU-heavy and blocking work off Swift's
+/// global executor (`.heavy`: ``HeavyTestTrait``; ``onDedicatedThread(_:)``) so a wait never queues behind it, and
+/// leave the default (a minute) for conditions that hold within milliseconds at rest.
+///
 /// ```swift nonisolated
 /// try await waitUntil("three bodies running") { running.load(ordering: .relaxed) == 3 }
 /// ```

@@ -287,7 +287,8 @@ struct UnprivilegedThreadLevelTests {
     /// Runs this suite's sibling, the "Thread levels" and "Task executors" suites, again as the user `nobody`: the
     /// levels must come out right without `CAP_SYS_NICE`. Skipped where the tests already run unprivileged (the
     /// suites then ran as they are) or where `runuser` is missing.
-    @Test("the level tests pass as an unprivileged user (runuser -u nobody)",
+    /// `.heavy`: it blocks its thread for as long as the inner run takes, which must not be one of Swift's.
+    @Test("the level tests pass as an unprivileged user (runuser -u nobody)", .heavy,
           .enabled(if: isPrivileged && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser")))
     func levelsAsNobody() throws {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")

@@ -17,14 +17,20 @@ enum LoopbackSocket {
         }
     }
 
-    /// A TCP socket listening on 127.0.0.1 at a port the kernel picks: (descriptor, port).
-    static func makeListener() throws -> (Int32, Int) {
+    /// A TCP socket (closed on exec where the platform can say so at creation).
+    private static func makeSocket() throws -> Int32 {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure.call("socket", errno) }
+        return fd
+    }
+
+    /// A TCP socket listening on 127.0.0.1 at a port the kernel picks: (descriptor, port).
+    static func makeListener() throws -> (Int32, Int) {
+        let fd = try makeSocket()
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -46,12 +52,7 @@ enum LoopbackSocket {
 
     /// A client socket connected to 127.0.0.1:`port` (tests that play a client which misbehaves).
     static func connect(port: Int) throws -> Int32 {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure.call("socket", errno) }
+        let fd = try makeSocket()
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -123,7 +124,8 @@ enum LoopbackSocket {
             let count = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal | dontWait) }
             if count < 0, errno == EINTR { continue }
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                guard wait(for: fd, events: Int32(POLLOUT), wake: wake, timeout: timeout) == .readable else { return false }
+                let room = wait(for: fd, events: Int32(POLLOUT), wake: wake, timeout: timeout)
+                guard room == .readable else { return false }
                 continue
             }
             guard count > 0 else { return false }
