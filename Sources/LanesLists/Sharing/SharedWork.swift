@@ -7,6 +7,9 @@ import Lanes
 ///   subscription leaves, or changes this consumer's priority; the job follows live (see ``WorkSteering``).
 /// - The job reports its result with ``SharedJob/finish(_:)``. With a `deliveryQueue` the result hops there first,
 ///   and only consumers still subscribed when it arrives receive it: ``cancelAll()`` is atomic from that queue.
+/// - A step cancelled behind the job's back (its queue's `cancelAll()`, a direct `cancel()`) ends the job with
+///   `CancellationError` for every consumer still subscribed: nobody waits for work that no longer runs, and the
+///   next subscriber starts a new job.
 /// - ``ContentLoader`` (lists) and the image pipeline's stages are both built on it; user code can chain its own
 ///   steps with `SharedJob.run(on:)`.
 ///
