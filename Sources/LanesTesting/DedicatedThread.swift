@@ -36,8 +36,10 @@ enum TestThreads {
 /// every other test in the process, whose time limits then run out. The body runs in the calling task, so `#expect`
 /// and `Issue.record` inside it count for the test.
 ///
-/// ```swift
+/// ```swift nonisolated
 /// let status = try await onDedicatedThread {
+///     let process = Process()
+///     process.executableURL = URL(fileURLWithPath: "/bin/true")
 ///     try process.run()
 ///     process.waitUntilExit()
 ///     return process.terminationStatus

@@ -35,8 +35,10 @@ extension Trait where Self == HeavyTestTrait {
     /// `await` resumption waits behind it. A heavy test holds none of them: its body, and everything its task runs,
     /// runs on a thread of LanesTesting's pool. Heavy tests take turns, one per core, and a test's time limit starts
     /// with its turn, so a limit measures the test, not the queue in front of it. `#expect` works as anywhere else.
+    /// (swift-testing's macros do not expand in the docs' compile check: *Testing with Lanes* compiles and runs this
+    /// pattern in its "Heavy tests on a busy machine" section.)
     ///
-    /// ```swift
+    /// ```swift fragment
     /// @Suite(.timeLimit(.minutes(5)), .heavy)
     /// struct ThumbnailTests {
     ///     @Test func aLargeImageShrinks() {

@@ -35,7 +35,10 @@ public enum MainQueuePump {
     /// not run (they run once the test suspends or returns). Called from inside a `WorkQueue.main` item it runs
     /// nothing (the main queue runs one item at a time).
     ///
-    /// ```swift
+    /// (swift-testing's macros do not expand in the docs' compile check: *Testing with Lanes* runs a `@MainActor`
+    /// test like this one.)
+    ///
+    /// ```swift fragment
     /// @MainActor final class Label { var text = "" }
     ///
     /// @Test @MainActor func showsTheResult() {

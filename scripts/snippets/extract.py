@@ -36,7 +36,7 @@ LIBRARY_DEPS = {
     "LanesAppSupport": ["Lanes", "LanesAppSupport"],
 }
 DECL = re.compile(
-    r"^(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|package|final|open|nonisolated|indirect)\s+)*"
+    r"^(@\w+(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s+)*((public|private|fileprivate|internal|package|final|open|nonisolated|indirect)\s+)*"
     r"(struct|class|enum|protocol|extension|actor|typealias|import)\b")
 
 
@@ -105,7 +105,7 @@ def blocks_in_doc_comments(path):
 
 
 FUNC = re.compile(
-    r"^(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|package|nonisolated|static)\s+)*func\b")
+    r"^(@\w+(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s+)*((public|private|fileprivate|internal|package|nonisolated|static)\s+)*func\b")
 
 
 def split(body):
@@ -115,7 +115,7 @@ def split(body):
     for n, line in body:
         stripped = line.strip()
         if depth == 0:
-            if re.match(r"^@\w+(\([^)]*\))?$", stripped):
+            if re.match(r"^@\w+(\(.*\))?$", stripped):
                 pending.append((n, line)); continue
             probe = " ".join(l.strip() for _, l in pending) + " " + stripped
             kind = "decl" if DECL.match(probe.strip()) else "func" if FUNC.match(probe.strip()) else \
@@ -255,26 +255,15 @@ for group, path, imports in docs:
         if rel in ARTICLES_AS_TESTS:
             write_article_test(rel, items, imports)
 
-# Public doc comments, one group per library. scripts/snippets/pending.txt names the source files whose doc comments
-# are not compiled yet (their examples lean on names the comment does not declare): a list that only shrinks; every
-# other file's blocks, a new file's included, are compiled.
-pending_list = os.path.join(ROOT, "scripts", "snippets", "pending.txt")
-pending = set()
-if os.path.exists(pending_list):
-    pending = {l.strip() for l in open(pending_list) if l.strip() and not l.startswith("#")}
-skipped = 0
+# Public doc comments, one group per library: every source file's blocks are compiled.
 libraries = {"LanesGLib": ["Lanes", "LanesGLib", "CGtk"]} if DESK else LIBRARY_DEPS
 for library, imports in libraries.items():
     items = []
     sources = os.path.join(ROOT, "Apps", "Desk", "Sources") if DESK else os.path.join(ROOT, "Sources")
     for source in sorted(glob.glob(os.path.join(sources, library, "**", "*.swift"), recursive=True)):
         rel = os.path.relpath(source, ROOT)
-        if rel in pending:
-            skipped += 1
-            continue
         items += [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
                   if keep(lang, flags)]
     if items:
         write_group("Doc_" + library, ["Foundation", "FoundationNetworking?"] + imports, items)
 print("fragments", fragments)
-print("pending", skipped)

@@ -67,7 +67,7 @@ public protocol WorkExecutor: Sendable {
     /// runs it on the calling thread, so a test sees every handle resolved when `cancelAll()` returns.
     ///
     /// ```swift
-    /// struct InlineExecutor: WorkExecutor {
+    /// struct CallerThreadExecutor: WorkExecutor {
     ///     func schedule(_ runner: WorkRunner) { runner.run() }
     ///     func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
     /// }

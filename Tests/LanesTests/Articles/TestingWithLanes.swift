@@ -4,6 +4,7 @@
 import Lanes
 import LanesTesting
 import Testing
+import Dispatch
 
 #sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 33)
 @MainActor final class SearchViewModel {
@@ -89,5 +90,32 @@ import Testing
     MainQueuePump.runPending()
     #expect(searched.elements == ["swi", "sw", "swo"])
     #expect(model.results == ["sword"])
+}
+#sourceLocation()
+#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 195)
+@Suite(.timeLimit(.minutes(5)), .heavy)
+struct ChecksumTests {
+    @Test func everyValueIsCounted() {
+        let count = TestScale.pick(1_000_000, sanitized: 100_000)
+        let values = (0..<count).map { $0 % 7 }   // 0, 1, ..., 6, 0, 1, ...
+        let expected = count / 7 * 21 + (0..<count % 7).reduce(0, +)
+        #expect(values.reduce(0, +) == expected)
+    }
+}
+#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 205)
+@Test func aBlockingWaitOnAThreadOfItsOwn() async {
+    let answer = await onDedicatedThread { () -> Int in
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "worker").async { done.signal() }
+        done.wait()  // blocks LanesTesting's thread, not one of Swift's
+        return 42
+    }
+    #expect(answer == 42)
+}
+#sourceLocation(file: "Sources/Lanes/Lanes.docc/TestingWithLanes.md", line: 215)
+@Test func heavyWorkAsAnItem() async throws {
+    let queue = WorkQueue("crunch", maxConcurrency: 2)
+    let item = queue.add { _ in (0..<1_000_000).reduce(0, &+) }
+    #expect(try await item.value == 499_999_500_000)
 }
 #sourceLocation()
