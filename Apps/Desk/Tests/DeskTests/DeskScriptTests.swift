@@ -53,8 +53,12 @@ struct DeskScriptTests {
         #expect(frames >= 45, "\(frames) frames of 180 (load \(figures["load_average"] ?? "?"))")
         #expect(try Self.number(figures, "scrolled_px") >= 7000)
         // The prefetch follows the scroll: few thumbnails loaded ahead went unseen (1.5 fixed screens each way, the
-        // old preload, wasted 22% of them in this script).
-        #expect(try Self.number(figures, "waste_pct") <= 10)
+        // old preload, wasted 22% of them in this script). When the machine is too busy to keep the frames coming, the
+        // fling moves in bigger steps between the frames the preload sees, and rows it leaned ahead for are passed
+        // over: the code before this bound was loosened measured 6.8–15.2% at load 20, so the bound is 10% while the
+        // frames held up and 20% (still under the old preload's waste) when they did not.
+        let waste = try Self.number(figures, "waste_pct")
+        #expect(waste <= (frames >= 150 ? 10 : 20), "waste \(waste)% at \(frames) frames (load \(figures["load_average"] ?? "?"))")
         _ = try Self.number(figures, "rows_left_unshown")   // reported; its figure is measured in release (README)
         // Leaving the photo page withdrew its work at once and nothing arrived afterwards.
         #expect(try Self.number(figures, "leave_photos_ms_to_zero") >= 0)
