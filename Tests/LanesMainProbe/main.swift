@@ -132,8 +132,12 @@ case "order":
         }
     }
     let order = ran.withLock { $0 }
-    let late = zip(order, order.dropFirst()).filter { $0 > $1 }.count
-    print("order ran=\(order.count) out-of-order=\(late)")
+    let inversions = zip(order, order.dropFirst()).filter { $0 > $1 }
+    let kinds = ["WorkQueue.main", "DispatchQueue.main", "@MainActor"]
+    for (before, after) in inversions.prefix(5) {
+        print("inversion: step \(before) (\(kinds[before % 3])) ran before step \(after) (\(kinds[after % 3]))")
+    }
+    print("order ran=\(order.count) out-of-order=\(inversions.count)")
     exit(0)
 case "flood":
     // 20 WorkQueue.main items, then 20,000 DispatchQueue.main blocks: no item may wait for a block enqueued after it.

@@ -40,13 +40,21 @@ extension WorkQueue {
     }
 
     private func pushReady(_ node: WorkNode) {
+        if turnPerItem {
+            // Admitted and given its turn in one critical section, the turn posted before this returns: through the
+            // inbox, another thread could admit it and post its turn after the caller's next main-queue block.
+            update { state, action in
+                state.admit(node, ready: true)
+                state.requestRunners(into: &action)
+            }
+            return
+        }
         // Tag it with the current cancel-all epoch; admission re-tags it. (A cancel-all racing with this push may
         // briefly make it look cancelled before it is admitted and runs: it was added concurrently.)
         node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
         inbox.push(node)
         // Every runner the limit allows is attached: one of them will take it from the inbox.
-        // A queue that gives each item a turn of its own asks for one now.
-        if turnPerItem || workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
+        if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
             update { state, action in state.requestRunners(into: &action) }
         }
     }
