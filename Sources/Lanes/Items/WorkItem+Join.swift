@@ -15,7 +15,7 @@ extension WorkItem {
     /// let chart = WorkItem(consuming: prices, events, label: "chart") { prices, events, ctx in
     ///     "\(prices.count) prices, \(events.count) events"
     /// }
-    /// try render.enqueue(chart)
+    /// try renders.enqueue(chart)
     /// ```
     public init<First: Sendable, Second: Sendable>(
         consuming first: WorkItem<First>, _ second: WorkItem<Second>, policy: InputPolicy = .cancel,
@@ -73,7 +73,7 @@ extension WorkQueue {
     /// ```swift
     /// let prices = network.add(label: "prices") { _ in [101.5, 102.25, 99.75] }
     /// let events = network.add(label: "events") { _ in ["split"] }
-    /// let chart = render.add(consuming: prices, events, label: "chart") { prices, events, ctx in
+    /// let chart = renders.add(consuming: prices, events, label: "chart") { prices, events, ctx in
     ///     try ctx.checkCancellation()
     ///     return "\(prices.count) prices, \(events.count) events"
     /// }

@@ -46,7 +46,7 @@ extension Sequence where Element: WorkDependency & Sendable {
     /// one. Ending the loop early cancels nothing: cancel the items that are no longer wanted.
     ///
     /// ```swift
-    /// let thumbnails = (1...3).map { page in render.add(label: "page \(page)") { _ in page * 100 } }
+    /// let thumbnails = (1...3).map { page in renders.add(label: "page \(page)") { _ in page * 100 } }
     /// for await item in thumbnails.inCompletionOrder() {
     ///     if case .success(let pixels) = await item.result { print(item.label, pixels) }
     /// }

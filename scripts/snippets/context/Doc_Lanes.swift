@@ -111,3 +111,6 @@ func fail(_ message: String) -> Never { fatalError(message) }
 @MainActor func runTheApp() {}
 let began = DispatchTime.now().uptimeNanoseconds
 let ended = DispatchTime.now().uptimeNanoseconds
+let io = WorkQueue("io", maxConcurrency: 4)
+let parsing = WorkQueue("parsing", maxConcurrency: 2)
+let work = WorkQueue("work", maxConcurrency: 2)
