@@ -88,7 +88,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "LanesImageCLITests", dependencies: ["lanes-image", "LanesAppSupport", "LanesTesting"], swiftSettings: strict),
-        .testTarget(name: "ScrollOracleTests", dependencies: ["ScrollOracle"], swiftSettings: strict),
+        .testTarget(name: "ScrollOracleTests", dependencies: ["ScrollOracle", "LanesTesting"], swiftSettings: strict),
         .testTarget(name: "StocksKitTests", dependencies: ["StocksKit"], swiftSettings: strict),
         .testTarget(name: "StocksAppTests", dependencies: ["StocksApp", "LanesAppSupport", "LanesTesting"], swiftSettings: strict),
     ],

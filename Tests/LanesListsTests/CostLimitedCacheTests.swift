@@ -57,7 +57,7 @@ struct CostLimitedCacheTests {
         let limit = 100
         let cache = CostLimitedCache<Int, Int>(costLimit: limit) { $0 }
         var reference: [(key: Int, cost: Int)] = []   // most recent first
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(seed: 42)
         for step in 0..<20_000 {
             let key = Int(random.next() % 40)
             switch random.next() % 10 {
@@ -96,7 +96,7 @@ struct CostLimitedCacheTests {
             for writer in 0..<writers {
                 group.addTask {
                     await onDedicatedThread {
-                        var random = SplitMix(seed: UInt64(writer + 1))
+                        var random = SplitMix64(seed: UInt64(writer + 1))
                         for _ in 0..<5_000 {
                             let key = Int(random.next() % 200)
                             if random.next() % 3 == 0 {
@@ -116,18 +116,5 @@ struct CostLimitedCacheTests {
         #expect(keys.count == cache.count)
         let sum = keys.reduce(0) { $0 + (cache[$1] ?? 0) }
         #expect(sum == cache.totalCost)
-    }
-}
-
-/// A small deterministic random generator for churn tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

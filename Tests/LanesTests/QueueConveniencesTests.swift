@@ -56,8 +56,10 @@ struct QueueConveniencesTests {
         gate.open()
         #expect(try await waited.value == 42)
 
+        work.suspend()   // so the item cannot start (and finish) before the cancel below
         let cancelled = work.add(label: "cancelled") { _ in 1 }
         cancelled.cancel()
+        work.resume()
         let caught = waiter.add(label: "catch") { _ -> Bool in
             do { _ = try cancelled.wait() } catch is CancellationError { return true }
             return false

@@ -1,3 +1,4 @@
+import LanesTesting
 import Testing
 @testable import ScrollOracle
 
@@ -35,7 +36,7 @@ import Testing
     }
 
     @Test func theMatchingCoversAsMuchAsBruteForce() {
-        var generator = SplitMix(seed: 23)
+        var generator = SplitMix64(seed: 23)
         var checked = 0
         for _ in 0..<600 {
             let windows = randomWindows(&generator)
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func earliestDeadlineFirstPlacementKeepsEveryChosenRowOnTimeAndWithinTheThreads() {
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for _ in 0..<200 {
             let windows = randomWindows(&generator)
             let problem = SlotProblem(windows: windows, renderSeconds: 0.01, threads: 1, horizon: 0.02, origin: 0)
@@ -128,18 +129,5 @@ import Testing
             VisibilityWindow(row: 2, start: 1, end: 2, counted: true),
             VisibilityWindow(row: 0, start: 2, end: .infinity, counted: true),
         ])
-    }
-}
-
-/// A seeded generator, so every run checks the same instances.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
