@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesAppSupport
+import LanesImages
 
 /// One image to process: where it comes from, what to call it in messages, and where it goes.
 struct ImageJob: Sendable, Equatable {
@@ -18,7 +19,7 @@ struct ImageJob: Sendable, Equatable {
 /// Turns command-line inputs into jobs: expands folders, recognises URLs, names the outputs.
 enum InputList {
     /// File extensions picked up from a folder (other files in it are ignored).
-    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "avif"]
+    static let imageExtensions = ImageFormat.decodableExtensions
 
     /// The sources named by `arguments`: `http(s)://` and `file://` URLs as given, the PNG/JPEG/WebP/GIF/AVIF
     /// files directly inside a folder (sorted, hidden files skipped), any other text as a file path

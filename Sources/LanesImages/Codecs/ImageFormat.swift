@@ -27,6 +27,14 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// Whether ``ImageDecoder`` can decode this format.
     public var isDecodable: Bool { self == .png || self == .jpeg || self == .webp || self == .gif || self == .avif }
 
+    /// The file-name extensions (lower case) of the formats ``ImageDecoder`` decodes: what a folder listing picks up.
+    /// The decoder itself goes by the bytes' signature, not the name.
+    ///
+    /// ```swift
+    /// ImageFormat.decodableExtensions.contains("webp")   // true
+    /// ```
+    public static let decodableExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "avif"]
+
     public var description: String { rawValue.uppercased() }
 
     /// The format whose signature starts `bytes`, or nil when none matches.

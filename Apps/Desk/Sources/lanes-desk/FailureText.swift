@@ -21,7 +21,7 @@ enum FailureText {
             case .emptyBody: text = "the file is empty (0 bytes)"
             case .httpStatus(_, let url), .tooLarge(let url, _), .timedOut(let url), .deadlineExceeded(let url, _),
                 .tooSlow(let url, _), .shortBody(let url, _, _), .notHTTP(let url), .redirectLoop(let url),
-                .redirectRefused(let url, _), .connection(let url, _):
+                .redirectRefused(let url, _), .connection(let url, _), .encodedBodyFailed(let url, _):
                 text = dropping(url + ": ", from: error.description)
             case .unsupportedScheme, .cancelled: text = error.description
             }

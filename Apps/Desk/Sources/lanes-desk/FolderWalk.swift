@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesAppSupport
+import LanesImages
 
 /// One photo of the library: where it is, the name shown (sanitised) and, when it cannot be loaded at all, why.
 struct PhotoEntry: Sendable {
@@ -38,7 +39,7 @@ struct FolderWalk: Sendable {
     private(set) var listed = 0
     private(set) var unreadableFolders: [String] = []
 
-    static let extensions: Set<String> = ["png", "jpg", "jpeg"]
+    static let extensions = ImageFormat.decodableExtensions
 
     init(root: String) {
         pending = [Array(root.utf8)]

@@ -104,14 +104,14 @@ struct PhotoLibrary: Sendable {
         return PhotoLibrary(content: .entries(urls))
     }
 
-    /// PNG and JPEG files under `folder`, recursively, sorted by path (the bundled photos: a handful).
+    /// The image files (PNG, JPEG, WebP, GIF, AVIF) under `folder`, recursively, sorted by path (the bundled photos: a handful).
     static func imageFiles(in folder: URL) throws -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
         else { return [] }
         var files: [URL] = []
         for case let url as URL in enumerator
-        where ["png", "jpg", "jpeg"].contains(url.pathExtension.lowercased()) {
+        where ImageFormat.decodableExtensions.contains(url.pathExtension.lowercased()) {
             files.append(url)
         }
         return files.sorted { $0.path < $1.path }
