@@ -194,11 +194,16 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         return .shortBody(url: url, received: body.count, expected: Int(expectedLength))
     }
 
-    /// A `Content-Encoding` value as kept: lowercased and trimmed, nil for none or `identity`.
+    /// The longest `Content-Encoding` value kept (a server's header can be any length).
+    static var encodingNameLimit: Int { 40 }
+
+    /// A `Content-Encoding` value as kept: lowercased, trimmed and cut to ``encodingNameLimit``; nil for none or
+    /// `identity`.
     static func encoding(_ header: String?) -> String? {
         guard let header else { return nil }
         let value = header.trimmingCharacters(in: .whitespaces).lowercased()
-        return value.isEmpty || value == "identity" ? nil : value
+        // The server's words end up in an error message: keep them to one short line (printing sanitises them).
+        return value.isEmpty || value == "identity" ? nil : String(value.prefix(Self.encodingNameLimit))
     }
 
     /// The timer fired for task `taskID` at `now`: the overall deadline, the minimum rate and the idle timeout are
