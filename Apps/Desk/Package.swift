@@ -20,7 +20,7 @@ let package = Package(
     ],
     dependencies: [.package(path: "../..")],
     targets: [
-        // GLib/GIO headers (and libdispatch's two main-queue hooks, until core exposes them).
+        // GLib/GIO headers (the main-queue hooks come from core: MainQueueDriver).
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
         // The bridge: libdispatch's main queue (WorkQueue.main, @MainActor) drained by a GLib source.
@@ -28,7 +28,8 @@ let package = Package(
             name: "LanesGLib", dependencies: ["CGLib", .product(name: "Lanes", package: lanes)], swiftSettings: strict),
         // Runs a GLib main loop with the bridge and measures it (the bridge tests run it as a child process).
         .executableTarget(
-            name: "lanes-glib-probe", dependencies: ["LanesGLib", "CGLib", .product(name: "Lanes", package: lanes)],
+            name: "lanes-glib-probe",
+            dependencies: ["LanesGLib", "CGLib", .product(name: "Lanes", package: lanes), .product(name: "LanesAppSupport", package: lanes)],
             swiftSettings: strict),
         .executableTarget(
             name: "lanes-desk",

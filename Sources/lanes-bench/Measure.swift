@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LanesAppSupport
 
 /// One scenario's result: seconds per contender plus scenario-specific counts.
 struct Row {
@@ -13,32 +14,12 @@ struct Row {
     mutating func count(_ key: String, _ value: Double) { counts.append((key, value)) }
 
     func json() -> String {
-        var fields = ["\"scenario\": \"\(scenario)\"", "\"n\": \(n)"]
-        for (name, value) in seconds { fields.append("\"\(name)_s\": \(format(value, digits: 6))") }
-        for (name, value) in counts {
-            fields.append(value == value.rounded() && abs(value) < 1e15
-                ? "\"\(name)\": \(Int(value))" : "\"\(name)\": \(format(value, digits: 4))")
-        }
-        if !notes.isEmpty { fields.append("\"note\": \(jsonString(notes.joined(separator: "; ")))") }
-        return "{" + fields.joined(separator: ", ") + "}"
+        var object = JSONObject([("scenario", .text(scenario)), ("n", .number(Double(n)))])
+        for (name, value) in seconds { object[name + "_s"] = .number(value, decimals: 6) }
+        for (name, value) in counts { object[name] = .number(value, decimals: 4) }
+        if !notes.isEmpty { object["note"] = .text(notes.joined(separator: "; ")) }
+        return object.json
     }
-}
-
-/// `text` as a JSON string literal (quotes, backslashes and control characters such as a tool's newlines escaped).
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }
 
 /// The median of `samples` (the upper one of an even count), or 0 for none.

@@ -1,6 +1,6 @@
 /// A small writer for Chrome trace-event JSON: objects with string and number fields, written straight into one
 /// string with proper escaping (labels may hold quotes, backslashes, control characters and any Unicode).
-struct TraceJSON {
+package struct TraceJSON {
     /// A field value.
     enum Value {
         case string(String)
@@ -62,8 +62,8 @@ struct TraceJSON {
         }
     }
 
-    /// Writes `string` as a JSON string literal.
-    static func write(string: String, into out: inout String) {
+    /// Writes `string` as a JSON string literal. (Package-wide: LanesAppSupport's report writer escapes the same way.)
+    package static func write(string: String, into out: inout String) {
         out.append("\"")
         for scalar in string.unicodeScalars {
             switch scalar {

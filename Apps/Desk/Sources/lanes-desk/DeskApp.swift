@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import LanesAppSupport
 import Lanes
 import LanesGLib
 import LanesImages
@@ -23,7 +24,7 @@ final class DeskApp {
     private var pages: Widget!
     private var application: UnsafeMutablePointer<GtkApplication>?
     /// Figures a script adds to the report, in order.
-    var report: [(String, ReportValue)] = []
+    var report: [(String, JSONValue)] = []
 
     init(options: Options, library: PhotoLibrary) {
         self.options = options

@@ -2,6 +2,7 @@ import CGtk
 import Dispatch
 import Foundation
 import Lanes
+import LanesAppSupport
 
 extension Scripts {
     /// `--script hostile` (on the folder `HostileFolder` builds, unless `--folder` names another): lists the folder

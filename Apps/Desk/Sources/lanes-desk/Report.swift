@@ -1,20 +1,7 @@
 import CGtk
 import Foundation
+import LanesAppSupport
 import LanesImages
-
-/// A value in the report.
-enum ReportValue {
-    case number(Double)
-    case text(String)
-
-    var json: String {
-        switch self {
-        case .number(let value): value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)) : "null"
-        case .text(let text):
-            String(data: try! JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed]), encoding: .utf8)!
-        }
-    }
-}
 
 /// The `--report FILE` JSON: one object, the script's figures first, then the app's counters.
 @MainActor
@@ -53,7 +40,7 @@ enum Report {
         add("cache_bytes", Double(app.photos.pipeline.memoryCacheCost))
         add("cache_budget_bytes", Double(PhotosPage.cacheBudget))
         add("rss_mb", residentMegabytes())
-        let text = "{" + fields.map { "\"\($0.0)\": \($0.1.json)" }.joined(separator: ", ") + "}\n"
+        let text = JSONObject(fields).json + "\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 

@@ -1,10 +1,11 @@
 import CGtk
 import Dispatch
 import Foundation
-import Synchronization
 import Lanes
+import LanesAppSupport
 import LanesGLib
 import LanesImages
+import Synchronization
 
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor

@@ -1,5 +1,6 @@
 import CGtk
 import Lanes
+import LanesAppSupport
 import LanesGLib
 
 /// Reads the status bar as a user would, several times a second during a scripted motion, and once at rest: the

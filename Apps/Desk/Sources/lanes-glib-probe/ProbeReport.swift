@@ -2,6 +2,7 @@ import CGLib
 import Dispatch
 import Foundation
 import Lanes
+import LanesAppSupport
 import LanesGLib
 import Synchronization
 
@@ -20,7 +21,7 @@ final class ProbeReport {
     }
 
     func json() -> String {
-        "{" + figures.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+        JSONObject(figures.map { ($0.0, .number($0.1, decimals: 4)) }).json
     }
 
     /// 300 mixed jobs posted from a background thread: each records whether it ran on the main thread.
