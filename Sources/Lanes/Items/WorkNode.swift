@@ -376,6 +376,40 @@ package final class WorkNode: Sendable {
 
     var effectivePriority: WorkPriority { WorkPriority(rawValue: effectiveLevel.load(ordering: .relaxed))! }
 
+    /// Registers a priority handler and passes the current priority on (see `WorkContext.onPriorityChange`).
+    func onPriorityChange(_ handler: @escaping @Sendable (WorkPriority) -> Void) {
+        let relays = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            if state.rare == nil { state.rare = NodeRare() }
+            let rare = state.rare!
+            rare.priorityHandlers.append(handler)
+            rare.relayedPriority = nil
+            guard !rare.relaying else { return false }
+            rare.relaying = true
+            return true
+        }
+        if relays { relayPriority() }
+    }
+
+    /// Passes the effective priority on to the priority handlers until they have the latest (only the thread that
+    /// set `relaying` calls this, so calls never overtake each other).
+    func relayPriority() {
+        while true {
+            let next = state.withLock { state -> ([@Sendable (WorkPriority) -> Void], WorkPriority)? in
+                guard let rare = state.rare else { return nil }
+                let current = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                guard !state.isFinished, rare.relayedPriority != current else {
+                    rare.relaying = false
+                    return nil
+                }
+                rare.relayedPriority = current
+                return (rare.priorityHandlers, current)
+            }
+            guard let (handlers, priority) = next else { return }
+            for handler in handlers { handler(priority) }
+        }
+    }
+
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, into effects: inout [Effect]) {
         state.withLock { state in
             guard !state.isFinished else { return }
