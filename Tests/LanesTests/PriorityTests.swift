@@ -79,14 +79,14 @@ struct PriorityTests {
 
 @Suite("Priority handlers", .timeLimit(.minutes(5)))
 struct PriorityHandlerTests {
-    @Test("onPriorityChange passes the priority on at once, then every change: own, lent and taken back; none after the end")
+    @Test("onPriorityChange passes on every change: own, lent and taken back; at once if it moved since the start; none after the end")
     func followsChanges() {
         let manual = ManualExecutor()
         let transfers = WorkQueue("transfers", maxConcurrency: 1, executor: manual)
         let seen = Recorder<WorkPriority>()
         let finish = LockedValue<(@Sendable (Result<Int, any Error>) -> Void)?>(nil)
         let transfer = transfers.add(label: "transfer", priority: .prefetch, callback: { (context: WorkContext, done) in
-            context.onPriorityChange { seen.append($0) }
+            context.onPriorityChange(since: .utility) { seen.append($0) }   // it moved since: told at once
             finish.withLock { $0 = done }
         })
         manual.runAll()
@@ -109,10 +109,11 @@ struct PriorityHandlerTests {
         let latest = LockedValue<WorkPriority?>(nil)
         let finish = LockedValue<(@Sendable (Result<Void, any Error>) -> Void)?>(nil)
         let item = queue.add(label: "held", priority: .background, callback: { (context: WorkContext, done) in
-            context.onPriorityChange { priority in latest.withLock { $0 = priority } }
+            context.onPriorityChange(since: context.priority) { priority in latest.withLock { $0 = priority } }
             finish.withLock { $0 = done }
         })
         manual.runAll()
+        #expect(latest.withLock { $0 } == nil)   // nothing moved yet
         await onDedicatedThread {
             DispatchQueue.concurrentPerform(iterations: TestScale.pick(400, sanitized: 100)) { index in
                 item.priority = WorkPriority.allCases[index % WorkPriority.allCases.count]

@@ -30,11 +30,13 @@ struct TypedSyncBody<Output: Sendable>: SyncBody {
 enum Verdict: Sendable {
     case cancelled
     case skipped(dependency: String)
+    case failed(any Error)
 
     var outcome: Outcome {
         switch self {
         case .cancelled: .cancelled
         case .skipped(let dependency): .skipped(dependency: dependency)
+        case .failed(let error): .failure(error)
         }
     }
 }

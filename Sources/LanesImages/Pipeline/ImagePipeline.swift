@@ -42,8 +42,11 @@ public final class ImagePipeline: Sendable {
     let diskWrites: WorkQueue
     let counters = PipelineCounters()
     /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
-    let fetches: SharedWork<StageKey, Data>
-    let bitmaps: SharedWork<StageKey, Bitmap>
+    let fetches: WorkTable<StageKey, Data>
+    let bitmaps: WorkTable<StageKey, Bitmap>
+    /// Where stages wait for room in the memory budget. A wait's body only asks the budget, so it runs at once on
+    /// the thread that made it ready (no limit, no thread of its own).
+    let budgetWaits: WorkQueue
     /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
     let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
 
@@ -62,8 +65,9 @@ public final class ImagePipeline: Sendable {
         processQueue = WorkQueue("image process", maxConcurrency: configuration.processConcurrency, executor: executor)
         diskWrites = WorkQueue("image disk writes", maxConcurrency: 1, executor: executor)
         let counters = self.counters
-        fetches = SharedWork { if case .cancelled = $0 { counters.cancelledStages.add(1, ordering: .relaxed) } }
-        bitmaps = SharedWork { if case .cancelled = $0 { counters.cancelledStages.add(1, ordering: .relaxed) } }
+        budgetWaits = WorkQueue("image budget waits", maxConcurrency: 1 << 16, executor: CallerThread())
+        fetches = WorkTable { if Self.isCancellation($0) { counters.cancelledStages.add(1, ordering: .relaxed) } }
+        bitmaps = WorkTable { if Self.isCancellation($0) { counters.cancelledStages.add(1, ordering: .relaxed) } }
     }
 
     // MARK: Loading
@@ -114,12 +118,12 @@ public final class ImagePipeline: Sendable {
             return task
         }
         let memoryCache = self.memoryCache
-        let (subscription, started) = subscribe(request, priority: priority) { result in
+        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { result in
             if case .success(let bitmap) = result { memoryCache.insert(bitmap, forKey: request) }
             task.complete(result)
-        }
-        if !started { counters.coalesced.add(1, ordering: .relaxed) }
-        task.attach(subscription, madeAt: priority)
+        }, make: { _ in makeStage(for: request) })
+        if !made { counters.coalesced.add(1, ordering: .relaxed) }
+        task.attach(claim, madeAt: priority)
         return task
     }
 
@@ -201,6 +205,12 @@ public final class ImagePipeline: Sendable {
     /// The bytes held by the memory cache.
     public var memoryCacheCost: Int { memoryCache.totalCost }
 
+    /// Whether a stage ended cancelled (by its consumers, from outside, or because its upstream was).
+    private static func isCancellation<Value>(_ event: WorkTable<StageKey, Value>.Event) -> Bool {
+        if case .finished(_, .failure(let error), _, _) = event { return error is CancellationError }
+        return false
+    }
+
     static func deliver(
         _ result: Result<Bitmap, any Error>, on queue: WorkQueue?,
         to completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
@@ -212,6 +222,12 @@ public final class ImagePipeline: Sendable {
 }
 
 /// Where ``ImagePipeline/image(for:priority:)`` keeps its task for the cancellation handler.
+/// Runs a queue's items on the thread that makes them ready (the budget waits, whose bodies return at once).
+private struct CallerThread: WorkExecutor {
+    func schedule(_ runner: WorkRunner) { runner.run() }
+    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
+}
+
 private enum TaskHolder: Sendable {
     case empty
     case task(ImageTask)

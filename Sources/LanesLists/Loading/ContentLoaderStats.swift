@@ -62,7 +62,7 @@ final class LoaderCounters: Sendable {
     /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
     /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
     func record<Key: Hashable & Sendable, Value: Sendable>(
-        _ event: SharedWork<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        _ event: WorkTable<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
         failures: CostLimitedCache<Key, FailedLoad>?
     ) {
         switch event {
@@ -75,7 +75,7 @@ final class LoaderCounters: Sendable {
         case .finished(let key, .failure(let error), _, let delivered):
             count(\.failed)
             if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key) }
-        case .cancelled:
+        case .withdrawn:
             count(\.cancelled)
         }
     }
