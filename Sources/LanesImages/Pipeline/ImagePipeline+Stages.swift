@@ -29,7 +29,8 @@ extension ImagePipeline {
         guard let processor = request.processors.last else {
             let url = request.url, size = request.targetSize
             let decoder = configuration.decoder, maxPixels = configuration.maxPixels
-            let fetch = fetches.item(for: .fetch(url: url.absoluteString)) { makeFetch($0, url: url) }.item
+            let policy = request.cachePolicy
+            let fetch = fetches.item(for: .fetch(url: url.absoluteString)) { makeFetch($0, url: url, policy: policy) }.item
             return run(
                 after: fetch, label: label,
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
@@ -46,7 +47,7 @@ extension ImagePipeline {
         var upstream = request
         upstream.processors.removeLast()
         let input: WorkItem<Bitmap>
-        if let cached = memoryCache[upstream] {
+        if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[upstream] {
             counters.intermediateHits.add(1, ordering: .relaxed)
             input = budgetWaits.add(label: label, priority: .background) { _ in cached }
         } else {
@@ -96,15 +97,16 @@ extension ImagePipeline {
     // MARK: Fetch
 
     /// Disk cache first (network URLs only), then the fetcher, whose transfer follows the stage's priority; fetched
-    /// network bytes are written to the disk cache in the background.
-    private func makeFetch(_ stage: StageKey, url: URL) -> WorkItem<Data> {
+    /// network bytes are written to the disk cache in the background (each as `policy` allows).
+    private func makeFetch(_ stage: StageKey, url: URL, policy: ImageRequest.CachePolicy) -> WorkItem<Data> {
         let fetcher = configuration.fetcher
         let disk = url.isFileURL ? nil : configuration.diskCache
+        let reads = policy.contains(.readsDisk), writes = policy.contains(.writesDisk)
         let key = url.absoluteString
         let counters = self.counters
         let diskWrites = self.diskWrites
         return fetchQueue.add(label: stage.label, priority: .background, callback: { context, finish in
-            if let disk, let data = disk.data(forKey: key) {
+            if reads, let disk, let data = disk.data(forKey: key) {
                 counters.diskHits.add(1, ordering: .relaxed)
                 return finish(.success(data))
             }
@@ -112,7 +114,7 @@ extension ImagePipeline {
             counters.fetches.add(1, ordering: .relaxed)
             let startedAt = context.priority
             let handle = fetcher.fetch(url, priority: startedAt) { result in
-                if case .success(let data) = result, let disk {
+                if case .success(let data) = result, writes, let disk {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }
                 // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.

@@ -112,14 +112,17 @@ public final class ImagePipeline: Sendable {
             }
             Self.deliver(result, on: queue, to: completion)
         }
-        if let cached = memoryCache[request] {
+        let policy = request.cachePolicy
+        if policy.contains(.readsMemory), let cached = memoryCache[request] {
             counters.memoryHits.add(1, ordering: .relaxed)
             task.complete(.success(cached))
             return task
         }
         let memoryCache = self.memoryCache
         let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { result in
-            if case .success(let bitmap) = result { memoryCache.insert(bitmap, forKey: request) }
+            if case .success(let bitmap) = result, policy.contains(.writesMemory) {
+                memoryCache.insert(bitmap, forKey: request)
+            }
             task.complete(result)
         }, make: { _ in makeStage(for: request) })
         if !made { counters.coalesced.add(1, ordering: .relaxed) }
