@@ -1,7 +1,6 @@
 import Foundation
 import Lanes
 import LanesLists
-import Synchronization
 
 /// A stage's input and the room reserved for its work in the memory budget (given back when the work ends).
 struct Room<Input: Sendable>: Sendable {
@@ -40,7 +39,7 @@ extension ImagePipeline {
                     return cost == 0 ? 0 : cost + data.count
                 }, on: decodeQueue
             ) { data, _ in
-                counters.decodes.add(1, ordering: .relaxed)
+                counters.count(\.decodes)
                 return try decoder.decode(data, targetSize: size, maxPixels: maxPixels)
             }
         }
@@ -48,14 +47,14 @@ extension ImagePipeline {
         upstream.processors.removeLast()
         let input: WorkItem<Bitmap>
         if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[upstream] {
-            counters.intermediateHits.add(1, ordering: .relaxed)
+            counters.count(\.intermediateHits)
             input = budgetWaits.add(label: label, priority: .background) { _ in cached }
         } else {
             input = stage(for: upstream).item
         }
         return run(after: input, label: label, cost: { processor.workingSetBytes(for: $0) }, on: processQueue) {
             bitmap, context in
-            counters.processorRuns.add(1, ordering: .relaxed)
+            counters.count(\.processorRuns)
             return try processor.process(bitmap, isCancelled: { context.isCancelled })
         }
     }
@@ -107,11 +106,11 @@ extension ImagePipeline {
         let diskWrites = self.diskWrites
         return fetchQueue.add(label: stage.label, priority: .background, callback: { context, finish in
             if reads, let disk, let data = disk.data(forKey: key) {
-                counters.diskHits.add(1, ordering: .relaxed)
+                counters.count(\.diskHits)
                 return finish(.success(data))
             }
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
-            counters.fetches.add(1, ordering: .relaxed)
+            counters.count(\.fetches)
             let startedAt = context.priority
             let handle = fetcher.fetch(url, priority: startedAt) { result in
                 if case .success(let data) = result, writes, let disk {

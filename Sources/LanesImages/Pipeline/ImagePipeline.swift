@@ -1,7 +1,6 @@
 import Foundation
 import Lanes
 import LanesLists
-import Synchronization
 
 /// Loads images the way a scrolling list needs them: fetched, decoded to the size shown, processed, cached — with
 /// every stage coalesced, prioritised by the screen and cancelled when nobody needs it any more.
@@ -40,7 +39,7 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let diskWrites: WorkQueue
-    let counters = PipelineCounters()
+    let counters = Counters(ImagePipelineStatistics())
     /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
     let fetches: WorkTable<StageKey, Data>
     let bitmaps: WorkTable<StageKey, Bitmap>
@@ -66,8 +65,8 @@ public final class ImagePipeline: Sendable {
         diskWrites = WorkQueue("image disk writes", maxConcurrency: 1, executor: executor)
         let counters = self.counters
         budgetWaits = WorkQueue("image budget waits", maxConcurrency: 1 << 16, executor: CallerThread())
-        fetches = WorkTable { if Self.isCancellation($0) { counters.cancelledStages.add(1, ordering: .relaxed) } }
-        bitmaps = WorkTable { if Self.isCancellation($0) { counters.cancelledStages.add(1, ordering: .relaxed) } }
+        fetches = WorkTable { if Self.isCancellation($0) { counters.count(\.cancelledStages) } }
+        bitmaps = WorkTable { if Self.isCancellation($0) { counters.count(\.cancelledStages) } }
     }
 
     // MARK: Loading
@@ -104,17 +103,17 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        counters.requests.add(1, ordering: .relaxed)
+        counters.count(\.requests)
         let counters = self.counters
         let task = ImageTask(request: request, priority: priority) { result in
             if case .failure(let error) = result, !(error is CancellationError) {
-                counters.failures.add(1, ordering: .relaxed)
+                counters.count(\.failures)
             }
             Self.deliver(result, on: queue, to: completion)
         }
         let policy = request.cachePolicy
         if policy.contains(.readsMemory), let cached = memoryCache[request] {
-            counters.memoryHits.add(1, ordering: .relaxed)
+            counters.count(\.memoryHits)
             task.complete(.success(cached))
             return task
         }
@@ -125,7 +124,7 @@ public final class ImagePipeline: Sendable {
             }
             task.complete(result)
         }, make: { _ in makeStage(for: request) })
-        if !made { counters.coalesced.add(1, ordering: .relaxed) }
+        if !made { counters.count(\.coalesced) }
         task.attach(claim, madeAt: priority)
         return task
     }

@@ -134,7 +134,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.cachesFailures = cachesFailures
         let failures = CostLimitedCache<Key, FailedLoad>(costLimit: cachesFailures ? failureLimit : 0)
         self.failures = failures
-        let counters = LoaderCounters()
+        let counters = LoaderCounters(ContentLoaderStats())
         self.counters = counters
         let make = makeWork(counters)
         self.make = { key in

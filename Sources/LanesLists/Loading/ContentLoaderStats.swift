@@ -49,15 +49,26 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The loader's counts, touched by callers, by jobs finishing on worker threads and by bindings on the delivery
-/// queue.
-final class LoaderCounters: Sendable {
-    private let stats = LockedValue(ContentLoaderStats())
+/// Counts kept in a statistics value under a lock, touched from any thread (callers, items finishing on workers,
+/// bindings on the delivery queue) and read together: the loader's and the image pipeline's.
+package final class Counters<Stats: Sendable>: Sendable {
+    private let stats: LockedValue<Stats>
+
+    package init(_ initial: Stats) { stats = LockedValue(initial) }
 
     /// Adds one to each count named.
-    func count(_ counts: WritableKeyPath<ContentLoaderStats, Int>...) {
+    package func count(_ counts: WritableKeyPath<Stats, Int>...) {
         stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
     }
+
+    /// The counts now.
+    package var snapshot: Stats { stats.withLock { $0 } }
+}
+
+/// The loader's counts.
+typealias LoaderCounters = Counters<ContentLoaderStats>
+
+extension Counters where Stats == ContentLoaderStats {
 
     /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
     /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
@@ -79,8 +90,6 @@ final class LoaderCounters: Sendable {
             count(\.cancelled)
         }
     }
-
-    var snapshot: ContentLoaderStats { stats.withLock { $0 } }
 }
 
 extension Error {
