@@ -135,28 +135,17 @@ public final class ImagePipeline: Sendable {
     /// let photo = try await pipeline.image(for: ImageRequest(url: url, processors: [TiltShift()]))
     /// ```
     public func image(for request: ImageRequest, priority: WorkPriority = .normal) async throws -> Bitmap {
-        let holder = LockedValue<TaskHolder>(.empty)
+        try Task.checkCancellation()   // already cancelled: start nothing
+        let started = LockedValue<ImageTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                // Already cancelled: start nothing.
-                if holder.withLock({ if case .cancelled = $0 { true } else { false } }) {
-                    return continuation.resume(throwing: CancellationError())
-                }
                 let task = load(request, priority: priority, on: nil) { continuation.resume(with: $0) }
-                let cancelNow = holder.withLock { holder -> Bool in
-                    if case .cancelled = holder { return true }
-                    holder = .task(task)
-                    return false
-                }
-                if cancelNow { task.cancel() }
+                started.withLock { $0 = task }
+                // Cancelled before the task was recorded: the handler below found nothing to cancel.
+                if Task.isCancelled { task.cancel() }
             }
         } onCancel: {
-            let task = holder.withLock { holder -> ImageTask? in
-                defer { holder = .cancelled }
-                if case .task(let task) = holder { return task }
-                return nil
-            }
-            task?.cancel()
+            started.withLock { $0 }?.cancel()
         }
     }
 
@@ -228,10 +217,4 @@ public final class ImagePipeline: Sendable {
 private struct CallerThread: WorkExecutor {
     func schedule(_ runner: WorkRunner) { runner.run() }
     func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
-}
-
-private enum TaskHolder: Sendable {
-    case empty
-    case task(ImageTask)
-    case cancelled
 }
