@@ -29,13 +29,68 @@ func requestsScenario(repeats: Int, quick: Bool) async -> Row {
     return row
 }
 
-/// A loader whose jobs wait until the bench finishes them.
-private func heldLoader(delivery: WorkQueue) -> (ContentLoader<Int, Int>, LockedValue<[SharedJob<Int, Int>]>) {
-    let jobs = LockedValue<[SharedJob<Int, Int>]>([])
-    let loader = ContentLoader<Int, Int>(deliveryQueue: delivery, cache: CostLimitedCache(costLimit: 1 << 30)) { job in
-        jobs.withLock { $0.append(job) }
+/// A loader whose jobs wait until the bench releases them (each job's item holds its `finish` until then; once
+/// released, jobs finish at once).
+private func heldLoader(delivery: WorkQueue) -> (ContentLoader<Int, Int>, release: @Sendable () -> Void) {
+    let held = LockedValue<[@Sendable () -> Void]?>([])
+    let work = WorkQueue("bench jobs", maxConcurrency: 1 << 16)
+    let loader = ContentLoader<Int, Int>(deliveryQueue: delivery, cache: CostLimitedCache(costLimit: 1 << 30)) { key in
+        work.add(label: "job", priority: .background, callback: { _, finish in
+            let holds = held.withLock { held -> Bool in
+                guard held != nil else { return false }
+                held?.append { finish(.success(key)) }
+                return true
+            }
+            if !holds { finish(.success(key)) }
+        })
     }
-    return (loader, jobs)
+    let release: @Sendable () -> Void = {
+        for finish in held.withLock({ held in defer { held = nil }; return held ?? [] }) { finish() }
+    }
+    return (loader, release)
+}
+
+/// Counts deliveries, and lets the bench await a number of them with a deadline (no polling in the timed part).
+private final class Deliveries: Sendable {
+    private struct State {
+        var count = 0
+        var target = Int.max
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+
+    private let state = LockedValue(State())
+
+    func add() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.count += 1
+            guard state.count >= state.target else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: true)
+    }
+
+    var count: Int { state.withLock { $0.count } }
+
+    /// Waits until `target` deliveries arrived; false if `seconds` passed first.
+    func wait(for target: Int, seconds: Double = 120) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                guard state.count < target else { return true }
+                state.target = target
+                state.waiter = continuation
+                return false
+            }
+            if done { return continuation.resume(returning: true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                let waiter = self.state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume(returning: false)
+            }
+        }
+    }
 }
 
 private func loaderHitSeconds(keys: Int, n: Int) async -> Double {
@@ -52,16 +107,16 @@ private func loaderHitSeconds(keys: Int, n: Int) async -> Double {
 
 private func loaderCoalescedSeconds(keys: Int, perKey: Int) async -> Double {
     let delivery = WorkQueue("bench delivery", maxConcurrency: 1)
-    let (loader, jobs) = heldLoader(delivery: delivery)
-    let delivered = Atomic(0)
+    let (loader, release) = heldLoader(delivery: delivery)
+    let delivered = Deliveries()
     let start = now()
     for key in 0..<keys {
-        for _ in 0..<perKey { loader.request(key) { _ in delivered.add(1, ordering: .relaxed) } }
+        for _ in 0..<perKey { loader.request(key) { _ in delivered.add() } }
     }
-    for job in jobs.withLock({ $0 }) { job.finish(.success(job.key)) }
-    await delivery.idle()
+    release()
+    let answered = await delivered.wait(for: keys * perKey)
     let elapsed = seconds(since: start)
-    precondition(delivered.load(ordering: .relaxed) == keys * perKey, "a coalesced request was not answered")
+    precondition(answered, "a coalesced request was not answered: \(delivered.count) of \(keys * perKey)")
     return elapsed
 }
 
@@ -115,17 +170,13 @@ private func benchRequests(_ keys: Int) -> [ImageRequest] {
     (0..<keys).map { ImageRequest(url: URL(string: "https://bench.test/\($0).png")!) }
 }
 
-/// Waits (polling: this is a bench, not a test) until `condition` holds.
-private func poll(_ condition: () -> Bool) async {
-    while !condition() { try? await Task.sleep(for: .microseconds(50)) }
-}
-
 private func pipelineHitSeconds(keys: Int, n: Int) async -> Double {
     let (pipeline, _) = benchPipeline(holds: false)
     let requests = benchRequests(keys)
-    let warmed = Atomic(0)
-    for request in requests { pipeline.load(request, on: nil) { _ in warmed.add(1, ordering: .relaxed) } }
-    await poll { warmed.load(ordering: .relaxed) == keys }
+    let warmed = Deliveries()
+    for request in requests { pipeline.load(request, on: nil) { _ in warmed.add() } }
+    let warm = await warmed.wait(for: keys)
+    precondition(warm, "the pipeline was not warmed")
     let delivered = Atomic(0)
     let start = now()
     for index in 0..<n { pipeline.load(requests[index % keys], on: nil) { _ in delivered.add(1, ordering: .relaxed) } }
@@ -137,12 +188,14 @@ private func pipelineHitSeconds(keys: Int, n: Int) async -> Double {
 private func pipelineCoalescedSeconds(keys: Int, perKey: Int) async -> Double {
     let (pipeline, fetcher) = benchPipeline(holds: true)
     let requests = benchRequests(keys)
-    let delivered = Atomic(0)
+    let delivered = Deliveries()
     let start = now()
     for request in requests {
-        for _ in 0..<perKey { pipeline.load(request, on: nil) { _ in delivered.add(1, ordering: .relaxed) } }
+        for _ in 0..<perKey { pipeline.load(request, on: nil) { _ in delivered.add() } }
     }
     fetcher.release()
-    await poll { delivered.load(ordering: .relaxed) == keys * perKey }
-    return seconds(since: start)
+    let answered = await delivered.wait(for: keys * perKey)
+    let elapsed = seconds(since: start)
+    precondition(answered, "a coalesced image request was not answered: \(delivered.count) of \(keys * perKey)")
+    return elapsed
 }

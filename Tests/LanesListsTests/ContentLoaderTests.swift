@@ -188,3 +188,31 @@ struct ContentLoaderTests {
         #expect(h.loader.cache.keysByRecency == ["k9", "k8"])
     }
 }
+
+@Suite("ContentLoader on the core's ownership", .timeLimit(.minutes(5)))
+struct LoaderOwnershipTests {
+    @Test("a request is a consumer in the core: it lends its priority to the chain, and a kept job outlives its last request and fills the cache")
+    func keptJobOutlivesItsRequests() {
+        let workExecutor = ManualExecutor(), mainExecutor = ManualExecutor()
+        let fetches = WorkQueue("fetches", maxConcurrency: 1, executor: workExecutor)
+        let renders = WorkQueue("renders", maxConcurrency: 1, executor: workExecutor)
+        let main = WorkQueue("test-main", maxConcurrency: 1, executor: mainExecutor)
+        let made = LockedValue<[WorkItem<String>]>([])
+        let loader = ContentLoader<String, String>(deliveryQueue: main, cache: CostLimitedCache(costLimit: 10)) { key in
+            let fetch = fetches.add(label: "fetch " + key, priority: .background) { _ in key }
+            let render = renders.add(consuming: fetch, priority: .background) { value, _ in "v:" + value }
+            made.withLock { $0.append(fetch) }
+            return key == "kept" ? render.keep() : render
+        }
+        let dropped = loader.request("dropped", priority: .prefetch) { _ in }
+        let kept = loader.request("kept", priority: .visible) { _ in }
+        let (droppedFetch, keptFetch) = made.withLock { ($0[0], $0[1]) }
+        #expect(droppedFetch.effectivePriority == .prefetch && keptFetch.effectivePriority == .visible)
+        dropped.cancel()
+        kept.cancel()
+        #expect(droppedFetch.isCancelled && !keptFetch.isCancelled)
+        #expect(loader.inFlightCount == 0 && loader.stats.cancelled == 2)
+        while workExecutor.runAll() + mainExecutor.runAll() > 0 {}
+        #expect(loader.cache["kept"] == "v:kept" && loader.cache["dropped"] == nil)
+    }
+}

@@ -1,3 +1,4 @@
+import Dispatch
 import Lanes
 import LanesTesting
 import Testing
@@ -73,5 +74,55 @@ struct PriorityTests {
         #expect(a.effectivePriority == .visible)
         c.cancel()   // c no longer needs them
         #expect(a.effectivePriority == .background)
+    }
+}
+
+@Suite("Priority handlers", .timeLimit(.minutes(5)))
+struct PriorityHandlerTests {
+    @Test("onPriorityChange passes on every change: own, lent and taken back; at once if it moved since the start; none after the end")
+    func followsChanges() {
+        let manual = ManualExecutor()
+        let transfers = WorkQueue("transfers", maxConcurrency: 1, executor: manual)
+        let seen = Recorder<WorkPriority>()
+        let finish = LockedValue<(@Sendable (Result<Int, any Error>) -> Void)?>(nil)
+        let transfer = transfers.add(label: "transfer", priority: .prefetch, callback: { (context: WorkContext, done) in
+            context.onPriorityChange(since: .utility) { seen.append($0) }   // it moved since: told at once
+            finish.withLock { $0 = done }
+        })
+        manual.runAll()
+        #expect(seen.elements == [.prefetch])
+        transfer.priority = .normal
+        let consumer = WorkItem(consuming: transfer, priority: .visible) { value, _ in value }
+        #expect(seen.elements == [.prefetch, .normal, .visible])
+        consumer.priority = .utility   // the consumer's loan drops below the item's own priority
+        #expect(seen.elements == [.prefetch, .normal, .visible, .normal])
+        finish.withLock { $0 }?(.success(1))
+        transfer.priority = .visible
+        #expect(seen.elements == [.prefetch, .normal, .visible, .normal])
+        #expect(transfer.state == .succeeded)
+    }
+
+    @Test("changes from many threads leave the handler at the latest priority")
+    func raceConverges() async {
+        let manual = ManualExecutor()
+        let queue = WorkQueue("racing", maxConcurrency: 1, executor: manual)
+        let latest = LockedValue<WorkPriority?>(nil)
+        let finish = LockedValue<(@Sendable (Result<Void, any Error>) -> Void)?>(nil)
+        let item = queue.add(label: "held", priority: .background, callback: { (context: WorkContext, done) in
+            context.onPriorityChange(since: context.priority) { priority in latest.withLock { $0 = priority } }
+            finish.withLock { $0 = done }
+        })
+        manual.runAll()
+        #expect(latest.withLock { $0 } == nil)   // nothing moved yet
+        await onDedicatedThread {
+            DispatchQueue.concurrentPerform(iterations: TestScale.pick(400, sanitized: 100)) { index in
+                item.priority = WorkPriority.allCases[index % WorkPriority.allCases.count]
+            }
+        }
+        #expect(latest.withLock { $0 } == item.effectivePriority)
+        item.priority = item.priority == .visible ? .background : .visible
+        #expect(latest.withLock { $0 } == item.effectivePriority)
+        finish.withLock { $0 }?(.success(()))
+        #expect(item.state == .succeeded)
     }
 }

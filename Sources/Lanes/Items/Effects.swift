@@ -59,6 +59,8 @@ enum Effects {
                 node.dependentLeft(lent: lent, owns: owns, into: &list)
             case .reprioritize(let node, let queue):
                 queue.reprioritize(node)
+            case .relayPriority(let node):
+                node.relayPriority()
             case .event(let kind, let node, let queue, let state):
                 WorkEvents.emit(kind, node: node, queue: queue?.name ?? "", state: state)
             }

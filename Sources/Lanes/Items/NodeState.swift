@@ -30,11 +30,13 @@ struct TypedSyncBody<Output: Sendable>: SyncBody {
 enum Verdict: Sendable {
     case cancelled
     case skipped(dependency: String)
+    case failed(any Error)
 
     var outcome: Outcome {
         switch self {
         case .cancelled: .cancelled
         case .skipped(let dependency): .skipped(dependency: dependency)
+        case .failed(let error): .failure(error)
         }
     }
 }
@@ -55,6 +57,10 @@ final class NodeRare: @unchecked Sendable {
     var kept = false
     var leftDependents: Int = 0
     var ownerLeft = false
+    /// `WorkContext.onPriorityChange` handlers, the priority last passed to them, and whether a thread is passing one.
+    var priorityHandlers: [@Sendable (WorkPriority) -> Void] = []
+    var relayedPriority: WorkPriority? = nil
+    var relaying = false
 }
 
 /// An edge between a dependent and one of its dependencies, kept on both ends.
@@ -257,6 +263,7 @@ struct NodeState {
         if let rare {
             if rare.task != nil { rare.task = nil }
             if !rare.cancelHandlers.isEmpty { rare.cancelHandlers = [] }
+            if !rare.priorityHandlers.isEmpty { rare.priorityHandlers = [] }
         }
         if !dependents.isEmpty {
             let success = finalState == .succeeded
@@ -293,6 +300,10 @@ struct NodeState {
         from old: WorkPriority, to new: WorkPriority, node: WorkNode, into effects: inout [Effect]
     ) {
         guard new != old else { return }
+        if let rare, !rare.priorityHandlers.isEmpty, !rare.relaying {
+            rare.relaying = true
+            effects.append(.relayPriority(node))
+        }
         if case .pending = phase, let queue, dependencies.isEmpty {
             effects.append(.reprioritize(node, queue))
         }
@@ -319,6 +330,8 @@ enum Effect: Sendable {
     /// owned it and nothing else needs it.
     case dependentLeft(node: WorkNode, lent: WorkPriority?, owns: Bool)
     case reprioritize(WorkNode, WorkQueue)
+    /// Pass the node's effective priority on to its `onPriorityChange` handlers.
+    case relayPriority(WorkNode)
     case event(WorkEvent.Kind, WorkNode, WorkQueue?, WorkState)
     /// The runner moved this effect out of its list.
     case taken

@@ -59,6 +59,28 @@ public struct WorkContext: Sendable {
         node.onCancel(handler)
     }
 
+    /// Runs `handler` with the item's effective priority each time it changes (its own priority is set, a waiting
+    /// consumer lends it more or takes its loan back), until the item finishes: how work driven outside the queues —
+    /// a transfer, a wait for memory — follows the priority of those who wait for it. `startedAt` is the priority
+    /// the work was started at (read from ``priority``): if the item's priority moved since, `handler` runs at once.
+    /// Calls are made one at a time, outside every lock, and the last one carries the latest priority.
+    ///
+    /// ```swift
+    /// let fetch = network.add(label: "fetch", callback: { (ctx: WorkContext, finish) in
+    ///     let startedAt = ctx.priority
+    ///     let transfer = session.dataTask(with: url) { data, _, error in
+    ///         finish(data.map(Result.success) ?? .failure(error ?? URLError(.unknown)))
+    ///     }
+    ///     transfer.priority = startedAt == .visible ? 1 : 0.5
+    ///     ctx.onPriorityChange(since: startedAt) { transfer.priority = $0 == .visible ? 1 : 0.5 }
+    ///     ctx.onCancel { transfer.cancel() }
+    ///     transfer.resume()
+    /// })
+    /// ```
+    public func onPriorityChange(since startedAt: WorkPriority, _ handler: @escaping @Sendable (WorkPriority) -> Void) {
+        node.onPriorityChange(since: startedAt, handler)
+    }
+
     /// Records progress as a fraction from 0 to 1; read it with ``WorkItem/progress``.
     public func reportProgress(_ fraction: Double) {
         let clamped = fraction.isNaN ? 0 : min(1, max(0, fraction))

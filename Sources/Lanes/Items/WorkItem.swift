@@ -84,6 +84,24 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
+    /// The callback form of ``init(consuming:policy:label:priority:_:)-(_,_,_,_,(Input,WorkContext)->Output)``: the
+    /// body starts work on `input`'s output and calls `finish` once (a wait for memory, a transfer).
+    public init<Input: Sendable>(
+        consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
+        priority: WorkPriority = .normal,
+        callback body: @escaping @Sendable (Input, WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
+    ) {
+        let source = input.node
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .callback { context, finish in
+            do {
+                body(try source.successValue(as: Input.self), context) { finish($0.map { $0 as any Sendable }) }
+            } catch {
+                finish(.failure(error))
+            }
+        })
+        try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
+    }
+
     /// The item's label (given, or "item-N").
     public var label: String { node.label }
 

@@ -323,6 +323,8 @@ package final class WorkNode: Sendable {
     // MARK: Dependencies (called by the effect runner)
 
     func dependencyFinished(_ dependency: WorkNode, success: Bool, into effects: inout [Effect]) {
+        // A `.fail` edge passes the dependency's error on: read it first (it has finished; no lock is nested).
+        let error = success ? nil : dependency.state.withLock { $0.outcome }?.error(label: dependency.label)
         state.withLock { state in
             guard let edge = state.dependencies.remove(dependency) else { return }
             defer { check(state) }
@@ -335,6 +337,8 @@ package final class WorkNode: Sendable {
                     cancelFlag.store(true, ordering: .releasing)
                 case .skip:
                     if state.verdict == nil { state.verdict = .skipped(dependency: dependency.label) }
+                case .fail:
+                    if state.verdict == nil { state.verdict = .failed(error ?? CancellationError()) }
                 }
             }
             switch state.phase {
@@ -375,6 +379,44 @@ package final class WorkNode: Sendable {
     }
 
     var effectivePriority: WorkPriority { WorkPriority(rawValue: effectiveLevel.load(ordering: .relaxed))! }
+
+    /// Registers a priority handler and passes the current priority on (see `WorkContext.onPriorityChange`).
+    func onPriorityChange(since startedAt: WorkPriority, _ handler: @escaping @Sendable (WorkPriority) -> Void) {
+        let relays = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            if state.rare == nil { state.rare = NodeRare() }
+            let rare = state.rare!
+            rare.priorityHandlers.append(handler)
+            guard !rare.relaying else {
+                rare.relayedPriority = nil   // the relaying thread passes the latest on to the new handler too
+                return false
+            }
+            rare.relayedPriority = startedAt
+            guard NodeState.effective(own: state.ownPriority, lent: state.lent) != startedAt else { return false }
+            rare.relaying = true
+            return true
+        }
+        if relays { relayPriority() }
+    }
+
+    /// Passes the effective priority on to the priority handlers until they have the latest (only the thread that
+    /// set `relaying` calls this, so calls never overtake each other).
+    func relayPriority() {
+        while true {
+            let next = state.withLock { state -> ([@Sendable (WorkPriority) -> Void], WorkPriority)? in
+                guard let rare = state.rare else { return nil }
+                let current = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                guard !state.isFinished, rare.relayedPriority != current else {
+                    rare.relaying = false
+                    return nil
+                }
+                rare.relayedPriority = current
+                return (rare.priorityHandlers, current)
+            }
+            guard let (handlers, priority) = next else { return }
+            for handler in handlers { handler(priority) }
+        }
+    }
 
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, into effects: inout [Effect]) {
         state.withLock { state in

@@ -46,6 +46,9 @@ public enum DependencyPolicy: Sendable, Equatable {
     /// Do not run the dependent's body; it finishes at once as skipped (its `value` throws
     /// ``LanesError/dependencyFailed(item:dependency:)``).
     case skip
+    /// Do not run the dependent's body; it finishes at once as failed with the dependency's error (a cancelled
+    /// dependency gives `CancellationError`), so the end of a chain tells why it failed.
+    case fail
 }
 
 /// What a consumer (an item made with `consuming:`) does when its input fails or is cancelled. It needs the input's
@@ -60,12 +63,16 @@ public enum InputPolicy: Sendable, Equatable {
     /// Do not run the consumer's body; it finishes at once as skipped (its `value` throws
     /// ``LanesError/dependencyFailed(item:dependency:)``).
     case skip
+    /// Do not run the consumer's body; it finishes at once as failed with the input's error (`CancellationError`
+    /// for a cancelled input): a chain's last item fails as its first step did.
+    case fail
 
     /// The same rule as a plain edge's policy.
     var dependencyPolicy: DependencyPolicy {
         switch self {
         case .cancel: .cancel
         case .skip: .skip
+        case .fail: .fail
         }
     }
 }

@@ -49,6 +49,16 @@ enum Outcome: Sendable {
         return false
     }
 
+    /// The error of an outcome that is not a success (`CancellationError` for a cancelled one), nil for a success.
+    func error(label: String) -> (any Error)? {
+        switch self {
+        case .success: nil
+        case .failure(let error): error
+        case .cancelled: CancellationError()
+        case .skipped(let dependency): LanesError.dependencyFailed(item: label, dependency: dependency)
+        }
+    }
+
     var state: WorkState {
         switch self {
         case .success: .succeeded

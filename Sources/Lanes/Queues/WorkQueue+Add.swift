@@ -155,6 +155,25 @@ extension WorkQueue {
         make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: .cancel)
     }
 
+    /// The callback form of ``add(consuming:policy:label:priority:_:)``: the body starts work on `input`'s output and
+    /// calls `finish` once; the item holds its slot until then.
+    ///
+    /// ```swift
+    /// let upload = network.add(consuming: compress, callback: { (data: Data, ctx: WorkContext, finish) in
+    ///     DispatchQueue.global().async { finish(.success(data.count)) }   // a transfer that calls back
+    /// })
+    /// ```
+    @discardableResult
+    public func add<Input, Output>(
+        consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
+        priority: WorkPriority = .normal,
+        callback body: @escaping @Sendable (Input, WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
+    ) -> WorkItem<Output> {
+        make(
+            WorkItem(consuming: input, policy: policy, label: label, priority: priority, callback: body), after: [],
+            policy: .cancel)
+    }
+
     /// Adds a barrier: it runs alone, after every item added before it has finished and before any item added
     /// after it starts.
     ///

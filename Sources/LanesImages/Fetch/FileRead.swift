@@ -1,6 +1,5 @@
 import Foundation
 import Lanes
-import LanesLists
 
 /// One `file://` fetch: a read on the file queue at the fetch's priority, and the one completion. Also delivers a
 /// refusal (unsupported scheme) the same way, so no completion ever runs inside `fetch`.
@@ -8,20 +7,19 @@ final class FileRead: FetchHandle {
     private struct State: Sendable {
         var completion: (@Sendable (Result<Data, FetchError>) -> Void)?
         var item: WorkItem<Void>?
+        /// The priority asked for last, which the item follows.
+        var priority: WorkPriority
     }
 
     private let url: URL
     private let maxBytes: Int
     private let state: LockedValue<State>
-    /// The read's priority, passed on to its item.
-    private let steering: WorkSteering
 
     init(url: URL, maxBytes: Int, priority: WorkPriority,
          completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) {
         self.url = url
         self.maxBytes = maxBytes
-        self.state = LockedValue(State(completion: completion))
-        self.steering = WorkSteering(priority: priority)
+        self.state = LockedValue(State(completion: completion, priority: priority))
     }
 
     /// Reads the file on `queue`.
@@ -41,20 +39,19 @@ final class FileRead: FetchHandle {
 
     private func run(on queue: WorkQueue, label: String,
                      _ body: @escaping @Sendable (WorkContext) -> Result<Data, FetchError>) {
-        let priority = steering.priority
-        let item = queue.add(label: label, priority: priority) { [self] ctx in
+        let item = queue.add(label: label, priority: state.withLock { $0.priority }) { [self] ctx in
             let result = body(ctx)
             finish(result)
         }
-        let stale = state.withLock { state -> Bool in
-            guard state.completion != nil else { return true }
+        let (stale, priority) = state.withLock { state -> (Bool, WorkPriority) in
+            guard state.completion != nil else { return (true, state.priority) }
             state.item = item
-            return false
+            return (false, state.priority)
         }
         if stale {
             item.cancel()
         } else {
-            steering.install(WorkStep(item), order: 0, startedAt: priority)
+            item.priority = priority   // a change made meanwhile
         }
     }
 
@@ -76,7 +73,11 @@ final class FileRead: FetchHandle {
     }
 
     func setPriority(_ priority: WorkPriority) {
-        steering.setPriority(priority)
+        let item = state.withLock { state in
+            state.priority = priority
+            return state.item
+        }
+        item?.priority = priority
     }
 
     /// The queue priority of the pending read (nil once it completed): for tests.

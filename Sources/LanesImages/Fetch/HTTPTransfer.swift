@@ -1,6 +1,5 @@
 import Foundation
 import Lanes
-import LanesLists
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,8 +11,8 @@ final class HTTPTransfer: FetchHandle {
     let urlString: String
     private let session: SessionOwner
     private let state: LockedValue<TransferState<URLSessionDataTask>>
-    /// The priority asked for, passed on to each attempt's task.
-    private let steering: WorkSteering
+    /// The priority asked for, passed on to each attempt's task (taken before `state` when both are).
+    private let priority: LockedValue<WorkPriority>
 
     private var clock: any LaneClock { session.policy.clock }
 
@@ -23,7 +22,7 @@ final class HTTPTransfer: FetchHandle {
         self.urlString = url.absoluteString
         self.session = session
         self.state = LockedValue(TransferState(url: url.absoluteString, policy: session.policy, completion: completion))
-        self.steering = WorkSteering(priority: priority)
+        self.priority = LockedValue(priority)
     }
 
     func start() { launch(attempt: 1) }
@@ -33,7 +32,10 @@ final class HTTPTransfer: FetchHandle {
     }
 
     func setPriority(_ priority: WorkPriority) {
-        steering.setPriority(priority)
+        self.priority.withLock { wanted in
+            wanted = priority
+            state.withLock { $0.runningTask }?.priority = priority.sessionTaskPriority
+        }
     }
 
     /// The `URLSessionTask.priority` of the running attempt (nil between attempts and after the end).
@@ -58,8 +60,7 @@ final class HTTPTransfer: FetchHandle {
             task.cancel()  // cancelled meanwhile; the router forgets the task when URLSession reports its end
             return
         }
-        steering.install(
-            WorkStep(cancel: {}, setPriority: { task.priority = $0.sessionTaskPriority }), order: attempt, startedAt: nil)
+        priority.withLock { task.priority = $0.sessionTaskPriority }
         session.observer?(.attemptStarted(url: urlString, attempt: attempt))
         armTimer(taskID: id, at: state.withLock { $0.deadline })
         task.resume()

@@ -68,11 +68,8 @@ extension ImagePipeline {
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
                 name: "image", deliveryQueue: queue, cache: memoryCache
-            ) { [weak self] job in
-                guard let self else { return job.finish(.failure(CancellationError())) }
-                let priority = job.priority
-                let (subscription, _) = subscribe(job.key, priority: priority) { job.finish($0) }
-                job.install(WorkStep(subscription), order: 0, startedAt: priority)
+            ) { [unowned self] request in
+                stage(for: request).item
             }
             loaders[ObjectIdentifier(queue)] = loader
             return loader

@@ -1,7 +1,6 @@
 import Foundation
 import Lanes
 import LanesLists
-import Synchronization
 
 /// Loads images the way a scrolling list needs them: fetched, decoded to the size shown, processed, cached — with
 /// every stage coalesced, prioritised by the screen and cancelled when nobody needs it any more.
@@ -40,10 +39,13 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let diskWrites: WorkQueue
-    let counters = PipelineCounters()
+    let counters = Counters(ImagePipelineStatistics())
     /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
-    let fetches: SharedWork<StageKey, Data>
-    let bitmaps: SharedWork<StageKey, Bitmap>
+    let fetches: WorkTable<StageKey, Data>
+    let bitmaps: WorkTable<StageKey, Bitmap>
+    /// Where stages wait for room in the memory budget. A wait's body only asks the budget, so it runs at once on
+    /// the thread that made it ready (no limit, no thread of its own).
+    let budgetWaits: WorkQueue
     /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
     let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
 
@@ -62,8 +64,9 @@ public final class ImagePipeline: Sendable {
         processQueue = WorkQueue("image process", maxConcurrency: configuration.processConcurrency, executor: executor)
         diskWrites = WorkQueue("image disk writes", maxConcurrency: 1, executor: executor)
         let counters = self.counters
-        fetches = SharedWork { if case .cancelled = $0 { counters.cancelledStages.add(1, ordering: .relaxed) } }
-        bitmaps = SharedWork { if case .cancelled = $0 { counters.cancelledStages.add(1, ordering: .relaxed) } }
+        budgetWaits = WorkQueue("image budget waits", maxConcurrency: 1 << 16, executor: CallerThread())
+        fetches = WorkTable { if Self.isCancellation($0) { counters.count(\.cancelledStages) } }
+        bitmaps = WorkTable { if Self.isCancellation($0) { counters.count(\.cancelledStages) } }
     }
 
     // MARK: Loading
@@ -100,26 +103,29 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        counters.requests.add(1, ordering: .relaxed)
+        counters.count(\.requests)
         let counters = self.counters
         let task = ImageTask(request: request, priority: priority) { result in
             if case .failure(let error) = result, !(error is CancellationError) {
-                counters.failures.add(1, ordering: .relaxed)
+                counters.count(\.failures)
             }
             Self.deliver(result, on: queue, to: completion)
         }
-        if let cached = memoryCache[request] {
-            counters.memoryHits.add(1, ordering: .relaxed)
+        let policy = request.cachePolicy
+        if policy.contains(.readsMemory), let cached = memoryCache[request] {
+            counters.count(\.memoryHits)
             task.complete(.success(cached))
             return task
         }
         let memoryCache = self.memoryCache
-        let (subscription, started) = subscribe(request, priority: priority) { result in
-            if case .success(let bitmap) = result { memoryCache.insert(bitmap, forKey: request) }
+        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { result in
+            if case .success(let bitmap) = result, policy.contains(.writesMemory) {
+                memoryCache.insert(bitmap, forKey: request)
+            }
             task.complete(result)
-        }
-        if !started { counters.coalesced.add(1, ordering: .relaxed) }
-        task.attach(subscription, madeAt: priority)
+        }, make: { _ in makeStage(for: request) })
+        if !made { counters.count(\.coalesced) }
+        task.attach(claim, madeAt: priority)
         return task
     }
 
@@ -129,28 +135,17 @@ public final class ImagePipeline: Sendable {
     /// let photo = try await pipeline.image(for: ImageRequest(url: url, processors: [TiltShift()]))
     /// ```
     public func image(for request: ImageRequest, priority: WorkPriority = .normal) async throws -> Bitmap {
-        let holder = LockedValue<TaskHolder>(.empty)
+        try Task.checkCancellation()   // already cancelled: start nothing
+        let started = LockedValue<ImageTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                // Already cancelled: start nothing.
-                if holder.withLock({ if case .cancelled = $0 { true } else { false } }) {
-                    return continuation.resume(throwing: CancellationError())
-                }
                 let task = load(request, priority: priority, on: nil) { continuation.resume(with: $0) }
-                let cancelNow = holder.withLock { holder -> Bool in
-                    if case .cancelled = holder { return true }
-                    holder = .task(task)
-                    return false
-                }
-                if cancelNow { task.cancel() }
+                started.withLock { $0 = task }
+                // Cancelled before the task was recorded: the handler below found nothing to cancel.
+                if Task.isCancelled { task.cancel() }
             }
         } onCancel: {
-            let task = holder.withLock { holder -> ImageTask? in
-                defer { holder = .cancelled }
-                if case .task(let task) = holder { return task }
-                return nil
-            }
-            task?.cancel()
+            started.withLock { $0 }?.cancel()
         }
     }
 
@@ -201,6 +196,12 @@ public final class ImagePipeline: Sendable {
     /// The bytes held by the memory cache.
     public var memoryCacheCost: Int { memoryCache.totalCost }
 
+    /// Whether a stage ended cancelled (by its consumers, from outside, or because its upstream was).
+    private static func isCancellation<Value>(_ event: WorkTable<StageKey, Value>.Event) -> Bool {
+        if case .finished(_, .failure(let error), _, _) = event { return error is CancellationError }
+        return false
+    }
+
     static func deliver(
         _ result: Result<Bitmap, any Error>, on queue: WorkQueue?,
         to completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
@@ -212,8 +213,8 @@ public final class ImagePipeline: Sendable {
 }
 
 /// Where ``ImagePipeline/image(for:priority:)`` keeps its task for the cancellation handler.
-private enum TaskHolder: Sendable {
-    case empty
-    case task(ImageTask)
-    case cancelled
+/// Runs a queue's items on the thread that makes them ready (the budget waits, whose bodies return at once).
+private struct CallerThread: WorkExecutor {
+    func schedule(_ runner: WorkRunner) { runner.run() }
+    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
 }

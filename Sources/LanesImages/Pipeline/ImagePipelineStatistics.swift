@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What an ``ImagePipeline`` has done: the counts that prove coalescing and caching work.
 ///
 /// ```swift
@@ -38,34 +36,5 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
             + "disk hits \(diskHits) · decodes \(decodes) · processor runs \(processorRuns) · "
             + "intermediate hits \(intermediateHits) · "
             + "cancelled stages \(cancelledStages) · failures \(failures)"
-    }
-}
-
-/// The pipeline's counters: relaxed atomics, read together into ``ImagePipelineStatistics``.
-final class PipelineCounters: Sendable {
-    let requests = Atomic(0)
-    let memoryHits = Atomic(0)
-    let coalesced = Atomic(0)
-    let fetches = Atomic(0)
-    let diskHits = Atomic(0)
-    let decodes = Atomic(0)
-    let processorRuns = Atomic(0)
-    let intermediateHits = Atomic(0)
-    let cancelledStages = Atomic(0)
-    let failures = Atomic(0)
-
-    var snapshot: ImagePipelineStatistics {
-        var stats = ImagePipelineStatistics()
-        stats.requests = requests.load(ordering: .relaxed)
-        stats.memoryHits = memoryHits.load(ordering: .relaxed)
-        stats.coalesced = coalesced.load(ordering: .relaxed)
-        stats.fetches = fetches.load(ordering: .relaxed)
-        stats.diskHits = diskHits.load(ordering: .relaxed)
-        stats.decodes = decodes.load(ordering: .relaxed)
-        stats.processorRuns = processorRuns.load(ordering: .relaxed)
-        stats.intermediateHits = intermediateHits.load(ordering: .relaxed)
-        stats.cancelledStages = cancelledStages.load(ordering: .relaxed)
-        stats.failures = failures.load(ordering: .relaxed)
-        return stats
     }
 }

@@ -14,9 +14,16 @@ import Lanes
 /// - ``invalidate(clearingCache:)`` cancels everything pending, atomically: after it returns, nothing requested
 ///   before is delivered.
 ///
-/// It is a ``SharedWork`` table with a cache in front: the work for a key may be one synchronous body on ``queue``,
-/// or a job of several steps across queues (``init(name:deliveryQueue:cache:cachesFailures:failureLimit:start:)``),
-/// such as the image pipeline's fetch → decode → filter.
+/// The work for a key is a work item: one synchronous body on ``queue``, or the last item of a chain across queues
+/// (``init(name:deliveryQueue:cache:cachesFailures:failureLimit:make:)``), such as the image pipeline's
+/// fetch → decode → filter. Each request is a consumer of that item in the core's graph: it lends the item its
+/// priority, and the item is cancelled — through its chain — when the last request leaves, unless it was kept
+/// (`keep()`) or something else needs it.
+///
+/// Work cancelled behind the loader's back (its queue's `cancelAll()`, a direct `cancel()`) is not left in limbo:
+/// every request still waiting receives `CancellationError` (a ``ContentBinding`` shows its placeholder and asks
+/// again when next shown), the stats count it as cancelled and ``inFlightCount`` drops. To stop a screen's loads,
+/// call ``invalidate(clearingCache:)`` rather than `cancelAll()` on the loader's queue.
 ///
 /// Use it from the delivery queue (the main queue): bindings are confined to it. ``request(_:priority:deliver:)``,
 /// ``prefetch(_:priority:)``, ``cancelPrefetch(_:)`` and ``invalidate(clearingCache:)`` are safe from any thread.
@@ -35,12 +42,13 @@ import Lanes
 public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Produces the value for a key. Long work checks `context.isCancelled` and stops early.
     public typealias Work = @Sendable (Key, WorkContext) throws -> Value
-    /// Starts the job for a key: runs its steps (`job.run(on:)`) and finishes it once.
-    public typealias Start = @Sendable (SharedJob<Key, Value>) -> Void
+    /// Makes and enqueues the work for a key, returning its last item. Make the items at their default
+    /// priority or lower (`.background` lets the requests alone decide): the requests lend theirs to the chain.
+    public typealias Make = @Sendable (Key) -> WorkItem<Value>
 
     /// Shown in item labels and events.
     public let name: String
-    /// Where `Work` runs (nil when the loader was made with a `Start`, whose steps choose their queues).
+    /// Where `Work` runs (nil when the loader was made with a `Make`, whose items choose their queues).
     public let queue: WorkQueue?
     /// Where results are delivered and bindings live.
     public let deliveryQueue: WorkQueue
@@ -51,13 +59,13 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     public let cachesFailures: Bool
 
     private let failures: CostLimitedCache<Key, FailedLoad>
-    private let start: @Sendable (SharedJob<Key, Value>) -> Void
-    private let jobs: SharedWork<Key, Value>
-    /// The loader's own prefetch subscriptions, by key.
-    private let prefetches = LockedValue<[Key: SharedSubscription]>([:])
+    private let make: Make
+    private let jobs: WorkTable<Key, Value>
+    /// The loader's own prefetch claims, by key.
+    private let prefetches = LockedValue<[Key: WorkClaim<Key, Value>]>([:])
     let counters: LoaderCounters
 
-    /// Creates a loader whose work for a key is a job of one or more steps.
+    /// Creates a loader whose work for a key is a chain of one or more items.
     /// - Parameters:
     ///   - name: shown in item labels.
     ///   - deliveryQueue: where results are delivered; `WorkQueue.main` unless a test injects its own. Bindings
@@ -66,22 +74,21 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ///   - cache: where finished values go (it may be shared with other loaders of the same keys).
     ///   - cachesFailures: remember failures too (at most `failureLimit` of them).
     ///   - failureLimit: how many failures are remembered.
-    ///   - start: starts the job for a key; its steps read `job.priority` and are steered by the job.
+    ///   - make: makes and enqueues the work for a key and returns its last item (see ``Make``).
     ///
     /// ```swift
-    /// let photos = ContentLoader<URL, Bitmap>(cache: CostLimitedCache(costLimit: 64 << 20) { $0.byteCount }) { job in
-    ///     job.run(on: downloads, { _ in try download(job.key) }) { data in
-    ///         job.run(on: filters) { context in try tiltShift(data.get(), context) }
-    ///     }
+    /// let photos = ContentLoader<URL, Bitmap>(cache: CostLimitedCache(costLimit: 64 << 20) { $0.byteCount }) { url in
+    ///     let data = downloads.add(priority: .background) { _ in try download(url) }
+    ///     return filters.add(consuming: data, priority: .background) { data, context in try tiltShift(data, context) }
     /// }
     /// ```
     public convenience init(
         name: String = "content", deliveryQueue: WorkQueue = .main, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool = false, failureLimit: Int = 256, start: @escaping Start
+        cachesFailures: Bool = false, failureLimit: Int = 256, make: @escaping Make
     ) {
         self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, makeStart: { _ in start })
+            failureLimit: failureLimit, makeWork: { _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -107,10 +114,10 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             name: name, queue: queue, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
             failureLimit: failureLimit
         ) { counters in
-            { job in
-                job.run(on: queue, label: "\(name) \(job.key)") { context in
+            { key in
+                queue.add(label: "\(name) \(key)", priority: .background) { context in
                     counters.count(\.started)
-                    return try work(job.key, context)
+                    return try work(key, context)
                 }
             }
         }
@@ -118,7 +125,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool, failureLimit: Int, makeStart: (LoaderCounters) -> Start
+        cachesFailures: Bool, failureLimit: Int, makeWork: (LoaderCounters) -> Make
     ) {
         self.name = name
         self.queue = queue
@@ -127,14 +134,14 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.cachesFailures = cachesFailures
         let failures = CostLimitedCache<Key, FailedLoad>(costLimit: cachesFailures ? failureLimit : 0)
         self.failures = failures
-        let counters = LoaderCounters()
+        let counters = LoaderCounters(ContentLoaderStats())
         self.counters = counters
-        let start = makeStart(counters)
-        self.start = { job in
+        let make = makeWork(counters)
+        self.make = { key in
             counters.count(\.scheduled)
-            start(job)
+            return make(key)
         }
-        self.jobs = SharedWork(label: name + " delivery", deliveryQueue: deliveryQueue) { event in
+        self.jobs = WorkTable(label: name + " delivery", deliveryQueue: deliveryQueue) { event in
             counters.record(event, cache: cache, failures: cachesFailures ? failures : nil)
         }
     }
@@ -193,10 +200,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         if let cached = cachedResult(key) {
             counters.count(\.cacheHits)
             deliver(cached)
-            return ContentRequest(key: key, subscription: .finished, wasAnsweredFromCache: true)
+            return ContentRequest(key: key, claim: nil)
         }
-        return ContentRequest(key: key, subscription: join(key, priority: priority, deliver: deliver),
-                              wasAnsweredFromCache: false)
+        return ContentRequest(key: key, claim: join(key, priority: priority, deliver: deliver))
     }
 
     /// Starts loading `keys` at low priority so they are ready when they scroll into view. Keys already cached or
@@ -210,8 +216,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             if prefetches.withLock({ $0[key] })?.isActive == true { continue }
             counters.count(\.requests, \.prefetches)
             // The delivery only forgets the finished prefetch (its value went to the cache).
-            let subscription = join(key, priority: priority) { [weak self] _ in self?.forgetPrefetch(key) }
-            prefetches.withLock { $0[key] = subscription }
+            let claim = join(key, priority: priority) { [weak self] _ in self?.forgetPrefetch(key) }
+            prefetches.withLock { $0[key] = claim }
         }
     }
 
@@ -221,8 +227,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// loader.cancelPrefetch(rowsThatLeftThePreloadRange.map(symbol(forRow:)))
     /// ```
     public func cancelPrefetch(_ keys: some Sequence<Key>) {
-        let subscriptions = prefetches.withLock { prefetches in keys.compactMap { prefetches.removeValue(forKey: $0) } }
-        for subscription in subscriptions { subscription.cancel() }
+        let claims = prefetches.withLock { prefetches in keys.compactMap { prefetches.removeValue(forKey: $0) } }
+        for claim in claims { claim.cancel() }
     }
 
     /// Cancels everything in flight, atomically: once this returns no pending result is delivered, no binding
@@ -268,12 +274,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         return nil
     }
 
-    private func join(_ key: Key, priority: WorkPriority, deliver: @escaping SharedWork<Key, Value>.Deliver)
-        -> SharedSubscription
+    private func join(_ key: Key, priority: WorkPriority, deliver: @escaping WorkTable<Key, Value>.Deliver)
+        -> WorkClaim<Key, Value>
     {
-        let (subscription, started) = jobs.subscribe(key, priority: priority, deliver: deliver, start: start)
-        if !started { counters.count(\.joined) }
-        return subscription
+        let (claim, made) = jobs.consume(key, priority: priority, deliver: deliver, make: make)
+        if !made { counters.count(\.joined) }
+        return claim
     }
 
     private func forgetPrefetch(_ key: Key) {

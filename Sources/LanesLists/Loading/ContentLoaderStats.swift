@@ -49,20 +49,31 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The loader's counts, touched by callers, by jobs finishing on worker threads and by bindings on the delivery
-/// queue.
-final class LoaderCounters: Sendable {
-    private let stats = LockedValue(ContentLoaderStats())
+/// Counts kept in a statistics value under a lock, touched from any thread (callers, items finishing on workers,
+/// bindings on the delivery queue) and read together: the loader's and the image pipeline's.
+package final class Counters<Stats: Sendable>: Sendable {
+    private let stats: LockedValue<Stats>
+
+    package init(_ initial: Stats) { stats = LockedValue(initial) }
 
     /// Adds one to each count named.
-    func count(_ counts: WritableKeyPath<ContentLoaderStats, Int>...) {
+    package func count(_ counts: WritableKeyPath<Stats, Int>...) {
         stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
     }
+
+    /// The counts now.
+    package var snapshot: Stats { stats.withLock { $0 } }
+}
+
+/// The loader's counts.
+typealias LoaderCounters = Counters<ContentLoaderStats>
+
+extension Counters where Stats == ContentLoaderStats {
 
     /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
     /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
     func record<Key: Hashable & Sendable, Value: Sendable>(
-        _ event: SharedWork<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        _ event: WorkTable<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
         failures: CostLimitedCache<Key, FailedLoad>?
     ) {
         switch event {
@@ -75,12 +86,10 @@ final class LoaderCounters: Sendable {
         case .finished(let key, .failure(let error), _, let delivered):
             count(\.failed)
             if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key) }
-        case .cancelled:
+        case .withdrawn:
             count(\.cancelled)
         }
     }
-
-    var snapshot: ContentLoaderStats { stats.withLock { $0 } }
 }
 
 extension Error {

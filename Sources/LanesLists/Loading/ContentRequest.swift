@@ -12,14 +12,20 @@ import Lanes
 public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The key asked for.
     public let key: Key
-    /// The request's claim on the key's shared job (``SharedSubscription/finished`` when answered from the cache).
-    public let subscription: SharedSubscription
+    /// The request's consumer of the key's work item (nil when answered from the cache).
+    let claim: WorkClaim<Key, Value>?
+
+    init(key: Key, claim: WorkClaim<Key, Value>?) {
+        self.key = key
+        self.claim = claim
+    }
+
     /// Whether the request was answered synchronously from the cache, before
     /// ``ContentLoader/request(_:priority:deliver:)`` returned.
-    public let wasAnsweredFromCache: Bool
+    public var wasAnsweredFromCache: Bool { claim == nil }
 
     /// Whether the key's job is still in flight for this request (not finished, cancelled or invalidated).
-    public var isPending: Bool { subscription.isActive }
+    public var isPending: Bool { claim?.isActive ?? false }
 
     /// Withdraws the request: its result will not be delivered. The key's job is cancelled if this was the last
     /// request for it. Does nothing once the result was delivered; safe to call more than once.
@@ -27,12 +33,12 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// ```swift
     /// request.cancel()
     /// ```
-    public func cancel() { subscription.cancel() }
+    public func cancel() { claim?.cancel() }
 
     /// Changes how urgent this request is; the key's job runs at the highest priority of its requests.
     ///
     /// ```swift
     /// request.setPriority(.prefetch)   // scrolled just off screen
     /// ```
-    public func setPriority(_ priority: WorkPriority) { subscription.setPriority(priority) }
+    public func setPriority(_ priority: WorkPriority) { claim?.setPriority(priority) }
 }

@@ -4,12 +4,12 @@
 import Lanes
 import LanesLists
 
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 14)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 16)
 @MainActor final class ChartCell {
     var chart: String?
     var content: ContentBinding<Int, String>!
 }
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 19)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 21)
 @MainActor final class StockList {
     let loader: ContentLoader<Int, String>
     let list: ListModel<ChartCell>
@@ -19,12 +19,11 @@ import LanesLists
         clock: any LaneClock = SystemLaneClock()
     ) {
         charts.setSpeculativeLimit(1, below: .normal)
-        loader = ContentLoader(deliveryQueue: deliveryQueue, cache: CostLimitedCache(costLimit: 500)) { job in
-            job.run(on: fetches, { _ in (0..<50).map { Double(job.key + $0) } }) { series in
-                job.run(on: charts) { context in
-                    try context.checkCancellation()
-                    return "chart of row \(job.key): \(try series.get().count) points"
-                }
+        loader = ContentLoader(deliveryQueue: deliveryQueue, cache: CostLimitedCache(costLimit: 500)) { row in
+            let series = fetches.add(priority: .background) { _ in (0..<50).map { Double(row + $0) } }
+            return charts.add(consuming: series, priority: .background) { series, context in
+                try context.checkCancellation()
+                return "chart of row \(row): \(series.count) points"
             }
         }
         let loader = self.loader
@@ -39,7 +38,7 @@ import LanesLists
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 69)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 70)
 @MainActor final class PhotoGrid {
     var tracker = PreloadTracker()
     var window: Range<Int> = 0..<0

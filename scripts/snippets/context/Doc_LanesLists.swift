@@ -79,18 +79,5 @@ final class TransferSession: Sendable {
 }
 let session = TransferSession()
 let transfer = Transfer()
-let table = SharedWork<URL, Bitmap>(deliveryQueue: .main)
-func startJob(_ job: SharedJob<URL, Bitmap>) {}
-let fetches = SharedWork<URL, Data>()
-func startDownload(_ job: SharedJob<URL, Data>) {}
-let cancelledFetches = Atomic<Int>(0)
-/// The job a `start` closure is given (the examples of SharedJob's methods run inside one).
-let job: SharedJob<URL, Bitmap> = {
-    var given: SharedJob<URL, Bitmap>?
-    _ = table.subscribe(url, priority: .visible, deliver: nil) { given = $0 }
-    return given!
-}()
-let subscription = table.subscribe(url, priority: .visible, deliver: nil, start: startJob).subscription
-let steering = WorkSteering(priority: .visible)
 @MainActor var tracker = PreloadTracker()
 let item = decoding.add(label: "decode") { ctx in try decode(data, ctx) }
