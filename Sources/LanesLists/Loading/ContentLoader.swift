@@ -56,6 +56,13 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// The loader's own prefetch subscriptions, by key.
     private let prefetches = LockedValue<[Key: SharedSubscription]>([:])
     let counters: LoaderCounters
+    /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
+    /// `Start` records its own). ``ListModel/connect(to:key:binding:)`` sizes the list's preload with it.
+    ///
+    /// ```swift
+    /// print(charts.costs.seconds.map { "\($0 * 1000) ms a chart" } ?? "no chart yet")
+    /// ```
+    public let costs = CostEstimate()
 
     /// Creates a loader whose work for a key is a job of one or more steps.
     /// - Parameters:
@@ -81,7 +88,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ) {
         self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, makeStart: { _ in start })
+            failureLimit: failureLimit, makeStart: { _, _ in start })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -106,11 +113,14 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.init(
             name: name, queue: queue, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
             failureLimit: failureLimit
-        ) { counters in
+        ) { counters, costs in
             { job in
                 job.run(on: queue, label: "\(name) \(job.key)") { context in
                     counters.count(\.started)
-                    return try work(job.key, context)
+                    let start = ContinuousClock.now
+                    let value = try work(job.key, context)
+                    costs.record(seconds: Double((ContinuousClock.now - start).laneNanoseconds) / 1e9)
+                    return value
                 }
             }
         }
@@ -118,7 +128,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool, failureLimit: Int, makeStart: (LoaderCounters) -> Start
+        cachesFailures: Bool, failureLimit: Int, makeStart: (LoaderCounters, CostEstimate) -> Start
     ) {
         self.name = name
         self.queue = queue
@@ -129,7 +139,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.failures = failures
         let counters = LoaderCounters()
         self.counters = counters
-        let start = makeStart(counters)
+        let start = makeStart(counters, costs)
         self.start = { job in
             counters.count(\.scheduled)
             start(job)
