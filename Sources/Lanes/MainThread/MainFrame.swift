@@ -5,11 +5,11 @@ import Synchronization
 /// clock: GTK's `GdkFrameClock`, a display link, a render timer) and main-queue work fits around the frames.
 ///
 /// - **Visible first, speculative in idle time.** A ``WorkQueue/main`` item below ``WorkPriority/normal`` (a prefetched
-///   result, a cache fill) that comes after half the frame waits for the next frame; items for what is on screen
-///   (``WorkPriority/visible``: ContentBinding deliveries) use the frame's remaining budget first.
-/// - **Starvation guard.** Once main-queue items have run back to back for one frame interval, the next ones go
-///   behind the main-queue work already waiting (the frame callback, input), so a flood of results can hold a frame
-///   for at most one interval.
+///   result, a cache fill) that comes after the first quarter of the frame waits for the next frame; items for what is
+///   on screen (``WorkPriority/visible``: ContentBinding deliveries) use the frame's remaining budget first.
+/// - **Starvation guard.** Once main-queue items have run for half a frame interval since the frame began (or since
+///   the last yield ended), the next ones go behind the main-queue work already waiting (the frame callback, input),
+///   so a flood of results can hold a frame for at most half an interval, leaving the rest to layout and painting.
 ///
 /// Until ``beginFrame()`` is first called, and whenever frames stop (none for four intervals), main-queue items run
 /// as they come, exactly as without it.

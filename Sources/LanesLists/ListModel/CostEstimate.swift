@@ -29,8 +29,9 @@ public final class CostEstimate: Sendable {
     ///
     /// ```swift
     /// let start = ContinuousClock.now
-    /// let bitmap = decode(data)
-    /// costs.record(seconds: Double((ContinuousClock.now - start).components.attoseconds) / 1e18)   // under a second
+    /// _ = (1...100_000).reduce(0, +)                        // the work
+    /// let took = ContinuousClock.now - start
+    /// costs.record(seconds: Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
     /// ```
     public func record(seconds: Double) {
         guard seconds.isFinite, seconds >= 0 else { return }

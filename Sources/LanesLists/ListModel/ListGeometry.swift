@@ -44,9 +44,9 @@ extension ListGeometry {
     /// first `span.skip` past `visible` in `direction`. Rows of `old` still ahead of the screen stay (their work may
     /// have started and they are about to appear: skipping is for rows not started yet); while the new rows lie
     /// wholly beyond them, the old rows are kept as they are until the screen reaches them.
-    func skippingRows(ahead span: PreloadSpan, visible: Range<Int>, direction: ScrollDirection, keeping old: PreloadRows)
-        -> PreloadRows
-    {
+    func skippingRows(
+        ahead span: PreloadSpan, visible: Range<Int>, direction: ScrollDirection, keeping old: PreloadRows
+    ) -> PreloadRows {
         guard !visible.isEmpty else { return .empty }
         if direction == .forward {
             let lower = min(rowCount, visible.upperBound + span.skip)

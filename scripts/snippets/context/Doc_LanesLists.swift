@@ -94,3 +94,4 @@ let subscription = table.subscribe(url, priority: .visible, deliver: nil, start:
 let steering = WorkSteering(priority: .visible)
 @MainActor var tracker = PreloadTracker()
 let item = decoding.add(label: "decode") { ctx in try decode(data, ctx) }
+let costs = CostEstimate()

@@ -68,6 +68,8 @@ final class DeskApp {
         pageChanged()
         onSignal(raw(window), "realize") { [unowned self] in
             frames.install(on: window)
+            // GTK's frame clock sets the main-queue frame budget: results fit around the frames.
+            frames.onFrameStart { MainFrame.beginFrame() }
         }
         frames.onFrameStart { [unowned self] in activity.frameStarted() }
         onInputEvent(window) { [unowned self] in activity.noteActivity() }
