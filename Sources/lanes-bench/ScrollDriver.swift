@@ -179,8 +179,6 @@ final class ScrollDriver {
                 if waitingSince.removeValue(forKey: row) != nil {
                     leftUnshown += 1
                     unshownBySegment[segment, default: 0] += 1
-                    let into = Int(Double(now() - min(now(), segmentStart)) / 1e8)
-                    unshownBySegment[segment * 1000 + into, default: 0] += 1
                 }
                 waitingSinceStop[row] = nil
             case .enterPreload, .leavePreload:
@@ -261,7 +259,6 @@ final class ScrollDriver {
     private func tick() {
         let start = now()
         let lateBy = probe.tickFired(at: start)
-        MainFrame.beginFrame()   // main-queue results fit around the frames
         frame += 1
         advance(at: start)
         frames.append((Double(start) / 1e9, model.visibleRows, segment > 0))

@@ -17,9 +17,10 @@ import Lanes
 /// takes from the loader, and the threads prefetch may use), the lead is planned instead of fixed: the model predicts
 /// the path from the speed and its deceleration (a fling slows exponentially), gives each row ahead its deadline (the
 /// moment it will appear, and the moment it will have left), and preloads, in deadline order, the rows the threads
-/// can finish before they leave the screen, up to ``reach`` seconds ahead. Rows too close to be ready in time are
-/// skipped rather than started, so a fast fling's threads work on the rows where it will slow down; ``maxSpeed`` and
-/// ``maxAhead`` then do not apply.
+/// can finish before they leave the screen: up to ``reach`` seconds ahead for a fling that slows down, and for a
+/// steady scroll only the rows the threads need to start now (two renders and a frame of travel, at least ``lead``).
+/// Rows too close to be ready in time are skipped rather than started, so a fast fling's threads work on the rows
+/// where it will slow down; ``maxSpeed`` and ``maxAhead`` then do not apply.
 ///
 /// ```swift
 /// var preload = AdaptivePreload()
@@ -41,7 +42,8 @@ public struct AdaptivePreload: Sendable, Equatable {
     /// Above this many screens per second rows fly past faster than any cell could show them: nothing is preloaded
     /// until the list slows down. `.infinity` preloads at any speed.
     public var maxSpeed: Double = 20
-    /// With a known cost: the furthest ahead, in seconds of predicted travel, that rows are preloaded.
+    /// With a known cost: the furthest ahead, in seconds of predicted travel, that rows are preloaded while a fling
+    /// slows down.
     public var reach: Double = 0.5
 
     /// The defaults: three frames (0.05 s) of travel ahead (at most one screen), after a tenth of a second of steady
@@ -152,7 +154,11 @@ struct PreloadPlanner {
         // Rows measured from the top of the viewport, in the direction of travel.
         let top = sign >= 0 ? offset / rowHeight : -(offset + viewportHeight) / rowHeight
         let firstAhead = (top + screen - 1e-9).rounded(.up)   // the first row past the screen
-        let horizon = config.reach.isFinite ? max(0, config.reach) : 10
+        // A fling that slows down: as far as it will go, up to `reach`. A steady scroll: only what the threads need
+        // to have the next rows ready (two rounds of work and a frame, at least `lead`), since rows further ahead
+        // are wasted if the user stops or turns.
+        let reach = config.reach.isFinite ? max(0, config.reach) : 10
+        let horizon = path.decay.isFinite ? reach : min(reach, max(config.lead, 2 * cost.seconds + Self.frame))
         // When each row ahead would leave the screen, for the rows that appear within the horizon.
         var leaves: [Double] = []
         while leaves.count < 10_000 {
@@ -247,10 +253,12 @@ struct ScrollPath {
         speed = recent.speed
         var middle = recent.middle
         // A slow-down: the two intervals before against the last two.
-        if last >= 4, let earlier = rate(last - 4, last - 2), earlier.speed > recent.speed, recent.speed > 0,
-            recent.middle > earlier.middle
+        // Under 5% slower is noise in the offsets' timing, and a decay over two seconds is a steady scroll.
+        if last >= 4, let earlier = rate(last - 4, last - 2), earlier.speed > 1.05 * recent.speed, recent.speed > 0,
+            recent.middle > earlier.middle,
+            case let fitted = (recent.middle - earlier.middle) / log(earlier.speed / recent.speed), fitted < 2
         {
-            decay = (recent.middle - earlier.middle) / log(earlier.speed / recent.speed)
+            decay = fitted
         } else {
             middle = Double(samples[last].time) / 1e9
             if let earlier = rate(max(0, last - 4), max(0, last - 2)), recent.speed > 1.25 * earlier.speed {
