@@ -7,7 +7,8 @@ import Testing
 @MainActor
 @Suite("Cost-aware preload plan", .timeLimit(.minutes(5)))
 struct PreloadPlanTests {
-    @Test("on the bench's fling, planning against the cost leaves no more rows unshown than the fixed lead (fewer when prefetch is held to fewer threads than the queue has), wasting under 5%")
+    /// With prefetch held to fewer threads than the queue has, the plan leaves fewer rows unshown than the fixed lead.
+    @Test("the bench's fling: no more rows unshown than the fixed lead, waste under 5%")
     func flingPlans() {
         for (threads, speculative) in [(2, 1), (2, 2), (4, 3)] {
             let old = PreloadPlanSimulation(cost: 0.003, threads: threads, speculative: speculative, planned: false)
