@@ -82,6 +82,8 @@ final class ScrollDriver {
     private(set) var jumpToShown: [Double] = []
     /// Rows that came on screen and left without showing their content.
     private(set) var leftUnshown = 0
+    /// `leftUnshown` by script segment (the motion playing when the row left).
+    private(set) var unshownBySegment: [Int: Int] = [:]
     /// Visible rows without their content at the moments motion stopped (the first layout excluded).
     private(set) var unfilledAtStop = 0
     /// Visible rows without their content right after a jump to a screen followed by a stop, most at one jump.
@@ -174,7 +176,10 @@ final class ScrollDriver {
                 isBinding = true
             case .didEndDisplay(let row, let cell):
                 cell.row = nil
-                if waitingSince.removeValue(forKey: row) != nil { leftUnshown += 1 }
+                if waitingSince.removeValue(forKey: row) != nil {
+                    leftUnshown += 1
+                    unshownBySegment[segment, default: 0] += 1
+                }
                 waitingSinceStop[row] = nil
             case .enterPreload, .leavePreload:
                 break

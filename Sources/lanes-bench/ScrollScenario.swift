@@ -84,6 +84,7 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("visible_shown_p50_ms", quantile(driver.visibleToShown, 0.5))
     row.count("visible_shown_p99_ms", quantile(driver.visibleToShown, 0.99))
     row.count("left_unshown", Double(driver.leftUnshown))
+    for (segment, count) in driver.unshownBySegment { row.count("left_unshown_segment_\(segment)", Double(count)) }
     row.count("stops", Double(driver.stops))
     row.count("unfilled_at_stop", Double(driver.unfilledAtStop))
     row.count("stop_shown_p50_ms", quantile(driver.stopToShown, 0.5))

@@ -62,6 +62,8 @@ public final class ResponsivenessMonitor: Sendable {
         let pinged: Target
         if let dispatch = target.executor as? DispatchExecutor, let queue = dispatch.queue {
             pinged = .dispatchQueue(queue)
+        } else if target.executor is MainTurnExecutor {
+            pinged = .dispatchQueue(.main)
         } else {
             pinged = .workQueue(target)
         }

@@ -104,7 +104,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// }
     /// ```
     public static let main = WorkQueue(
-        "main", maxConcurrency: 1, executor: DispatchExecutor(queue: .main, batch: 1), turnPerItem: true)
+        "main", maxConcurrency: 1, executor: MainTurnExecutor(), turnPerItem: true)
 
     public var description: String { "WorkQueue(\(name))" }
     public static func == (lhs: WorkQueue, rhs: WorkQueue) -> Bool { lhs === rhs }

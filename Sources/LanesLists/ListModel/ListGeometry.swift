@@ -39,6 +39,36 @@ struct ListGeometry: Equatable {
     }
 }
 
+extension ListGeometry {
+    /// The preload rows of a cost-aware span that skips the rows too close to be ready: `span.ahead` rows after the
+    /// first `span.skip` past `visible` in `direction`. Rows of `old` still ahead of the screen stay (their work may
+    /// have started and they are about to appear: skipping is for rows not started yet); while the new rows lie
+    /// wholly beyond them, the old rows are kept as they are until the screen reaches them.
+    func skippingRows(
+        ahead span: PreloadSpan, visible: Range<Int>, direction: ScrollDirection, keeping old: PreloadRows
+    ) -> PreloadRows {
+        guard !visible.isEmpty else { return .empty }
+        if direction == .forward {
+            let lower = min(rowCount, visible.upperBound + span.skip)
+            let upper = min(rowCount, lower + span.ahead)
+            var (start, end) = (lower, upper)
+            if !old.below.isEmpty, old.below.upperBound > visible.upperBound {
+                start = max(visible.upperBound, min(lower, old.below.lowerBound))
+                if lower > old.below.upperBound { end = old.below.upperBound }
+            }
+            return PreloadRows(above: 0..<0, below: start..<max(start, end))
+        }
+        let upper = max(0, visible.lowerBound - span.skip)
+        let lower = max(0, upper - span.ahead)
+        var (start, end) = (lower, upper)
+        if !old.above.isEmpty, old.above.lowerBound < visible.lowerBound {
+            end = min(visible.lowerBound, max(upper, old.above.upperBound))
+            if upper < old.above.lowerBound { start = old.above.lowerBound }
+        }
+        return PreloadRows(above: start..<max(start, end), below: 0..<0)
+    }
+}
+
 /// The rows of a preload window that are not visible: up to two ranges, one on each side.
 struct PreloadRows: Equatable {
     var above: Range<Int>

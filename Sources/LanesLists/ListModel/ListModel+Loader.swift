@@ -6,7 +6,10 @@ extension ListModel {
     /// Drives `loader` from the list: a row that will display is bound (in its reused cell) at visible priority, a
     /// row that ends display releases its cell's binding, rows entering the preload range are prefetched and rows
     /// leaving it are withdrawn. Work for a row that scrolls just off screen into the preload range continues at
-    /// prefetch priority; a prefetched row that comes on screen is promoted at once.
+    /// prefetch priority; a prefetched row that comes on screen is promoted at once. The adaptive preload is planned
+    /// against the loader's ``ContentLoader/costs`` (a visible row that would leave the screen before its work could
+    /// be ready loads at ``WorkPriority/utility``, behind the rows that can still make it) on the threads its queue lets prefetch use (its speculative
+    /// limit, or its width): see ``planPreload(costs:threads:)``.
     ///
     /// ```swift
     /// @MainActor final class ChartRow {
@@ -22,11 +25,16 @@ extension ListModel {
         to loader: ContentLoader<Key, Value>, key: @escaping @MainActor (Int) -> Key,
         binding: @escaping @MainActor (Cell) -> ContentBinding<Key, Value>
     ) {
-        observe { event in
+        if let queue = loader.queue {
+            planPreload(
+                costs: loader.costs, threads: queue.speculativeLimit?.limit ?? queue.maxConcurrency,
+                allThreads: queue.maxConcurrency)
+        }
+        observe { [unowned self] event in
             switch event {
-            case .willDisplay(let row, let cell): binding(cell).show(key(row), priority: .visible)
+            case .willDisplay(let row, let cell): binding(cell).show(key(row), priority: loadPriority(forRow: row))
             case .didEndDisplay(_, let cell): binding(cell).clear()
-            case .enterPreload(let row): loader.prefetch(CollectionOfOne(key(row)))
+            case .enterPreload(let row): loader.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
             case .leavePreload(let row): loader.cancelPrefetch(CollectionOfOne(key(row)))
             }
         }

@@ -44,6 +44,9 @@ public final class ListModel<Cell> {
     /// The adaptive preload's state (nil when the preload is fixed).
     private var planner: PreloadPlanner?
     private var preloadRange = PreloadRows.empty
+    private var preloadSpan = PreloadSpan.none
+    /// What a row costs and the threads prefetch may use, for the adaptive preload's plan (nil: the fixed lead).
+    private var preloadCost: (@MainActor () -> PreloadCost?)?
     private let clock: any LaneClock
     private var cells: [Int: Cell] = [:]
     private var pool: [Cell] = []
@@ -216,6 +219,51 @@ public final class ListModel<Cell> {
         }
     }
 
+    /// Plans the adaptive preload against what a row costs: `costs`' running estimate of the time to get a row
+    /// ready, on `threads` threads (see ``AdaptivePreload``). ``connect(to:key:binding:)`` calls it with the loader's
+    /// ``ContentLoader/costs`` and its queue's prefetch threads; call it for a list driven another way. Until the
+    /// estimate has a sample the lead is the fixed one.
+    ///
+    /// ```swift
+    /// let renderTimes = CostEstimate()
+    /// list.planPreload(costs: renderTimes, threads: 2)
+    /// ```
+    /// When the list moves faster than rows on screen could be ready, prefetch may use `allThreads` (the rows kept
+    /// for visible work have nothing visible left to do), and ``preloadPriority`` is ``WorkPriority/normal``.
+    public func planPreload(costs: CostEstimate, threads: Int, allThreads: Int? = nil) {
+        let threads = max(1, threads), all = max(threads, allThreads ?? threads)
+        preloadCost = { costs.seconds.map { PreloadCost(seconds: $0, threads: threads, allThreads: all) } }
+    }
+
+    /// The priority to prefetch rows entering the preload range at: ``WorkPriority/prefetch``, or
+    /// ``WorkPriority/normal`` while the list moves faster than rows on screen could be ready (the plan's rows are
+    /// the only ones that can be shown, so they may take the threads kept for visible rows).
+    ///
+    /// ```swift
+    /// list.observe { event in
+    ///     if case .enterPreload(let row) = event { charts.prefetch([symbols[row]], priority: list.preloadPriority) }
+    /// }
+    /// ```
+    public var preloadPriority: WorkPriority { preloadSpan.outruns ? .normal : .prefetch }
+
+    /// The priority to load visible `row` at: ``WorkPriority/visible``, unless the adaptive preload's plan says the
+    /// list moves so fast that the row leaves the screen before its work could be ready, then
+    /// ``WorkPriority/utility`` (it runs only when nothing that can still make it waits, and is cancelled unstarted
+    /// when the row leaves). ``connect(to:key:binding:)`` loads visible rows at this priority.
+    ///
+    /// ```swift
+    /// list.observe { event in
+    ///     if case .willDisplay(let row, let cell) = event {
+    ///         cell.content.show(symbols[row], priority: list.loadPriority(forRow: row))
+    ///     }
+    /// }
+    /// ```
+    public func loadPriority(forRow row: Int) -> WorkPriority {
+        guard let planner, let cost = preloadCost?() else { return .visible }
+        return planner.canBeReady(row: row, offset: scrollOffset, rowHeight: geometry.rowHeight, seconds: cost.seconds)
+            ? .visible : .utility
+    }
+
     // MARK: Internals
 
     /// Runs a change now, or after the events being delivered if an observer made it.
@@ -240,16 +288,24 @@ public final class ListModel<Cell> {
         let span: PreloadSpan
         if var planner {
             span = planner.moved(
-                to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight)
+                to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight,
+                cost: preloadCost?())
             self.planner = planner
         } else if case .fixed(let ahead, let behind) = preload {
             span = PreloadSpan(ahead: geometry.rows(screens: ahead), behind: geometry.rows(screens: behind))
         } else {
             span = .none
         }
-        let window = geometry.preloadWindow(
-            around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
-        let newPreload = PreloadRows(window: window, visible: newVisible)
+        preloadSpan = span
+        let newPreload: PreloadRows
+        if span.skip > 0 {
+            newPreload = geometry.skippingRows(
+                ahead: span, visible: newVisible, direction: direction, keeping: oldPreload)
+        } else {
+            let window = geometry.preloadWindow(
+                around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
+            newPreload = PreloadRows(window: window, visible: newVisible)
+        }
         visibleRows = newVisible
         preloadRange = newPreload
         isLaidOut = true

@@ -64,6 +64,13 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// The loader's own prefetch claims, by key.
     private let prefetches = LockedValue<[Key: WorkClaim<Key, Value>]>([:])
     let counters: LoaderCounters
+    /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
+    /// `Make` records its own). ``ListModel/connect(to:key:binding:)`` sizes the list's preload with it.
+    ///
+    /// ```swift
+    /// print(charts.costs.seconds.map { "\($0 * 1000) ms a chart" } ?? "no chart yet")
+    /// ```
+    public let costs = CostEstimate()
 
     /// Creates a loader whose work for a key is a chain of one or more items.
     /// - Parameters:
@@ -88,7 +95,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ) {
         self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, makeWork: { _ in make })
+            failureLimit: failureLimit, makeWork: { _, _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -113,11 +120,14 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.init(
             name: name, queue: queue, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
             failureLimit: failureLimit
-        ) { counters in
+        ) { counters, costs in
             { key in
                 queue.add(label: "\(name) \(key)", priority: .background) { context in
                     counters.count(\.started)
-                    return try work(key, context)
+                    let start = ContinuousClock.now
+                    let value = try work(key, context)
+                    costs.record(seconds: Double((ContinuousClock.now - start).laneNanoseconds) / 1e9)
+                    return value
                 }
             }
         }
@@ -125,7 +135,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool, failureLimit: Int, makeWork: (LoaderCounters) -> Make
+        cachesFailures: Bool, failureLimit: Int, makeWork: (LoaderCounters, CostEstimate) -> Make
     ) {
         self.name = name
         self.queue = queue
@@ -136,7 +146,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.failures = failures
         let counters = LoaderCounters(ContentLoaderStats())
         self.counters = counters
-        let make = makeWork(counters)
+        let make = makeWork(counters, costs)
         self.make = { key in
             counters.count(\.scheduled)
             return make(key)

@@ -38,7 +38,23 @@ import LanesLists
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 70)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 83)
+@MainActor func planAgainstTheCost(_ list: ListModel<String>, renderTimes: CostEstimate) {
+    // connect(to:key:binding:) does this with the loader's own estimate and its queue's threads.
+    list.planPreload(costs: renderTimes, threads: 1, allThreads: 2)
+    renderTimes.record(seconds: 0.003)          // a row took 3 ms
+    print(list.preloadPriority)                 // prefetch; normal while the list outruns the threads
+}
+#sourceLocation()
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 101)
+@MainActor final class FrameCallback {
+    /// Called by the toolkit at the start of every frame (GTK: the frame clock's before-paint).
+    func frameWillBegin() {
+        MainFrame.beginFrame()
+    }
+}
+#sourceLocation()
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 117)
 @MainActor final class PhotoGrid {
     var tracker = PreloadTracker()
     var window: Range<Int> = 0..<0

@@ -81,3 +81,4 @@ let session = TransferSession()
 let transfer = Transfer()
 @MainActor var tracker = PreloadTracker()
 let item = decoding.add(label: "decode") { ctx in try decode(data, ctx) }
+let costs = CostEstimate()

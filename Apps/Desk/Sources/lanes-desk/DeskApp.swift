@@ -69,6 +69,11 @@ final class DeskApp {
         pageChanged()
         onSignal(raw(window), "realize") { [unowned self] in
             frames.install(on: window)
+            // GTK's frame clock sets the main-queue frame budget: results fit around the frames (an environment
+            // variable turns it off, to measure what it does).
+            if ProcessInfo.processInfo.environment["LANES_DESK_NO_FRAME_BUDGET"] == nil {
+                frames.onFrameStart { MainFrame.beginFrame() }
+            }
         }
         frames.onFrameStart { [unowned self] in activity.frameStarted() }
         onInputEvent(window) { [unowned self] in activity.noteActivity() }

@@ -35,7 +35,7 @@ struct Options {
           --fetch-timeout S   seconds a URL may stall before its cell says so (default 10; 3×S in all)
           --page photos|stocks  the page shown first
           --size WxH          window size (default 1024x768)
-          --script NAME       drive the app, then quit: fling, flood, idle, memory, detail, pages,
+          --script NAME       drive the app, then quit: fling, flood, flood-results, idle, memory, detail, pages,
                               categories, screens, hostile (builds a hostile folder unless --folder), all
           --report FILE       write the run's figures as one JSON object at exit
           --screenshot FILE   after the script settles, save the window as a PNG (and FILE.cells.json)

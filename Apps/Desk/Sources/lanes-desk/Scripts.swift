@@ -10,13 +10,14 @@ import Synchronization
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor
 enum Scripts {
-    nonisolated static let names = ["fling", "flood", "idle", "memory", "detail", "pages", "categories", "screens", "hostile", "all"]
+    nonisolated static let names = ["fling", "flood", "flood-results", "idle", "memory", "detail", "pages", "categories", "screens", "hostile", "all"]
 
     static func run(_ name: String, app: DeskApp) async {
         await pause(1500)  // the window is up and the first screen has loaded
         switch name {
         case "fling": await fling(app)
         case "flood": await flood(app)
+        case "flood-results": await floodResults(app)
         case "idle": await idle(app)
         case "memory": await memory(app)
         case "detail": await detail(app)
@@ -97,6 +98,8 @@ enum Scripts {
         record(app, "main_latency_p99_ms", milliseconds(latency.p99))
         record(app, "main_latency_max_ms", milliseconds(latency.max))
         record(app, "hitches", Double(latency.hitches))
+        record(app, "hitch_rate_ms_per_s", latency.hitchRate)
+        record(app, "hangs", Double(latency.hangs))
         record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
         app.photos.cameToRest()
         await settle(app)
@@ -248,6 +251,45 @@ enum Scripts {
 
     /// For 1 s the main queue is never empty (a 2 ms job that re-posts itself, plus bursts of WorkQueue.main items
     /// from a background thread) while the grid scrolls slowly: frames must keep coming.
+    /// Hundreds of results arriving at once while the grid scrolls (300 px/s for 2 s): every 250 ms a burst of 400
+    /// main-queue results, each 0.2 ms of cell work (a texture upload), half for rows on screen (`visible`), half
+    /// prefetched. The main-queue frame budget (``MainFrame``, driven by GTK's frame clock) fits them around the
+    /// frames: visible ones first, prefetched ones in idle time, never more than half a frame of them at once.
+    static func floodResults(_ app: DeskApp) async {
+        let adjustment = app.photos.adjustment
+        let start = gtk_adjustment_get_value(adjustment)
+        let monitor = ResponsivenessMonitor(interval: .milliseconds(8), threshold: .milliseconds(16))
+        monitor.start()
+        let stop = StopFlag()
+        let applied = Counter()
+        DispatchQueue.global().async {
+            while !stop.isSet {
+                for index in 0..<400 {
+                    WorkQueue.main.add(label: "result", priority: index.isMultiple(of: 2) ? .visible : .prefetch) { _ in
+                        let end = DispatchTime.now().uptimeNanoseconds + 200_000
+                        while DispatchTime.now().uptimeNanoseconds < end {}
+                        applied.increment()
+                    }
+                }
+                usleep(250_000)
+            }
+        }
+        let window = await scroll(app, adjustment, from: start, pixelsPerSecond: 300, seconds: 2)
+        stop.set()
+        monitor.stop()
+        let latency = monitor.snapshot()
+        let (frames, intervals) = app.frames.frames(in: window)
+        record(app, "flood_results_frames", Double(frames))
+        record(app, "flood_results_frame_interval_p99_ms", percentile(intervals, 0.99))
+        record(app, "flood_results_frame_interval_max_ms", intervals.max() ?? 0)
+        record(app, "flood_results_frames_over_25ms", Double(intervals.filter { $0 > 25 }.count))
+        record(app, "flood_results_hitch_rate_ms_per_s", latency.hitchRate)
+        record(app, "flood_results_hangs", Double(latency.hangs))
+        _ = await timeUntil(deadlineMilliseconds: 5_000) { WorkQueue.main.counts.unfinished == 0 }
+        record(app, "flood_results_applied", Double(applied.value))
+        await pause(300)
+    }
+
     static func flood(_ app: DeskApp) async {
         let stop = StopFlag()
         let adjustment = app.photos.adjustment

@@ -1,0 +1,57 @@
+import Synchronization
+
+/// A running estimate of how long one key takes to get ready (seconds from the start of its work to its value), kept
+/// the way Android's RecyclerView keeps its per-view-type bind time: each finished piece of work moves the estimate a
+/// quarter of the way to its own time (¾ old + ¼ new); the first one sets it.
+///
+/// A ``ContentLoader`` made with a synchronous body times every body that returns a value and keeps its estimate in
+/// ``ContentLoader/costs``; ``ListModel/connect(to:key:binding:)`` hands it to the list's adaptive preload, which leans
+/// ahead by what the render threads can finish before a row appears (see ``AdaptivePreload``). A loader of several
+/// steps records its own times.
+///
+/// ```swift
+/// let costs = CostEstimate()
+/// costs.record(seconds: 0.004)
+/// costs.record(seconds: 0.008)
+/// print(costs.seconds ?? 0)            // 0.005
+/// ```
+public final class CostEstimate: Sendable {
+    private let state = Mutex<(seconds: Double?, samples: Int)>((nil, 0))
+
+    /// An estimate with no samples yet (``seconds`` is nil).
+    ///
+    /// ```swift
+    /// let decodeTimes = CostEstimate()
+    /// ```
+    public init() {}
+
+    /// Adds one finished piece of work that took `seconds` (a negative, infinite or NaN time is ignored).
+    ///
+    /// ```swift
+    /// let start = ContinuousClock.now
+    /// _ = (1...100_000).reduce(0, +)                        // the work
+    /// let took = ContinuousClock.now - start
+    /// costs.record(seconds: Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+    /// ```
+    public func record(seconds: Double) {
+        guard seconds.isFinite, seconds >= 0 else { return }
+        state.withLock { state in
+            state.seconds = state.seconds.map { 0.75 * $0 + 0.25 * seconds } ?? seconds
+            state.samples += 1
+        }
+    }
+
+    /// The current estimate in seconds, or nil before the first sample.
+    ///
+    /// ```swift
+    /// let lead = (costs.seconds ?? 0.05) * 2
+    /// ```
+    public var seconds: Double? { state.withLock { $0.seconds } }
+
+    /// How many samples the estimate has seen.
+    ///
+    /// ```swift
+    /// if costs.samples == 0 { print("no render has finished yet") }
+    /// ```
+    public var samples: Int { state.withLock { $0.samples } }
+}
