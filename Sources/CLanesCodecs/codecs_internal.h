@@ -91,6 +91,11 @@ int clanes_png_filter_mask(int32_t filters);
 struct png_struct_def;
 void clanes_png_limit_ancillary(struct png_struct_def *png);
 
+/* The transforms from any PNG to a layout (see png.c); 0 when a colour PNG is asked for grey. */
+struct png_info_def;
+int clanes_png_set_layout(struct png_struct_def *png, struct png_info_def *info, int32_t channels,
+                          int32_t bytes_per_sample, int *opaque);
+
 /* The PNG colour type for `channels` samples (1, 2, 4), without alpha when `opaque` (shared with png_stream.c). */
 int clanes_png_colour_type(int32_t channels, int opaque);
 

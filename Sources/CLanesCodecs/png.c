@@ -84,32 +84,25 @@ void clanes_png_limit_ancillary(png_structp png) {
     png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
 }
 
-/* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
-static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
-                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                              int32_t channels, int32_t bytes_per_sample) {
-    if (setjmp(png_jmpbuf(png))) {
-        return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
-    }
-    png_set_read_fn(png, ctx, png_read_memory);
-    clanes_png_limit_ancillary(png);
-    png_read_info(png, info);
-
-    if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
-        clanes_set_message(ctx->message, ctx->capacity, "PNG is %ux%u, expected %ux%u",
-                           png_get_image_width(png, info), png_get_image_height(png, info), width, height);
-        return CLANES_ERR_ARGUMENT;
-    }
+/*
+ * Sets the transforms that turn any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; tRNS) into rows of
+ * `channels` (1, 2, 4) samples of `bytes_per_sample` (1, 2: native-endian): the one place both decoders (png.c's whole
+ * decode, rows.c's rows) choose them. Colour converts only towards more channels; a layout without alpha drops the
+ * file's. Returns 0, setting nothing, when a colour PNG is asked for fewer than 4 channels; *opaque (when not NULL)
+ * receives whether the file has neither an alpha channel nor tRNS.
+ */
+int clanes_png_set_layout(png_structp png, png_infop info, int32_t channels, int32_t bytes_per_sample, int *opaque) {
     int colour_type = png_get_color_type(png, info);
     int depth = png_get_bit_depth(png, info);
     int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
     int grey = colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA;
     int has_alpha = (colour_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
     if (!grey && channels < 4) {
-        clanes_set_message(ctx->message, ctx->capacity, "a colour PNG cannot be decoded to %d channel(s)", channels);
-        return CLANES_ERR_ARGUMENT;
+        return 0;
     }
-
+    if (opaque != NULL) {
+        *opaque = !has_alpha;
+    }
     if (colour_type == PNG_COLOR_TYPE_PALETTE) {
         png_set_palette_to_rgb(png);
     }
@@ -135,6 +128,29 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
         png_set_add_alpha(png, 0xFFFF, PNG_FILLER_AFTER);
     } else if (!wants_alpha && has_alpha) {
         png_set_strip_alpha(png);
+    }
+    return 1;
+}
+
+/* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
+static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
+                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                              int32_t channels, int32_t bytes_per_sample) {
+    if (setjmp(png_jmpbuf(png))) {
+        return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
+    }
+    png_set_read_fn(png, ctx, png_read_memory);
+    clanes_png_limit_ancillary(png);
+    png_read_info(png, info);
+
+    if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
+        clanes_set_message(ctx->message, ctx->capacity, "PNG is %ux%u, expected %ux%u",
+                           png_get_image_width(png, info), png_get_image_height(png, info), width, height);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (!clanes_png_set_layout(png, info, channels, bytes_per_sample, NULL)) {
+        clanes_set_message(ctx->message, ctx->capacity, "a colour PNG cannot be decoded to %d channel(s)", channels);
+        return CLANES_ERR_ARGUMENT;
     }
     (void)png_set_interlace_handling(png);
     png_read_update_info(png, info);

@@ -11,11 +11,11 @@ import Darwin
 /// band, straight into the temporary output file. Nothing holds the decoded image. A grey file (grey, grey and alpha,
 /// a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder (``ConvertedRows``),
 /// as the whole-bitmap path folds it: the output stays grey, with the same bytes (but a PNG output keeps an alpha
-/// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to 8-bit rows,
-/// which is what the whole path makes of it at its first resize, blur or tilt-shift. Not banded (nil from
+/// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to
+/// 8-bit rows when a resize, blur or tilt-shift follows (what the whole path makes of it at its first such step), and
+/// to 16-bit rows of its stored layout when none does, so it stays 16-bit. Not banded (nil from
 /// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
-/// inputs, a 16-bit file with none of those steps (it stays 16-bit), and an Exif orientation other than "up", since
-/// flipping the row order or transposing needs the whole image.
+/// inputs, and an Exif orientation other than "up", since flipping the row order or transposing needs the whole image.
 final class BandedWrite {
     let chain: any RowSource
     let decoder: ImageRowDecoder
@@ -55,16 +55,18 @@ final class BandedWrite {
                 }
             }
             // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
-            // path; with none it stays 16-bit, through the whole path (the decoder's rows are 8-bit).
+            // path; with none it stays 16-bit: the decoder hands out rows of its stored layout.
             let layout = info.storedLayout
             let reduces = plan.blurSigma != nil || plan.tiltShift
                 || target.map { $0.width != info.width || $0.height != info.height } ?? false
             // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
-            guard info.orientation == .up, !info.format.decodesFrames, layout.bytesPerSample == 1 || reduces else {
+            guard info.orientation == .up, !info.format.decodesFrames else {
                 close(descriptor)
                 return nil
             }
-            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator, maxPixels: maxPixels)
+            let deep = layout.bytesPerSample == 2 && !reduces
+            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator,
+                                              layout: deep ? layout : .rgba8, maxPixels: maxPixels)
             var source: any RowSource = decoder
             if let target, target.width != source.width || target.height != source.height {
                 source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
@@ -75,7 +77,7 @@ final class BandedWrite {
             if plan.tiltShift {
                 source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
             }
-            if layout.eightBit != source.layout {
+            if !deep && layout.eightBit != source.layout {
                 source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
             }
             return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
