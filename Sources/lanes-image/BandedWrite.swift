@@ -16,24 +16,33 @@ import Darwin
 /// to 16-bit rows of its stored layout when none does, so it stays 16-bit. Not banded (nil from
 /// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
 /// inputs, and an Exif orientation other than "up", since flipping the row order or transposing needs the whole image.
+///
+/// A whole bitmap (a URL's, a rotated photo's, a `--greyscale` result) is one more row source
+/// (``init(bitmap:plan:)``): every output goes through the same band encoder.
 final class BandedWrite {
     let chain: any RowSource
-    let decoder: ImageRowDecoder
+    /// The file's decoder (nil for a bitmap's rows).
+    let decoder: ImageRowDecoder?
     private let descriptor: Int32
     private let plan: ProcessingPlan
 
     /// Rows moved from the last stage to the encoder per call.
     static let chunkRows = 64
 
-    private init(chain: any RowSource, decoder: ImageRowDecoder, descriptor: Int32, plan: ProcessingPlan) {
+    private init(chain: any RowSource, decoder: ImageRowDecoder?, descriptor: Int32, plan: ProcessingPlan) {
         self.chain = chain
         self.decoder = decoder
         self.descriptor = descriptor
         self.plan = plan
     }
 
+    /// The rows of `bitmap`, written as `plan` says (its processing is done: the bitmap is what is written).
+    convenience init(bitmap: Bitmap, plan: ProcessingPlan) {
+        self.init(chain: BitmapRows(bitmap), decoder: nil, descriptor: -1, plan: plan)
+    }
+
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// The chain for `job`, or nil when the job must take the whole-bitmap path.
@@ -99,12 +108,26 @@ final class BandedWrite {
         return chain.retainedBytesInChain + encoder
     }
 
-    /// Runs the chain into `url` through a temporary file; returns the size and the file's bytes. `rowsDone(n)` hears
-    /// after every band that `n` output rows are done (the progress bar).
+    /// Runs the chain into `url` through a temporary file (removed on any failure); returns the size and the file's
+    /// bytes. `rowsDone(n)` hears after every band that `n` output rows are done (the progress bar). A failure to
+    /// create, write or rename the file is a ``WriteError`` naming `url`.
     func write(to url: URL, rowsDone: @escaping (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
         let chain = ReportingRows(self.chain, rowsDone: rowsDone)
         let width = chain.width, height = chain.height
-        let bytes = try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
+        let bytes: Int
+        do {
+            bytes = try encode(chain, to: url)
+        } catch let error as POSIXError {
+            throw WriteError(path: url.path, reason: String(cString: strerror(error.code.rawValue)))  // the rename
+        } catch let error as CocoaError {
+            throw WriteError(path: url.path, reason: describe(error))
+        }
+        return (width, height, bytes)
+    }
+
+    /// The band encoder: rows pulled from `chain` on this thread, encoded on a second one into a temporary file.
+    private func encode(_ chain: any RowSource, to url: URL) throws -> Int {
+        try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
             let output = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC) // created by LiveTemporaryFiles
             guard output >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
             defer { close(output) }
@@ -118,6 +141,5 @@ final class BandedWrite {
                                                  optimizedCoding: plan.optimizedJPEG, fileDescriptor: output,
                                                  bandRows: Self.chunkRows).byteCount
         }
-        return (width, height, bytes)
     }
 }
