@@ -13,9 +13,11 @@ import Darwin
 /// as the whole-bitmap path folds it: the output stays grey, with the same bytes (but a PNG output keeps an alpha
 /// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to
 /// 8-bit rows when a resize, blur or tilt-shift follows (what the whole path makes of it at its first such step), and
-/// to 16-bit rows of its stored layout when none does, so it stays 16-bit. Not banded (nil from
-/// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
-/// inputs, and an Exif orientation other than "up", since flipping the row order or transposing needs the whole image.
+/// to 16-bit rows of its stored layout when none does, so it stays 16-bit. `--greyscale` is a row stage too
+/// (``GreyscaleRows``, then folded to one grey channel, with alpha when the file has an alpha channel). Not banded (nil
+/// from ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): non-file inputs, WebP,
+/// GIF and AVIF, and an Exif orientation other than "up", since flipping the row order or transposing needs the whole
+/// image.
 ///
 /// A whole bitmap (a URL's, a rotated photo's, a `--greyscale` result) is one more row source
 /// (``init(bitmap:plan:)``): every output goes through the same band encoder.
@@ -48,7 +50,7 @@ final class BandedWrite {
     /// The chain for `job`, or nil when the job must take the whole-bitmap path.
     static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int,
                         isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
-        guard job.source.isFileURL, !plan.greyscale else { return nil }
+        guard job.source.isFileURL else { return nil }
         let descriptor = open(job.source.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
@@ -86,7 +88,13 @@ final class BandedWrite {
             if plan.tiltShift {
                 source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
             }
-            if !deep && layout.eightBit != source.layout {
+            if plan.greyscale {
+                // As `ProcessingPlan.finished` makes it: one grey channel at the rows' depth, plus alpha when the file
+                // has any (the header is written before any pixel is seen: an alpha channel that is all opaque stays).
+                let channels = layout.hasAlpha && !decoder.isOpaque ? 2 : 1
+                source = ConvertedRows(GreyscaleRows(source),
+                                       to: PixelLayout(channels: channels, bytesPerSample: source.layout.bytesPerSample)!)
+            } else if !deep && layout.eightBit != source.layout {
                 source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
             }
             return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)

@@ -134,6 +134,43 @@ struct BandedGreyTests {
         }
     }
 
+    /// `--greyscale` is a row stage: colour and grey files, 8- and 16-bit, with and without other steps, run in bands
+    /// to a grey output with the whole path's bytes (16 bits kept when no step reduces them).
+    @Test(arguments: [PixelLayout.rgba8, .grey16, .greyAlpha16, .rgba16])
+    func greyscaleRunsInBands(layout: PixelLayout) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input: URL
+        if layout == .rgba8 { // colour noise, some of it transparent
+            let pixels = (0..<(151 * 97 * 4)).map { i -> UInt8 in
+                i % 4 == 3 ? (i / 4 % 7 == 0 ? 0 : 255) : UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 11)
+            }
+            input = folder.url.appendingPathComponent("colour.png")
+            try ImageEncoder().encode(Bitmap(width: 151, height: 97, pixels: pixels), as: .png(compressionLevel: 1))
+                .write(to: input)
+        } else {
+            input = try Self.deepFile(layout, in: folder.url)
+        }
+        for steps in ["none", "blur", "resize"] {
+            for format in ["png", "jpeg"] {
+                var plan = ProcessingPlan()
+                plan.greyscale = true
+                plan.format = OutputFormat(rawValue: format)!
+                if steps == "blur" { plan.blurSigma = 2 }
+                if steps == "resize" { plan.resize = ResizeSpec(parsing: "60x") }
+                let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
+                                         fileExtension: format)[0]
+                let run = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26,
+                                                               isCancelled: { false }), "\(layout), \(steps)")
+                let depth = steps == "none" ? layout.bytesPerSample : 1
+                #expect(run.chain.layout == PixelLayout(channels: layout == .grey16 ? 1 : 2, bytesPerSample: depth))
+                let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
+                let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
+                #expect(banded == whole, "\(layout) → \(format), \(steps)")
+            }
+        }
+    }
+
     /// A 16-bit file with no step holds 16-bit rows, never the image: what the band window and the stages hold (the
     /// budget's reservation) is the same for 40 and 4000 rows, a few rows' worth, far below the 16-bit bitmap the whole
     /// path held.
