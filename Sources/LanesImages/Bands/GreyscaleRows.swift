@@ -3,7 +3,7 @@
 /// converted in place in the caller's buffer.
 ///
 /// ```swift
-/// let decoder = try ImageRowDecoder(data: png16, layout: .rgba16)
+/// let decoder = try ImageRowDecoder(data: png, layout: .rgba16)
 /// let grey = ConvertedRows(GreyscaleRows(decoder), to: .grey16)   // a 16-bit grey image, a few rows at a time
 /// let bitmap = try Bitmap(readingAllRowsOf: grey)
 /// ```

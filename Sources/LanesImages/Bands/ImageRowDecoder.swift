@@ -20,7 +20,7 @@ import Darwin
 /// let decoder = try ImageRowDecoder(data: jpeg, scaleDenominator: 4)
 /// var row = [UInt8](repeating: 0, count: decoder.bytesPerRow)
 /// try row.withUnsafeMutableBytes { try decoder.readRows(1, into: $0.baseAddress!, bytesPerRow: decoder.bytesPerRow) }
-/// let deep = try ImageRowDecoder(data: png16, layout: .rgba16)   // 16-bit rows, 8 bytes a pixel
+/// let deep = try ImageRowDecoder(data: png, layout: .rgba16)   // 16-bit rows, 8 bytes a pixel
 /// ```
 public final class ImageRowDecoder: RowSource, OpacityReporting {
     /// The header: format, stored size, orientation.
