@@ -67,6 +67,9 @@ int clanes_png_filter_mask(int32_t filters);
 struct png_struct_def;
 void clanes_png_limit_ancillary(struct png_struct_def *png);
 
+/* libpng's warnings (a harmless oddity of a file) are not errors: every PNG read and write struct drops them. */
+void clanes_png_ignore_warning(struct png_struct_def *png, const char *text);
+
 /* The transforms from any PNG to a layout (see png.c); 0 when a colour PNG is asked for grey. */
 struct png_info_def;
 int clanes_png_set_layout(struct png_struct_def *png, struct png_info_def *info, int32_t channels,

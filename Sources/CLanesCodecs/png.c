@@ -49,7 +49,7 @@ static void png_decode_error(png_structp png, png_const_charp text) {
     png_longjmp(png, 1);
 }
 
-static void png_ignore_warning(png_structp png, png_const_charp text) {
+void clanes_png_ignore_warning(png_structp png, png_const_charp text) {
     (void)png;
     (void)text;
 }
@@ -193,7 +193,7 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels 
         return CLANES_ERR_UNSUPPORTED;
     }
     png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
-    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, png_ignore_warning,
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, clanes_png_ignore_warning,
                                                &ctx, png_counting_malloc, png_counting_free);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {

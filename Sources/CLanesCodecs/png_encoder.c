@@ -35,11 +35,6 @@ static void png_encoder_error(png_structp png, png_const_charp text) {
     png_longjmp(png, 1);
 }
 
-static void png_encoder_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
-}
-
 static void png_encoder_write(png_structp png, png_bytep bytes, size_t length) {
     clanes_encoder *e = (clanes_encoder *)png_get_io_ptr(png);
     if (!clanes_encoder_emit(e, bytes, length)) {
@@ -89,7 +84,7 @@ static int32_t png_encoder_start(clanes_encoder *e) {
     png_encoder_state *p = (png_encoder_state *)calloc(1, sizeof(png_encoder_state));
     e->format_state = p;
     if (p != NULL) {
-        p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, png_encoder_error, png_encoder_warning);
+        p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, png_encoder_error, clanes_png_ignore_warning);
         p->info = p->png ? png_create_info_struct(p->png) : NULL;
     }
     if (p == NULL || p->png == NULL || p->info == NULL) {

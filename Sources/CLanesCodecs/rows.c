@@ -87,11 +87,6 @@ static void rows_png_error(png_structp png, png_const_charp text) {
     png_longjmp(png, 1);
 }
 
-static void rows_png_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
-}
-
 static void rows_png_read(png_structp png, png_bytep out, size_t length) {
     clanes_row_decoder *d = (clanes_row_decoder *)png_get_io_ptr(png);
     if (rows_read_input(d, out, length) != length) {
@@ -326,7 +321,7 @@ int32_t clanes_row_decoder_open(const clanes_row_request *request, clanes_row_de
     d->capacity = message_capacity;
     int32_t status;
     if (format == CLANES_FORMAT_PNG) {
-        d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, rows_png_error, rows_png_warning);
+        d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, rows_png_error, clanes_png_ignore_warning);
         d->info = d->png ? png_create_info_struct(d->png) : NULL;
         if (d->png == NULL || d->info == NULL) {
             clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
