@@ -24,6 +24,9 @@ static inline uint32_t clanes_le32(const uint8_t *p) {
     return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | (uint32_t)p[0];
 }
 
+/* 1 for 1, 2 or 4 channels of 1 or 2 bytes; else 0, saying so in `message`. */
+int clanes_layout_is_valid(int32_t channels, int32_t bytes_per_sample, char *message, size_t capacity);
+
 /* Checks the arguments every decoder/encoder shares; returns CLANES_OK or CLANES_ERR_ARGUMENT. */
 int32_t clanes_check_bitmap_arguments(const void *pixels, size_t bytes_per_row,
                                       uint32_t width, uint32_t height,
@@ -57,39 +60,20 @@ int clanes_buffer_reserve(clanes_buffer *buffer, size_t extra);
 /* Appends `length` bytes; 1 on success, 0 when out of memory (the buffer is left as it was). */
 int clanes_buffer_append(clanes_buffer *buffer, const void *bytes, size_t length);
 
-/* ---- what the row-at-a-time encoders (png_stream.c, jpeg_stream.c) share ---- */
-
-enum { CLANES_STREAM_OPEN = 0, CLANES_STREAM_FINISHED = 1, CLANES_STREAM_FAILED = 2 };
-
-/*
- * The checks every stream's begin makes: a place for the stream (`has_pointer`), 1...max_side pixels per side and a
- * layout of 1, 2 or 4 channels of 1 or 2 bytes. CLANES_OK, or the status and message of the first that fails.
- */
-int32_t clanes_stream_check_begin(int has_pointer, uint32_t width, uint32_t height, uint32_t max_side, const char *codec,
-                                  int32_t channels, int32_t bytes_per_sample, char *message, size_t capacity);
-
-/* CLANES_OK when a stream in `state` takes calls; else CLANES_ERR_ARGUMENT, saying why ("the PNG stream failed..."). */
-int32_t clanes_stream_check_open(const void *stream, int state, const char *codec, char *message, size_t capacity);
-
-/* CLANES_OK when `count` more rows of `row_bytes` fit below the `done` of `height`; else CLANES_ERR_ARGUMENT. */
-int32_t clanes_stream_check_rows(const uint8_t *pixels, size_t bytes_per_row, size_t row_bytes, uint32_t count,
-                                 uint32_t done, uint32_t height, char *message, size_t capacity);
-
-/* CLANES_OK when all `height` rows are in (`rows`); else CLANES_ERR_ARGUMENT ("only 2 of 4 rows were written"). */
-int32_t clanes_stream_check_complete(uint32_t rows, uint32_t height, char *message, size_t capacity);
-
-/* Writes all `length` bytes to `fd` (EINTR and short writes retried), counting them in *written; 0 or errno. */
-int clanes_write_all(int fd, const uint8_t *bytes, size_t length, size_t *written);
-
-/* A finished stream's result: with fd < 0 hands `output` to *out (the caller frees it), else *out stays NULL. */
-void clanes_stream_hand_out(clanes_buffer *output, int fd, size_t written, uint8_t **out, size_t *out_size);
-
 /* The libpng filter mask for CLANES_PNG_FILTER_* flags (0 when none is set; callers reject that first). */
 int clanes_png_filter_mask(int32_t filters);
 
 /* Caps what libpng may allocate for ancillary chunks (see png.c); set on every PNG read struct. */
 struct png_struct_def;
 void clanes_png_limit_ancillary(struct png_struct_def *png);
+
+/* libpng's warnings (a harmless oddity of a file) are not errors: every PNG read and write struct drops them. */
+void clanes_png_ignore_warning(struct png_struct_def *png, const char *text);
+
+/* The transforms from any PNG to a layout (see png.c); 0 when a colour PNG is asked for grey. */
+struct png_info_def;
+int clanes_png_set_layout(struct png_struct_def *png, struct png_info_def *info, int32_t channels,
+                          int32_t bytes_per_sample, int *opaque);
 
 /* The PNG colour type for `channels` samples (1, 2, 4), without alpha when `opaque` (shared with png_stream.c). */
 int clanes_png_colour_type(int32_t channels, int opaque);

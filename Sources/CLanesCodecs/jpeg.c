@@ -189,16 +189,16 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
     return CLANES_OK;
 }
 
-int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom,
-                           uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom, const clanes_pixels *image,
                            char *message, size_t message_capacity) {
-    return clanes_jpeg_decode_layout(data, size, scale_denom, pixels, bytes_per_row, width, height, 4,
-                                     message, message_capacity);
-}
-
-int32_t clanes_jpeg_decode_layout(const uint8_t *data, size_t size, int32_t scale_denom,
-                                  uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                  int32_t channels, char *message, size_t message_capacity) {
+    if (image == NULL || image->bytes_per_sample != 1) {
+        clanes_set_message(message, message_capacity, "a JPEG decodes to 8-bit samples");
+        return CLANES_ERR_ARGUMENT;
+    }
+    uint8_t *pixels = image->pixels;
+    size_t bytes_per_row = image->bytes_per_row;
+    uint32_t width = image->width, height = image->height;
+    int32_t channels = image->channels;
     if (channels != 1 && channels != 4) {
         clanes_set_message(message, message_capacity, "a JPEG decodes to 1 or 4 channels, not %d", channels);
         return CLANES_ERR_ARGUMENT;

@@ -1,5 +1,5 @@
 /*
- * PNG decode/encode over libpng. libpng reports errors by longjmp; every setjmp lives in a
+ * PNG decoding over libpng (encoding: png_encoder.c). libpng reports errors by longjmp; every setjmp lives in a
  * function of this file whose mutable state sits in a context struct owned by its caller,
  * so nothing read after a longjmp is an indeterminate local.
  */
@@ -49,7 +49,7 @@ static void png_decode_error(png_structp png, png_const_charp text) {
     png_longjmp(png, 1);
 }
 
-static void png_ignore_warning(png_structp png, png_const_charp text) {
+void clanes_png_ignore_warning(png_structp png, png_const_charp text) {
     (void)png;
     (void)text;
 }
@@ -84,32 +84,25 @@ void clanes_png_limit_ancillary(png_structp png) {
     png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
 }
 
-/* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
-static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
-                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                              int32_t channels, int32_t bytes_per_sample) {
-    if (setjmp(png_jmpbuf(png))) {
-        return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
-    }
-    png_set_read_fn(png, ctx, png_read_memory);
-    clanes_png_limit_ancillary(png);
-    png_read_info(png, info);
-
-    if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
-        clanes_set_message(ctx->message, ctx->capacity, "PNG is %ux%u, expected %ux%u",
-                           png_get_image_width(png, info), png_get_image_height(png, info), width, height);
-        return CLANES_ERR_ARGUMENT;
-    }
+/*
+ * Sets the transforms that turn any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; tRNS) into rows of
+ * `channels` (1, 2, 4) samples of `bytes_per_sample` (1, 2: native-endian): the one place both decoders (png.c's whole
+ * decode, rows.c's rows) choose them. Colour converts only towards more channels; a layout without alpha drops the
+ * file's. Returns 0, setting nothing, when a colour PNG is asked for fewer than 4 channels; *opaque (when not NULL)
+ * receives whether the file has neither an alpha channel nor tRNS.
+ */
+int clanes_png_set_layout(png_structp png, png_infop info, int32_t channels, int32_t bytes_per_sample, int *opaque) {
     int colour_type = png_get_color_type(png, info);
     int depth = png_get_bit_depth(png, info);
     int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
     int grey = colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA;
     int has_alpha = (colour_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
     if (!grey && channels < 4) {
-        clanes_set_message(ctx->message, ctx->capacity, "a colour PNG cannot be decoded to %d channel(s)", channels);
-        return CLANES_ERR_ARGUMENT;
+        return 0;
     }
-
+    if (opaque != NULL) {
+        *opaque = !has_alpha;
+    }
     if (colour_type == PNG_COLOR_TYPE_PALETTE) {
         png_set_palette_to_rgb(png);
     }
@@ -136,6 +129,29 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
     } else if (!wants_alpha && has_alpha) {
         png_set_strip_alpha(png);
     }
+    return 1;
+}
+
+/* Runs libpng; returns CLANES_OK or an error status. Only `ctx` and `png`/`info` are used after setjmp. */
+static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_infop info,
+                              uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                              int32_t channels, int32_t bytes_per_sample) {
+    if (setjmp(png_jmpbuf(png))) {
+        return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
+    }
+    png_set_read_fn(png, ctx, png_read_memory);
+    clanes_png_limit_ancillary(png);
+    png_read_info(png, info);
+
+    if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height) {
+        clanes_set_message(ctx->message, ctx->capacity, "PNG is %ux%u, expected %ux%u",
+                           png_get_image_width(png, info), png_get_image_height(png, info), width, height);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if (!clanes_png_set_layout(png, info, channels, bytes_per_sample, NULL)) {
+        clanes_set_message(ctx->message, ctx->capacity, "a colour PNG cannot be decoded to %d channel(s)", channels);
+        return CLANES_ERR_ARGUMENT;
+    }
     (void)png_set_interlace_handling(png);
     png_read_update_info(png, info);
 
@@ -157,10 +173,16 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
     return CLANES_OK;
 }
 
-int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
-                                 uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                 int32_t channels, int32_t bytes_per_sample,
-                                 char *message, size_t message_capacity) {
+int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels *image,
+                          char *message, size_t message_capacity) {
+    if (image == NULL) {
+        clanes_set_message(message, message_capacity, "no pixel buffer");
+        return CLANES_ERR_ARGUMENT;
+    }
+    uint8_t *pixels = image->pixels;
+    size_t bytes_per_row = image->bytes_per_row;
+    uint32_t width = image->width, height = image->height;
+    int32_t channels = image->channels, bytes_per_sample = image->bytes_per_sample;
     int32_t status = clanes_check_layout_arguments(pixels, bytes_per_row, width, height, channels, bytes_per_sample,
                                                    message, message_capacity);
     if (status != CLANES_OK) {
@@ -171,7 +193,7 @@ int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
         return CLANES_ERR_UNSUPPORTED;
     }
     png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
-    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, png_ignore_warning,
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, clanes_png_ignore_warning,
                                                &ctx, png_counting_malloc, png_counting_free);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {
@@ -185,149 +207,3 @@ int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
     png_last_largest_allocation = ctx.largest_allocation;
     return status;
 }
-
-int32_t clanes_png_decode(const uint8_t *data, size_t size,
-                          uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          char *message, size_t message_capacity) {
-    return clanes_png_decode_layout(data, size, pixels, bytes_per_row, width, height, 4, 1,
-                                    message, message_capacity);
-}
-
-/* ---------- encoding ---------- */
-
-typedef struct png_encode_context {
-    clanes_buffer output;
-    int out_of_memory;
-    char *message;
-    size_t capacity;
-} png_encode_context;
-
-static void png_encode_error(png_structp png, png_const_charp text) {
-    png_encode_context *ctx = (png_encode_context *)png_get_error_ptr(png);
-    clanes_set_message(ctx->message, ctx->capacity, "PNG encoder: %s", text);
-    png_longjmp(png, 1);
-}
-
-static void png_write_memory(png_structp png, png_bytep bytes, size_t length) {
-    png_encode_context *ctx = (png_encode_context *)png_get_io_ptr(png);
-    if (!clanes_buffer_append(&ctx->output, bytes, length)) {
-        ctx->out_of_memory = 1;
-        png_error(png, "out of memory");
-    }
-}
-
-static void png_flush_memory(png_structp png) {
-    (void)png;
-}
-
-/* The libpng filter mask for CLANES_PNG_FILTER_* flags (shared with png_stream.c). */
-int clanes_png_filter_mask(int32_t filters) {
-    int mask = 0;
-    if (filters & CLANES_PNG_FILTER_NONE) mask |= PNG_FILTER_NONE;
-    if (filters & CLANES_PNG_FILTER_SUB) mask |= PNG_FILTER_SUB;
-    if (filters & CLANES_PNG_FILTER_UP) mask |= PNG_FILTER_UP;
-    if (filters & CLANES_PNG_FILTER_AVG) mask |= PNG_FILTER_AVG;
-    if (filters & CLANES_PNG_FILTER_PAETH) mask |= PNG_FILTER_PAETH;
-    return mask;
-}
-
-/* The PNG colour type of `channels` samples (1 grey, 2 grey+alpha, 4 RGBA), or its alpha-less one when `opaque`. */
-int clanes_png_colour_type(int32_t channels, int opaque) {
-    if (channels <= 2) {
-        return (channels == 1 || opaque) ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_GRAY_ALPHA;
-    }
-    return opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
-}
-
-/* Whether every alpha sample (the last of each pixel) of a layout with alpha is at its maximum. */
-static int png_rows_opaque(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                           int32_t channels, int32_t bytes_per_sample) {
-    if (channels != 2 && channels != 4) {
-        return 1;
-    }
-    size_t pixel_bytes = (size_t)channels * (size_t)bytes_per_sample;
-    size_t alpha = pixel_bytes - (size_t)bytes_per_sample;
-    for (uint32_t y = 0; y < height; y++) {
-        const uint8_t *row = pixels + (size_t)y * bytes_per_row;
-        for (uint32_t x = 0; x < width; x++) {
-            const uint8_t *sample = row + (size_t)x * pixel_bytes + alpha;
-            if (sample[0] != 0xFF || (bytes_per_sample == 2 && sample[1] != 0xFF)) {
-                return 0;
-            }
-        }
-    }
-    return 1;
-}
-
-static int32_t png_encode_run(png_encode_context *ctx, png_structp png, png_infop info,
-                              const uint8_t *pixels, size_t bytes_per_row, uint32_t width,
-                              uint32_t height, int32_t channels, int32_t bytes_per_sample,
-                              int32_t level, int32_t filters) {
-    if (setjmp(png_jmpbuf(png))) {
-        return ctx->out_of_memory ? CLANES_ERR_NO_MEMORY : CLANES_ERR_ENCODE;
-    }
-    int opaque = png_rows_opaque(pixels, bytes_per_row, width, height, channels, bytes_per_sample);
-    png_set_write_fn(png, ctx, png_write_memory, png_flush_memory);
-    png_set_compression_level(png, level);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, clanes_png_filter_mask(filters));
-    png_set_IHDR(png, info, width, height, 8 * bytes_per_sample, clanes_png_colour_type(channels, opaque),
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    if (opaque && channels != 1) {
-        png_set_filler(png, 0, PNG_FILLER_AFTER); /* drop the alpha sample of each pixel */
-    }
-    if (bytes_per_sample == 2 && clanes_host_is_little_endian()) {
-        png_set_swap(png);
-    }
-    for (uint32_t y = 0; y < height; y++) {
-        png_write_row(png, pixels + (size_t)y * bytes_per_row);
-    }
-    png_write_end(png, info);
-    return CLANES_OK;
-}
-
-int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                 int32_t channels, int32_t bytes_per_sample,
-                                 int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
-                                 char *message, size_t message_capacity) {
-    int32_t status = clanes_check_layout_arguments(pixels, bytes_per_row, width, height, channels, bytes_per_sample,
-                                                   message, message_capacity);
-    if (status != CLANES_OK) {
-        return status;
-    }
-    if (out == NULL || out_size == NULL || compression_level < 0 || compression_level > 9) {
-        clanes_set_message(message, message_capacity, "bad output pointers or compression level %d",
-                           compression_level);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if ((filters & CLANES_PNG_FILTER_ALL) == 0 || (filters & ~CLANES_PNG_FILTER_ALL) != 0) {
-        clanes_set_message(message, message_capacity, "bad PNG filter flags 0x%x", (unsigned)filters);
-        return CLANES_ERR_ARGUMENT;
-    }
-    if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
-        clanes_set_message(message, message_capacity, "PNG cannot hold %ux%u", width, height);
-        return CLANES_ERR_TOO_LARGE;
-    }
-    *out = NULL;
-    *out_size = 0;
-    png_encode_context ctx = {{NULL, 0, 0}, 0, message, message_capacity};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, png_encode_error,
-                                              png_ignore_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (png == NULL || info == NULL) {
-        png_destroy_write_struct(png ? &png : NULL, NULL);
-        clanes_set_message(message, message_capacity, "out of memory creating the PNG encoder");
-        return CLANES_ERR_NO_MEMORY;
-    }
-    status = png_encode_run(&ctx, png, info, pixels, bytes_per_row, width, height, channels, bytes_per_sample,
-                            compression_level, filters);
-    png_destroy_write_struct(&png, &info);
-    if (status != CLANES_OK) {
-        free(ctx.output.bytes);
-        return status;
-    }
-    *out = ctx.output.bytes;
-    *out_size = ctx.output.size;
-    return CLANES_OK;
-}
-

@@ -74,17 +74,17 @@ static size_t rows_read_input(clanes_row_decoder *d, uint8_t *out, size_t length
     return done;
 }
 
+/* Bytes of one row handed out. */
+static size_t rows_row_bytes(const clanes_row_decoder *d) {
+    return (size_t)d->layout.width * (size_t)d->layout.channels * (size_t)d->layout.bytes_per_sample;
+}
+
 /* ---------- PNG ---------- */
 
 static void rows_png_error(png_structp png, png_const_charp text) {
     clanes_row_decoder *d = (clanes_row_decoder *)png_get_error_ptr(png);
     clanes_set_message(d->message, d->capacity, "PNG: %s", text);
     png_longjmp(png, 1);
-}
-
-static void rows_png_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
 }
 
 static void rows_png_read(png_structp png, png_bytep out, size_t length) {
@@ -95,25 +95,7 @@ static void rows_png_read(png_structp png, png_bytep out, size_t length) {
     }
 }
 
-/* The whole decoder's transforms (png.c): any PNG becomes RGBA8. */
-static void rows_png_setup(clanes_row_decoder *d) {
-    png_structp png = d->png;
-    png_infop info = d->info;
-    int colour_type = png_get_color_type(png, info);
-    int depth = png_get_bit_depth(png, info);
-    int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-    if (colour_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-    if (colour_type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (has_trns) png_set_tRNS_to_alpha(png);
-    if (depth == 16) png_set_scale_16(png);
-    if (colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-    if ((colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns) png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
-    d->layout.opaque = (colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns;
-    d->layout.channels = 4;
-    d->layout.bytes_per_sample = 1;
-}
-
-static int32_t rows_png_open(clanes_row_decoder *d) {
+static int32_t rows_png_open(clanes_row_decoder *d, int32_t channels, int32_t bytes_per_sample) {
     if (setjmp(png_jmpbuf(d->png))) {
         return d->truncated ? CLANES_ERR_TRUNCATED : d->io_error ? CLANES_ERR_IO : CLANES_ERR_CORRUPT;
     }
@@ -123,17 +105,24 @@ static int32_t rows_png_open(clanes_row_decoder *d) {
     d->layout.width = png_get_image_width(d->png, d->info);
     d->layout.height = png_get_image_height(d->png, d->info);
     int deep = png_get_bit_depth(d->png, d->info) == 16; /* before the transforms update `info` */
-    rows_png_setup(d);
+    int opaque = 0;
+    if (!clanes_png_set_layout(d->png, d->info, channels, bytes_per_sample, &opaque)) {
+        clanes_set_message(d->message, d->capacity, "a colour PNG cannot be decoded to %d channel(s)", channels);
+        return CLANES_ERR_ARGUMENT;
+    }
+    d->layout.opaque = opaque || !(channels == 2 || channels == 4);
+    d->layout.channels = channels;
+    d->layout.bytes_per_sample = bytes_per_sample;
     int interlaced = png_set_interlace_handling(d->png) > 1;
     png_read_update_info(d->png, d->info);
     size_t row_bytes = png_get_rowbytes(d->png, d->info);
-    if (row_bytes != (size_t)d->layout.width * 4) {
+    if (row_bytes != (size_t)d->layout.width * (size_t)channels * (size_t)bytes_per_sample) {
         clanes_set_message(d->message, d->capacity, "PNG transformation produced %zu bytes per row", row_bytes);
         return CLANES_ERR_UNSUPPORTED;
     }
     d->layout.whole_image = interlaced;
     /* libpng's row and previous row are as wide as the widest pixel on the way: 64 bits for 16-bit input. */
-    size_t widest = deep ? (size_t)d->layout.width * 8 : row_bytes;
+    size_t widest = deep && row_bytes < (size_t)d->layout.width * 8 ? (size_t)d->layout.width * 8 : row_bytes;
     d->layout.held_bytes = interlaced ? row_bytes * d->layout.height : widest * 2;
     return CLANES_OK;
 }
@@ -142,7 +131,7 @@ static int32_t rows_png_read_rows(clanes_row_decoder *d, uint8_t *rows, size_t b
     if (setjmp(png_jmpbuf(d->png))) {
         return d->truncated ? CLANES_ERR_TRUNCATED : d->io_error ? CLANES_ERR_IO : CLANES_ERR_CORRUPT;
     }
-    size_t row_bytes = (size_t)d->layout.width * 4;
+    size_t row_bytes = rows_row_bytes(d);
     if (d->layout.whole_image) {
         if (d->whole == NULL) {
             d->whole = (uint8_t *)malloc(row_bytes * d->layout.height);
@@ -297,16 +286,25 @@ static int32_t rows_jpeg_read_rows(clanes_row_decoder *d, uint8_t *rows, size_t 
 
 /* ---------- entry points ---------- */
 
-int32_t clanes_row_decoder_open(const uint8_t *data, size_t size, int fd, int32_t format, int32_t scale_denom,
-                                clanes_row_decoder **decoder, clanes_row_layout *layout,
-                                char *message, size_t message_capacity) {
-    if (decoder == NULL || layout == NULL || (data == NULL) == (fd < 0)) {
+int32_t clanes_row_decoder_open(const clanes_row_request *request, clanes_row_decoder **decoder,
+                                clanes_row_layout *layout, char *message, size_t message_capacity) {
+    if (request == NULL || decoder == NULL || layout == NULL || (request->data == NULL) == (request->fd < 0)) {
         clanes_set_message(message, message_capacity, "a row decoder needs memory or a descriptor, not both");
         return CLANES_ERR_ARGUMENT;
     }
     *decoder = NULL;
+    int32_t format = request->format;
+    int32_t scale_denom = request->scale_denom == 0 ? 1 : request->scale_denom;
+    int32_t channels = request->channels == 0 ? 4 : request->channels;
+    int32_t bytes_per_sample = request->bytes_per_sample == 0 ? 1 : request->bytes_per_sample;
     if (scale_denom != 1 && (format != CLANES_FORMAT_JPEG || (scale_denom != 2 && scale_denom != 4 && scale_denom != 8))) {
         clanes_set_message(message, message_capacity, "scale 1/%d is not available for this format", scale_denom);
+        return CLANES_ERR_ARGUMENT;
+    }
+    if ((channels != 1 && channels != 2 && channels != 4) || (bytes_per_sample != 1 && bytes_per_sample != 2)
+        || (format == CLANES_FORMAT_JPEG && (channels != 4 || bytes_per_sample != 1))) {
+        clanes_set_message(message, message_capacity, "rows of %d channel(s) of %d byte(s) are not available"
+                           " for this format", channels, bytes_per_sample);
         return CLANES_ERR_ARGUMENT;
     }
     clanes_row_decoder *d = (clanes_row_decoder *)calloc(1, sizeof(clanes_row_decoder));
@@ -316,20 +314,20 @@ int32_t clanes_row_decoder_open(const uint8_t *data, size_t size, int fd, int32_
     }
     *decoder = d;
     d->format = format;
-    d->data = data;
-    d->fd = fd;
-    d->size = size;
+    d->data = request->data;
+    d->fd = request->fd;
+    d->size = request->size;
     d->message = message;
     d->capacity = message_capacity;
     int32_t status;
     if (format == CLANES_FORMAT_PNG) {
-        d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, rows_png_error, rows_png_warning);
+        d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, rows_png_error, clanes_png_ignore_warning);
         d->info = d->png ? png_create_info_struct(d->png) : NULL;
         if (d->png == NULL || d->info == NULL) {
             clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
             return CLANES_ERR_NO_MEMORY;
         }
-        status = rows_png_open(d);
+        status = rows_png_open(d, channels, bytes_per_sample);
     } else if (format == CLANES_FORMAT_JPEG) {
         clanes_jpeg_install_errors(&d->error, message, message_capacity);
         d->cinfo.err = &d->error.manager;
@@ -348,7 +346,7 @@ int32_t clanes_row_decoder_open(const uint8_t *data, size_t size, int fd, int32_
 
 int32_t clanes_row_decoder_read(clanes_row_decoder *d, uint8_t *rows, size_t bytes_per_row, uint32_t count,
                                 char *message, size_t message_capacity) {
-    if (d == NULL || rows == NULL || bytes_per_row < (size_t)d->layout.width * 4
+    if (d == NULL || rows == NULL || bytes_per_row < rows_row_bytes(d)
         || count > d->layout.height - d->next_row) {
         clanes_set_message(message, message_capacity, "bad rows for a row decoder (%u of %u left)",
                            d ? d->layout.height - d->next_row : 0, d ? d->layout.height : 0);

@@ -55,11 +55,11 @@ enum ImagesDecodeBench {
             let rowBytes = Int(info.width) * 4
             let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * Int(info.height))
             defer { pixels.deallocate() }
+            var image = clanes_pixels(pixels: pixels, bytes_per_row: rowBytes, width: info.width, height: info.height,
+                                      channels: 4, bytes_per_sample: 1)
             let status = info.format == CLANES_FORMAT_PNG
-                ? clanes_png_decode(data, buffer.count, pixels, rowBytes, info.width, info.height,
-                                    &message, message.count)
-                : clanes_jpeg_decode(data, buffer.count, 1, pixels, rowBytes, info.width, info.height,
-                                     &message, message.count)
+                ? clanes_png_decode(data, buffer.count, &image, &message, message.count)
+                : clanes_jpeg_decode(data, buffer.count, 1, &image, &message, message.count)
             return status == CLANES_OK
         }
     }

@@ -11,35 +11,46 @@ import Darwin
 /// band, straight into the temporary output file. Nothing holds the decoded image. A grey file (grey, grey and alpha,
 /// a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder (``ConvertedRows``),
 /// as the whole-bitmap path folds it: the output stays grey, with the same bytes (but a PNG output keeps an alpha
-/// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to 8-bit rows,
-/// which is what the whole path makes of it at its first resize, blur or tilt-shift. Not banded (nil from
-/// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
-/// inputs, a 16-bit file with none of those steps (it stays 16-bit), and an Exif orientation other than "up", since
-/// flipping the row order or transposing needs the whole image.
+/// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to
+/// 8-bit rows when a resize, blur or tilt-shift follows (what the whole path makes of it at its first such step), and
+/// to 16-bit rows of its stored layout when none does, so it stays 16-bit. `--greyscale` is a row stage too
+/// (``GreyscaleRows``, then folded to one grey channel, with alpha when the file has an alpha channel). Not banded (nil
+/// from ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): non-file inputs, WebP,
+/// GIF and AVIF, and an Exif orientation other than "up", since flipping the row order or transposing needs the whole
+/// image.
+///
+/// A whole bitmap (a URL's, a rotated photo's, a `--greyscale` result) is one more row source
+/// (``init(bitmap:plan:)``): every output goes through the same band encoder.
 final class BandedWrite {
     let chain: any RowSource
-    let decoder: ImageRowDecoder
+    /// The file's decoder (nil for a bitmap's rows).
+    let decoder: ImageRowDecoder?
     private let descriptor: Int32
     private let plan: ProcessingPlan
 
     /// Rows moved from the last stage to the encoder per call.
     static let chunkRows = 64
 
-    private init(chain: any RowSource, decoder: ImageRowDecoder, descriptor: Int32, plan: ProcessingPlan) {
+    private init(chain: any RowSource, decoder: ImageRowDecoder?, descriptor: Int32, plan: ProcessingPlan) {
         self.chain = chain
         self.decoder = decoder
         self.descriptor = descriptor
         self.plan = plan
     }
 
+    /// The rows of `bitmap`, written as `plan` says (its processing is done: the bitmap is what is written).
+    convenience init(bitmap: Bitmap, plan: ProcessingPlan) {
+        self.init(chain: BitmapRows(bitmap), decoder: nil, descriptor: -1, plan: plan)
+    }
+
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// The chain for `job`, or nil when the job must take the whole-bitmap path.
     static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int,
                         isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
-        guard job.source.isFileURL, !plan.greyscale else { return nil }
+        guard job.source.isFileURL else { return nil }
         let descriptor = open(job.source.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
@@ -55,16 +66,18 @@ final class BandedWrite {
                 }
             }
             // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
-            // path; with none it stays 16-bit, through the whole path (the decoder's rows are 8-bit).
+            // path; with none it stays 16-bit: the decoder hands out rows of its stored layout.
             let layout = info.storedLayout
             let reduces = plan.blurSigma != nil || plan.tiltShift
                 || target.map { $0.width != info.width || $0.height != info.height } ?? false
             // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
-            guard info.orientation == .up, !info.format.decodesFrames, layout.bytesPerSample == 1 || reduces else {
+            guard info.orientation == .up, !info.format.decodesFrames else {
                 close(descriptor)
                 return nil
             }
-            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator, maxPixels: maxPixels)
+            let deep = layout.bytesPerSample == 2 && !reduces
+            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator,
+                                              layout: deep ? layout : .rgba8, maxPixels: maxPixels)
             var source: any RowSource = decoder
             if let target, target.width != source.width || target.height != source.height {
                 source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
@@ -75,7 +88,13 @@ final class BandedWrite {
             if plan.tiltShift {
                 source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
             }
-            if layout.eightBit != source.layout {
+            if plan.greyscale {
+                // As `ProcessingPlan.finished` makes it: one grey channel at the rows' depth, plus alpha when the file
+                // has any (the header is written before any pixel is seen: an alpha channel that is all opaque stays).
+                let channels = layout.hasAlpha && !decoder.isOpaque ? 2 : 1
+                source = ConvertedRows(GreyscaleRows(source),
+                                       to: PixelLayout(channels: channels, bytesPerSample: source.layout.bytesPerSample)!)
+            } else if !deep && layout.eightBit != source.layout {
                 source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
             }
             return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
@@ -97,12 +116,26 @@ final class BandedWrite {
         return chain.retainedBytesInChain + encoder
     }
 
-    /// Runs the chain into `url` through a temporary file; returns the size and the file's bytes. `rowsDone(n)` hears
-    /// after every band that `n` output rows are done (the progress bar).
+    /// Runs the chain into `url` through a temporary file (removed on any failure); returns the size and the file's
+    /// bytes. `rowsDone(n)` hears after every band that `n` output rows are done (the progress bar). A failure to
+    /// create, write or rename the file is a ``WriteError`` naming `url`.
     func write(to url: URL, rowsDone: @escaping (Int) -> Void = { _ in }) throws -> (width: Int, height: Int, bytes: Int) {
         let chain = ReportingRows(self.chain, rowsDone: rowsDone)
         let width = chain.width, height = chain.height
-        let bytes = try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
+        let bytes: Int
+        do {
+            bytes = try encode(chain, to: url)
+        } catch let error as POSIXError {
+            throw WriteError(path: url.path, reason: String(cString: strerror(error.code.rawValue)))  // the rename
+        } catch let error as CocoaError {
+            throw WriteError(path: url.path, reason: describe(error))
+        }
+        return (width, height, bytes)
+    }
+
+    /// The band encoder: rows pulled from `chain` on this thread, encoded on a second one into a temporary file.
+    private func encode(_ chain: any RowSource, to url: URL) throws -> Int {
+        try LiveTemporaryFiles.shared.write(to: url) { temporary -> Int in
             let output = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC) // created by LiveTemporaryFiles
             guard output >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
             defer { close(output) }
@@ -116,6 +149,5 @@ final class BandedWrite {
                                                  optimizedCoding: plan.optimizedJPEG, fileDescriptor: output,
                                                  bandRows: Self.chunkRows).byteCount
         }
-        return (width, height, bytes)
     }
 }

@@ -10,8 +10,10 @@ struct JobResult: Sendable {
     var failed: Bool
 }
 
-/// Runs jobs with at most `concurrency` files in flight: load (fetch, decode, process) through
-/// `loader`, then encode and write atomically on `encoders`. Every job ends in a ``JobResult``.
+/// Runs jobs with at most `concurrency` files in flight. Every output is written by one band encoder
+/// (``BandedWrite``): a file's rows come from its decoder through the row stages; any other job is loaded (fetched,
+/// decoded, processed) whole through `loader`, and its bitmap's rows are encoded on `encoders`. Every job ends in a
+/// ``JobResult``.
 struct BatchRunner: Sendable {
     let plan: ProcessingPlan
     let loader: any BitmapLoading
@@ -53,13 +55,9 @@ struct BatchRunner: Sendable {
                 (width, height, bytes) = try run.write(to: job.output) { done in
                     progress.advanced(job, fraction: Double(done) / Double(rows))
                 }
-            } else if let processor = plan.streamingProcessor {
-                let decoded = try await loader.bitmap(for: job, plan: plan.decodeOnly)
-                (width, height, bytes) = try await processAndWrite(decoded, with: processor, job: job)
             } else {
                 let bitmap = plan.finished(try await loader.bitmap(for: job, plan: plan))
-                bytes = try await encodeAndWrite(bitmap, job: job)
-                (width, height) = (bitmap.width, bitmap.height)
+                (width, height, bytes) = try await write(bitmap, job: job)
             }
             let seconds = Date().timeIntervalSince(start)
             result = JobResult(job: job, detail: "\(job.output.path) (\(width)x\(height), "
@@ -71,30 +69,15 @@ struct BatchRunner: Sendable {
         return result
     }
 
-    /// Encodes on the encoder queue and writes through a temporary file, so a reader never sees half an image.
+    /// Writes a whole bitmap on the encoder queue through the band encoder every output takes (``BandedWrite``, its
+    /// rows read from the bitmap), into a temporary file renamed into place, so a reader never sees half an image.
     /// The rows are reported to the progress bar as they are encoded.
-    private func encodeAndWrite(_ bitmap: Bitmap, job: ImageJob) async throws -> Int {
+    private func write(_ bitmap: Bitmap, job: ImageJob) async throws -> (Int, Int, Int) {
         let (plan, progress) = (plan, progress)
         return try await encoders.add(label: "encode \(job.displayName)") { _ in
-            let data = try encodeReporting(bitmap, plan: plan) {
-                progress.advanced(job, fraction: Double($0) / Double(bitmap.height))
+            try BandedWrite(bitmap: bitmap, plan: plan).write(to: job.output) { done in
+                progress.advanced(job, fraction: Double(done) / Double(bitmap.height))
             }
-            try writeAtomically(data, to: job.output)
-            return data.count
-        }.value
-    }
-
-    /// Blurs (or tilt-shifts) on the encoder queue while a second thread encodes the finished rows
-    /// to a temporary file, renamed into place at the end: the PNG encoding overlaps the processing.
-    private func processAndWrite(_ bitmap: Bitmap, with processor: any RowStreamingProcessor,
-                                 job: ImageJob) async throws -> (Int, Int, Int) {
-        let (plan, progress) = (plan, progress)
-        return try await encoders.add(label: "process+encode \(job.displayName)") { context in
-            let written = try processAndWritePNG(bitmap, with: processor, plan: plan, to: job.output,
-                                                 isCancelled: { context.isCancelled }) { rows in
-                progress.advanced(job, fraction: Double(rows) / Double(bitmap.height))
-            }
-            return (written.width, written.height, written.bytes)
         }.value
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import lanes_image
+import LanesImages
 import Testing
 
 @Suite("lanes-image atomic writes", .timeLimit(.minutes(5)))
@@ -11,8 +12,9 @@ struct AtomicWriteTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("out.png")
         try Data([1, 2, 3]).write(to: url)
-        try writeAtomically(Data([9, 8, 7, 6]), to: url)
-        #expect(try Data(contentsOf: url) == Data([9, 8, 7, 6]))
+        let bitmap = Bitmap(width: 3, height: 2, pixels: [UInt8](repeating: 200, count: 24))
+        _ = try BandedWrite(bitmap: bitmap, plan: ProcessingPlan()).write(to: url)
+        #expect(try ImageDecoder().decode(Data(contentsOf: url)) == bitmap)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.png"])
     }
 
@@ -20,7 +22,7 @@ struct AtomicWriteTests {
     func missingFolder() {
         let url = URL(fileURLWithPath: "/nonexistent-\(UUID())/out.png")
         #expect {
-            try writeAtomically(Data([1]), to: url)
+            _ = try BandedWrite(bitmap: Bitmap(width: 1, height: 1), plan: ProcessingPlan()).write(to: url)
         } throws: { error in
             (error as? WriteError)?.path == url.path
         }

@@ -6,7 +6,8 @@ import LanesTesting
 import Testing
 
 /// Grey files (grey, grey and alpha, grey JPEG) run in bands: the same output bytes as the whole-bitmap path, grey
-/// outputs, and a reservation that does not grow with the height; 16-bit files when a step makes them 8-bit.
+/// outputs, and a reservation that does not grow with the height; 16-bit files too, 8-bit rows after a step that makes
+/// them 8-bit, 16-bit rows of their stored layout without one.
 @Suite("lanes-image grey files in bands", .timeLimit(.minutes(5)), .heavy)
 struct BandedGreyTests {
     /// A grey noise file of odd size (no band, MCU or row group divides it); some of it transparent with `alpha`.
@@ -101,10 +102,10 @@ struct BandedGreyTests {
         return url
     }
 
-    /// A 16-bit PNG runs in bands when a step makes it 8-bit on the whole path too (the same bytes), and stays on the
-    /// whole path, 16-bit, without one.
+    /// A 16-bit PNG runs in bands: in 8-bit rows when a step makes it 8-bit on the whole path too, in 16-bit rows of its
+    /// stored layout without one (a 16-bit output); the same bytes as the whole path either way.
     @Test(arguments: [PixelLayout.grey16, .greyAlpha16, .rgba16])
-    func sixteenBitFilesRunInBandsOnlyWhenAStepReducesThem(layout: PixelLayout) async throws {
+    func sixteenBitFilesRunInBands(layout: PixelLayout) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try Self.deepFile(layout, in: folder.url)
@@ -117,11 +118,11 @@ struct BandedGreyTests {
                 if steps.contains("resize") { plan.resize = ResizeSpec(parsing: steps.contains("its") ? "151x" : "60x") }
                 let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
                                          fileExtension: format)[0]
-                let run = try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false })
+                let run = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26,
+                                                               isCancelled: { false }), "\(layout) → \(format), \(steps)")
                 let reduces = steps != "none" && !steps.contains("its")
-                #expect((run != nil) == reduces, "\(layout) → \(format), \(steps)")
-                #expect(run.map { $0.chain.layout == layout.eightBit } ?? true)
-                #expect(run.map { $0.decoder.retainedBytes == 151 * 8 * 2 } ?? true) // libpng's 16-bit rows
+                #expect(run.chain.layout == (reduces ? layout.eightBit : layout), "\(layout) → \(format), \(steps)")
+                #expect(run.decoder?.retainedBytes == 151 * 8 * 2) // libpng's 16-bit rows
                 let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
                 let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
                 #expect(banded == whole, "\(layout) → \(format), \(steps)")
@@ -131,6 +132,71 @@ struct BandedGreyTests {
                 }
             }
         }
+    }
+
+    /// `--greyscale` is a row stage: colour and grey files, 8- and 16-bit, with and without other steps, run in bands
+    /// to a grey output with the whole path's bytes (16 bits kept when no step reduces them).
+    @Test(arguments: [PixelLayout.rgba8, .grey16, .greyAlpha16, .rgba16])
+    func greyscaleRunsInBands(layout: PixelLayout) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input: URL
+        if layout == .rgba8 { // colour noise, some of it transparent
+            let pixels = (0..<(151 * 97 * 4)).map { i -> UInt8 in
+                i % 4 == 3 ? (i / 4 % 7 == 0 ? 0 : 255) : UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 11)
+            }
+            input = folder.url.appendingPathComponent("colour.png")
+            try ImageEncoder().encode(Bitmap(width: 151, height: 97, pixels: pixels), as: .png(compressionLevel: 1))
+                .write(to: input)
+        } else {
+            input = try Self.deepFile(layout, in: folder.url)
+        }
+        for steps in ["none", "blur", "resize"] {
+            for format in ["png", "jpeg"] {
+                var plan = ProcessingPlan()
+                plan.greyscale = true
+                plan.format = OutputFormat(rawValue: format)!
+                if steps == "blur" { plan.blurSigma = 2 }
+                if steps == "resize" { plan.resize = ResizeSpec(parsing: "60x") }
+                let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
+                                         fileExtension: format)[0]
+                let run = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26,
+                                                               isCancelled: { false }), "\(layout), \(steps)")
+                let depth = steps == "none" ? layout.bytesPerSample : 1
+                #expect(run.chain.layout == PixelLayout(channels: layout == .grey16 ? 1 : 2, bytesPerSample: depth))
+                let banded = try await Self.output(of: input, plan: plan, banded: true, in: folder.url)
+                let whole = try await Self.output(of: input, plan: plan, banded: false, in: folder.url)
+                #expect(banded == whole, "\(layout) → \(format), \(steps)")
+            }
+        }
+    }
+
+    /// A 16-bit file with no step holds 16-bit rows, never the image: what the band window and the stages hold (the
+    /// budget's reservation) is the same for 40 and 4000 rows, a few rows' worth, far below the 16-bit bitmap the whole
+    /// path held.
+    @Test(arguments: [PixelLayout.grey16, .rgba16])
+    func sixteenBitRowsDoNotGrowWithTheHeight(layout: PixelLayout) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var held: [Int] = []
+        for height in [40, 4000] {
+            let rows = Bitmap(width: 300, height: height, layout: layout,
+                              pixels: (0..<(300 * height * layout.bytesPerPixel)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let input = folder.url.appendingPathComponent("deep-\(height).png")
+            try ImageEncoder().encode(rows, as: .png(compressionLevel: 1)).write(to: input)
+            for format in ["png", "jpeg"] {
+                var plan = ProcessingPlan()
+                plan.format = OutputFormat(rawValue: format)!
+                plan.optimizedJPEG = false
+                let job = InputList.jobs(for: [(input, input.lastPathComponent)], outputDirectory: folder.url,
+                                         fileExtension: format)[0]
+                let run = try #require(try BandedWrite.prepare(job, plan: plan, maxPixels: 1 << 26, isCancelled: { false }))
+                #expect(run.chain.layout == layout && run.decoder?.layout == layout)
+                if format == "png" { held.append(run.heldBytes) }
+            }
+        }
+        #expect(held[0] == held[1] && held[1] == 2 * BandedWrite.chunkRows * 300 * layout.bytesPerPixel + 300 * 8 * 2)
+        #expect(held[1] * 20 < 300 * 4000 * layout.bytesPerPixel)
     }
 
     /// The reservation holds rows, not the image: the same for 300 and 3000 rows, and the grey bands are smaller than

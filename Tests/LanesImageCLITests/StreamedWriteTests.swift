@@ -18,26 +18,12 @@ struct ProcessingLoader: BitmapLoading {
     }
 }
 
-@Suite("lanes-image streamed blur + PNG", .timeLimit(.minutes(5)), .heavy)
+@Suite("lanes-image whole bitmaps through the band encoder", .timeLimit(.minutes(5)), .heavy)
 struct StreamedWriteTests {
-    @Test func onlyASingleBlurOrTiltShiftToPNGStreams() {
-        var plan = ProcessingPlan()
-        #expect(plan.streamingProcessor == nil)
-        plan.blurSigma = 3
-        #expect(plan.streamingProcessor is GaussianBlur)
-        #expect(plan.decodeOnly.processors.isEmpty)
-        plan.greyscale = true
-        #expect(plan.streamingProcessor == nil)
-        plan.greyscale = false
-        plan.format = .jpeg
-        #expect(plan.streamingProcessor == nil)
-        var tilt = ProcessingPlan()
-        tilt.tiltShift = true
-        #expect(tilt.streamingProcessor is TiltShift)
-    }
-
+    /// A job that is not a file (here a loader's bitmap) is processed whole by the loader, and its bitmap's rows go
+    /// through the band encoder every output takes: the bytes `encode(_:as:)` makes of it.
     @Test(arguments: [false, true])
-    func streamedOutputEqualsBlurThenEncode(tiltShift: Bool) async throws {
+    func aLoadedBitmapIsWrittenAsEncodeWritesIt(tiltShift: Bool) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         var plan = ProcessingPlan()
@@ -50,7 +36,7 @@ struct StreamedWriteTests {
         let results = await runner.run(jobs)
 
         #expect(results.map(\.failed) == [false])
-        #expect(loader.processorCounts.withLock { $0 } == [0]) // decoded only; the blur ran beside the encoder
+        #expect(loader.processorCounts.withLock { $0 } == [1])
         let expected = try ProcessorChain(plan.processors).process(ProcessingLoader.source)
         let written = try Data(contentsOf: folder.url.appendingPathComponent("noise.png"))
         #expect(written == (try ImageEncoder().encode(expected, as: plan.encoderFormat)))
@@ -61,22 +47,23 @@ struct StreamedWriteTests {
     @Test func aMissingFolderIsAWriteError() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var plan = ProcessingPlan()
-        plan.blurSigma = 1
         let url = folder.url.appendingPathComponent("gone/out.png")
-        #expect(throws: WriteError.self) {
-            _ = try processAndWritePNG(ProcessingLoader.source, with: GaussianBlur(sigma: 1), plan: plan, to: url,
-                                       isCancelled: { false })
+        #expect {
+            _ = try BandedWrite(bitmap: ProcessingLoader.source, plan: ProcessingPlan()).write(to: url)
+        } throws: { error in
+            (error as? WriteError)?.path == url.path
         }
     }
 
-    @Test func cancellationLeavesNoFile() throws {
+    @Test func aFailingRowLeavesNoFile() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let url = folder.url.appendingPathComponent("out.png")
-        #expect(throws: ImageError.cancelled) {
-            _ = try processAndWritePNG(ProcessingLoader.source, with: GaussianBlur(sigma: 1), plan: ProcessingPlan(),
-                                       to: url, isCancelled: { true })
+        var plan = ProcessingPlan()
+        plan.format = .jpeg
+        #expect(throws: ImageError.self) {
+            // A JPEG side beyond libjpeg's limit: the encoder refuses it before any row.
+            _ = try BandedWrite(bitmap: Bitmap(width: 70_000, height: 1), plan: plan).write(to: url)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
     }

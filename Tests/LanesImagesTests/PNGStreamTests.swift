@@ -4,7 +4,7 @@ import LanesTesting
 import Synchronization
 import Testing
 
-/// The row-at-a-time PNG encoder and the blur/tilt-shift it overlaps with.
+/// The row-at-a-time PNG encoder, fed a bitmap's rows through the blur and tilt-shift stages.
 @Suite(.timeLimit(.minutes(5)), .heavy) struct PNGStreamTests {
     let encoder = ImageEncoder()
     let decoder = ImageDecoder()
@@ -85,14 +85,17 @@ import Testing
     }
 
     @Test(arguments: [false, true])
-    func streamedBlurEqualsBlurThenEncode(opaque: Bool) throws {
-        // 600 x 260: three strips, advanced together in three bands while streaming.
+    func blurredBitmapRowsEqualBlurThenEncode(opaque: Bool) throws {
+        // A whole bitmap is one more row source: its rows blurred by the stages and band-encoded give the whole path's
+        // pixels (and, opaque, its very bytes).
         let source = noiseBitmap(width: 600, height: 260, seed: 77, opaque: opaque)
-        let processors: [any RowStreamingProcessor] = [GaussianBlur(sigma: 2.5), TiltShift(sigma: 3), GaussianBlur(sigma: 0)]
-        for processor in processors {
+        let cases: [(any ImageProcessor, (any RowSource) throws -> any RowSource)] = [
+            (GaussianBlur(sigma: 2.5), { try BlurRows($0, sigma: 2.5) }),
+            (TiltShift(sigma: 3), { try BlurRows($0, tiltShift: TiltShift(sigma: 3)) }),
+        ]
+        for (processor, stage) in cases {
             let expected = try processor.process(source)
-            let streamed = try encoder.processAndEncodePNG(source, with: processor, compressionLevel: 6, filter: .none)
-            #expect(streamed.bitmap == expected)
+            let streamed = try encoder.encodePNG(rowsOf: stage(BitmapRows(source)), compressionLevel: 6, filter: .none)
             #expect(try decoder.decode(streamed.data) == expected)
             #expect(streamed.byteCount == streamed.data.count)
             if opaque {
@@ -101,40 +104,14 @@ import Testing
         }
     }
 
-    @Test func rowsBecomeFinalTopToBottom() throws {
-        let source = noiseBitmap(width: 530, height: 300, seed: 5)
-        for processor in [GaussianBlur(sigma: 2) as any RowStreamingProcessor, TiltShift(sigma: 2)] {
-            let expected = try processor.process(source)
-            var reports: [Int] = []
-            var earlyRows = 0
-            let rowBytes = source.width * 4
-            var output = Bitmap(width: source.width, height: source.height)
-            try output.withUnsafeMutablePixels { destination in
-                try processor.process(source, into: destination, isCancelled: { false }) { finished in
-                    reports.append(finished)
-                    // The promise: rows 0..<finished hold their final values when reported.
-                    expected.withUnsafePixels { final in
-                        if !destination[0..<(finished * rowBytes)].elementsEqual(final[0..<(finished * rowBytes)]) {
-                            earlyRows += 1
-                        }
-                    }
-                }
-            }
-            #expect(output == expected)
-            #expect(earlyRows == 0)
-            #expect(reports.count >= 2)         // several bands (or runs), not one report at the end
-            #expect(zip(reports, reports.dropFirst()).allSatisfy { $0 < $1 })
-            #expect(reports.last == source.height)
-        }
-    }
-
     @Test func cancellationStopsBothThreads() throws {
         let source = noiseBitmap(width: 300, height: 200, seed: 9)
         let checks = Atomic<Int>(0)
         #expect(throws: ImageError.cancelled) {
             // Cancelled at the 5th check, after some rows were handed to the encoder.
-            _ = try encoder.processAndEncodePNG(source, with: GaussianBlur(sigma: 2), filter: .none,
-                                                isCancelled: { checks.add(1, ordering: .relaxed).newValue >= 5 })
+            let rows = try BlurRows(BitmapRows(source), sigma: 2,
+                                    isCancelled: { checks.add(1, ordering: .relaxed).newValue >= 5 })
+            _ = try encoder.encodePNG(rowsOf: rows, filter: .none, bandRows: 16)
         }
         #expect(checks.load(ordering: .relaxed) >= 5)
     }
@@ -143,8 +120,8 @@ import Testing
         let handle = try #require(FileHandle(forReadingAtPath: "/dev/null"))
         defer { try? handle.close() }
         do {
-            _ = try encoder.processAndEncodePNG(noiseBitmap(width: 300, height: 120), with: GaussianBlur(sigma: 2),
-                                                fileDescriptor: handle.fileDescriptor)
+            _ = try encoder.encodePNG(rowsOf: BlurRows(BitmapRows(noiseBitmap(width: 300, height: 120)), sigma: 2),
+                                      fileDescriptor: handle.fileDescriptor)
             Issue.record("a failed write did not throw")
         } catch let error as ImageError {
             #expect(error != .cancelled)

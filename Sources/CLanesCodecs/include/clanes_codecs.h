@@ -6,8 +6,8 @@
  * Each entry point returns a status code (CLANES_OK or CLANES_ERR_*) and, on failure,
  * writes a NUL-terminated human-readable reason into the caller's `message` buffer.
  *
- * All decoding works on memory buffers. Decoders write RGBA8 (4 bytes per pixel, R G B A)
- * into a caller-provided buffer of `height` rows of `bytes_per_row` bytes each.
+ * Whole decoding works on memory buffers, into a caller's clanes_pixels; clanes_rows.h decodes a few rows at a time
+ * and clanes_encoder_* encodes rows. Calls that take more than a few values take one struct (as libspng does).
  */
 #ifndef CLANES_CODECS_H
 #define CLANES_CODECS_H
@@ -63,23 +63,24 @@ typedef struct clanes_info {
 int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
                      char *message, size_t message_capacity);
 
-/*
- * Decodes any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; Adam7; tRNS) to RGBA8.
- * `width`/`height` must equal the header's (from clanes_probe); `bytes_per_row` >= width * 4.
- */
-int32_t clanes_png_decode(const uint8_t *data, size_t size,
-                          uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                          char *message, size_t message_capacity);
+/* A caller's pixel buffer: `height` rows of `width` pixels, `bytes_per_row` apart, each pixel `channels` (1 grey,
+ * 2 grey+alpha, 4 RGBA) samples of `bytes_per_sample` (1, or 2: native-endian uint16) bytes. */
+typedef struct clanes_pixels {
+    uint8_t *pixels;
+    size_t bytes_per_row;     /* >= width * channels * bytes_per_sample */
+    uint32_t width;
+    uint32_t height;
+    int32_t channels;
+    int32_t bytes_per_sample;
+} clanes_pixels;
 
 /*
- * Decodes any PNG to a layout of `channels` (1 grey, 2 grey+alpha, 4 RGBA) samples of `bytes_per_sample` (1, or 2:
- * native-endian uint16). Colour types convert only towards more channels (grey to RGBA, not back); a layout without
- * alpha drops the file's alpha. `bytes_per_row` >= width * channels * bytes_per_sample.
+ * Decodes any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; Adam7; tRNS) into `image`, whose size must equal
+ * the header's (from clanes_probe). Colour types convert only towards more channels (grey to RGBA, not back); a
+ * layout without alpha drops the file's alpha; samples are scaled to or expanded from 16 bits as the layout says.
  */
-int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
-                                 uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                 int32_t channels, int32_t bytes_per_sample,
-                                 char *message, size_t message_capacity);
+int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels *image,
+                          char *message, size_t message_capacity);
 
 /*
  * The largest single allocation libpng made during the calling thread's last clanes_png_decode (0 before any):
@@ -88,20 +89,13 @@ int32_t clanes_png_decode_layout(const uint8_t *data, size_t size,
 size_t clanes_png_last_largest_allocation(void);
 
 /*
- * Decodes a baseline/progressive JPEG (grey, YCbCr, RGB, CMYK, YCCK) to RGBA8 (alpha 255),
- * scaled by 1/scale_denom in the DCT domain (scale_denom is 1, 2, 4 or 8).
- * `width`/`height` must equal clanes_jpeg_scaled_dimension() of the header's size.
- * A premature end of data is an error (CLANES_ERR_TRUNCATED), as are bad Huffman codes
- * and markers inside entropy-coded data (CLANES_ERR_CORRUPT).
+ * Decodes a baseline/progressive JPEG (grey, YCbCr, RGB, CMYK, YCCK) into `image`: 4 channels (RGBA8, alpha 255) or,
+ * for a greyscale JPEG, 1; 8-bit samples. Scaled by 1/scale_denom in the DCT domain (1, 2, 4 or 8): the image's size
+ * must equal clanes_jpeg_scaled_dimension() of the header's. A premature end of data is an error
+ * (CLANES_ERR_TRUNCATED), as are bad Huffman codes and markers inside entropy-coded data (CLANES_ERR_CORRUPT).
  */
-int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom,
-                           uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom, const clanes_pixels *image,
                            char *message, size_t message_capacity);
-
-/* clanes_jpeg_decode to `channels` 1 (grey; only for a greyscale JPEG) or 4 (RGBA8). */
-int32_t clanes_jpeg_decode_layout(const uint8_t *data, size_t size, int32_t scale_denom,
-                                  uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                  int32_t channels, char *message, size_t message_capacity);
 
 /* The size of one dimension after DCT scaling by 1/scale_denom (rounds up, as libjpeg does). */
 uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
@@ -115,93 +109,60 @@ uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
 #define CLANES_PNG_FILTER_ALL 0x1F
 
 /*
- * Encodes to PNG pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian): written
- * as grey, grey+alpha, RGB or RGBA at 8 or 16 bits; the alpha channel is dropped when every pixel is opaque.
- * compression_level is zlib's 0...9; filters is a non-empty set of CLANES_PNG_FILTER_* flags. On success *out
- * receives a buffer of *out_size bytes that the caller frees with clanes_free.
+ * What to encode and how: zero-initialise, fill, pass to clanes_encoder_begin (libspng's shape: one struct, not a row
+ * of integers). Fields a format does not use are ignored.
+ *
+ *     clanes_encode_options options = {0};
+ *     options.format = CLANES_FORMAT_PNG; options.width = 640; options.height = 480;
+ *     options.channels = 4; options.bytes_per_sample = 1; options.has_alpha = 1;
+ *     options.compression_level = 6; options.filters = CLANES_PNG_FILTER_NONE; options.fd = -1;
  */
-int32_t clanes_png_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                 int32_t channels, int32_t bytes_per_sample,
-                                 int32_t compression_level, int32_t filters, uint8_t **out, size_t *out_size,
-                                 char *message, size_t message_capacity);
+typedef struct clanes_encode_options {
+    int32_t format;            /* CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG */
+    uint32_t width;            /* pixels, 1...2^31-1 (PNG) or 1...65500 (JPEG) */
+    uint32_t height;
+    int32_t channels;          /* the rows' samples per pixel: 1 grey, 2 grey+alpha, 4 RGBA */
+    int32_t bytes_per_sample;  /* 1, or 2 (native-endian uint16) */
+    int32_t has_alpha;         /* PNG: 0 drops a 2- or 4-channel layout's alpha (grey or RGB is written) */
+    int32_t compression_level; /* PNG: zlib's 0...9 */
+    int32_t filters;           /* PNG: a non-empty set of CLANES_PNG_FILTER_* (more than one: libpng picks per row) */
+    int32_t quality;           /* JPEG: 1...100 */
+    int32_t optimize_coding;   /* JPEG: 1 computes optimal Huffman tables (libjpeg then keeps every coefficient) */
+    uint32_t background;       /* JPEG: 0xRRGGBB that alpha is flattened on (grey layouts use its luma) */
+    int fd;                    /* where the bytes go as they are made (never closed); -1: into memory */
+} clanes_encode_options;
 
 /*
- * Encodes pixels of `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2) to a baseline JPEG: grey layouts as a
- * one-component greyscale JPEG, RGBA as YCbCr. Alpha is flattened on `background` (0xRRGGBB; grey layouts use its
- * luma), one row at a time; 16-bit samples are rounded to 8 bits. `optimize_coding` 1 computes optimal Huffman tables
- * (smaller files; libjpeg holds every quantised coefficient until the end), 0 uses the standard ones. The same bytes
- * as a clanes_jpeg_stream fed the same rows.
+ * The one encoder, fed rows top to bottom (not interlaced): a PNG (grey, grey+alpha, RGB or RGBA at 8 or 16 bits) or a
+ * baseline JPEG (grey layouts as one-component greyscale, RGBA as YCbCr; 16-bit samples rounded to 8 bits). Bytes go
+ * to `fd` as the library makes them (write(2) retried on EINTR and short writes; a JPEG 64 KB at a time), or into a
+ * growable buffer handed out by clanes_encoder_finish. What it holds: a few rows (libpng's, libjpeg's row groups), plus,
+ * for a JPEG with optimize_coding, every quantised coefficient (about 3 bytes a pixel for colour, 2 for grey).
+ * Every call returns a status; after any error the encoder only accepts clanes_encoder_destroy.
  */
-int32_t clanes_jpeg_encode_layout(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                                  int32_t channels, int32_t bytes_per_sample, uint32_t background,
-                                  int32_t quality, int32_t optimize_coding, uint8_t **out, size_t *out_size,
-                                  char *message, size_t message_capacity);
+typedef struct clanes_encoder clanes_encoder;
 
-/*
- * A PNG encoder fed a row at a time, top to bottom (not interlaced). Bytes go to the file
- * descriptor `fd` as libpng produces them (write(2), retried on EINTR and short writes), or,
- * when fd < 0, to a growable buffer handed out by clanes_png_stream_finish.
- * `has_alpha` 0 writes RGB (the alpha byte of every RGBA8 row is dropped), 1 writes RGBA.
- * Every call returns a status; after any error the stream only accepts clanes_png_stream_destroy.
- */
-typedef struct clanes_png_stream clanes_png_stream;
+/* Starts an encoder and writes the file's header; on success *encoder receives it (destroy it in all cases). */
+int32_t clanes_encoder_begin(const clanes_encode_options *options, clanes_encoder **encoder,
+                             char *message, size_t message_capacity);
 
-/*
- * Starts a stream and writes the PNG header; on success *stream receives it (destroy it in all cases). Rows are of
- * `channels` (1, 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian);
- * `has_alpha` 0 drops the alpha channel of a 2- or 4-channel layout. Rows then hold width * channels *
- * bytes_per_sample bytes.
- */
-int32_t clanes_png_stream_begin_layout(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
-                                       int32_t has_alpha, int32_t compression_level, int32_t filters, int fd,
-                                       clanes_png_stream **stream, char *message, size_t message_capacity);
-
-/* Encodes the next `count` RGBA8 rows (`bytes_per_row` >= width * 4 apart). More rows than the height is an error. */
-int32_t clanes_png_stream_write_rows(clanes_png_stream *stream, const uint8_t *pixels, size_t bytes_per_row,
-                                     uint32_t count, char *message, size_t message_capacity);
+/* Encodes the next `count` rows (`bytes_per_row` >= width * channels * bytes_per_sample apart). More rows than the
+ * height is an error. */
+int32_t clanes_encoder_write_rows(clanes_encoder *encoder, const uint8_t *pixels, size_t bytes_per_row,
+                                  uint32_t count, char *message, size_t message_capacity);
 
 /* Rows written so far. */
-uint32_t clanes_png_stream_rows_written(const clanes_png_stream *stream);
+uint32_t clanes_encoder_rows_written(const clanes_encoder *encoder);
 
 /*
- * Writes the end of the PNG once every row is in. With fd < 0, *out receives the encoded
- * buffer of *out_size bytes (the caller frees it with clanes_free); with a descriptor *out is
- * NULL and *out_size the number of bytes written. out/out_size may be NULL.
+ * Ends the file once every row is in. Into memory, *out receives the file of *out_size bytes (the caller frees it with
+ * clanes_free); with a descriptor *out is NULL and *out_size the number of bytes written. out/out_size may be NULL.
  */
-int32_t clanes_png_stream_finish(clanes_png_stream *stream, uint8_t **out, size_t *out_size,
-                                 char *message, size_t message_capacity);
+int32_t clanes_encoder_finish(clanes_encoder *encoder, uint8_t **out, size_t *out_size,
+                              char *message, size_t message_capacity);
 
-/* Frees the stream (NULL is allowed). Never closes the descriptor. */
-void clanes_png_stream_destroy(clanes_png_stream *stream);
-
-/*
- * A JPEG encoder fed a row at a time, top to bottom, with clanes_jpeg_encode_layout's settings: rows of `channels` (1,
- * 2, 4) samples of `bytes_per_sample` (1 or 2, native-endian), alpha flattened on `background`. Bytes go to `fd` as
- * libjpeg makes them (64 KB at a time; write(2) retried on EINTR and short writes), or, when fd < 0, to a growable
- * buffer handed out by clanes_jpeg_stream_finish. With `optimize_coding` 0 it holds a few rows whatever the height;
- * with 1, libjpeg keeps every quantised coefficient (about 3 bytes a pixel for colour, 2 for grey) until the end.
- * Every call returns a status; after any error the stream only accepts clanes_jpeg_stream_destroy.
- */
-typedef struct clanes_jpeg_stream clanes_jpeg_stream;
-
-/* Starts a stream; on success *stream receives it (destroy it in all cases). */
-int32_t clanes_jpeg_stream_begin(uint32_t width, uint32_t height, int32_t channels, int32_t bytes_per_sample,
-                                 uint32_t background, int32_t quality, int32_t optimize_coding, int fd,
-                                 clanes_jpeg_stream **stream, char *message, size_t message_capacity);
-
-/* Encodes the next `count` rows (`bytes_per_row` apart). More rows than the height is an error. */
-int32_t clanes_jpeg_stream_write_rows(clanes_jpeg_stream *stream, const uint8_t *pixels, size_t bytes_per_row,
-                                      uint32_t count, char *message, size_t message_capacity);
-
-/* Rows written so far. */
-uint32_t clanes_jpeg_stream_rows_written(const clanes_jpeg_stream *stream);
-
-/* Ends the JPEG once every row is in; *out / *out_size as for clanes_png_stream_finish. */
-int32_t clanes_jpeg_stream_finish(clanes_jpeg_stream *stream, uint8_t **out, size_t *out_size,
-                                  char *message, size_t message_capacity);
-
-/* Frees the stream (NULL is allowed). Never closes the descriptor. */
-void clanes_jpeg_stream_destroy(clanes_jpeg_stream *stream);
+/* Frees the encoder (NULL is allowed). Never closes the descriptor. */
+void clanes_encoder_destroy(clanes_encoder *encoder);
 
 /* Frees a buffer returned by an encoder. NULL is allowed. */
 void clanes_free(void *buffer);

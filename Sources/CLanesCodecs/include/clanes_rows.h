@@ -9,7 +9,7 @@
  *     after the last of the seven passes, so interlacing truly needs a whole bitmap;
  *   - a JPEG: libjpeg's strip of one iMCU row (8 or 16 rows; a progressive JPEG also keeps its
  *     whole coefficient image, about 2 bytes per sample, as libjpeg must), plus one CMYK row.
- * Rows come out in the layout reported at open (today RGBA8, the whole decoders' transforms).
+ * Rows come out in the layout asked for (RGBA8 unless the request says otherwise), reported at open.
  */
 #ifndef CLANES_ROWS_H
 #define CLANES_ROWS_H
@@ -27,21 +27,33 @@ typedef struct clanes_row_decoder clanes_row_decoder;
 typedef struct clanes_row_layout {
     uint32_t width;            /* output width (a JPEG's DCT-scaled width) */
     uint32_t height;           /* output height */
-    int32_t channels;          /* samples per pixel in the rows handed out (4: R G B A) */
-    int32_t bytes_per_sample;  /* 1 */
+    int32_t channels;          /* samples per pixel in the rows handed out (1 grey, 2 grey+alpha, 4 R G B A) */
+    int32_t bytes_per_sample;  /* 1, or 2 (native-endian uint16) */
     int32_t whole_image;       /* 1 when the decoder holds the whole image (interlaced PNG) */
     int32_t opaque;            /* 1 when every alpha is 255 (a JPEG; a PNG without alpha or tRNS) */
     size_t held_bytes;         /* the decoder's own row/strip/image buffers (not the encoded input) */
 } clanes_row_layout;
 
 /*
- * Opens a decoder on `data`/`size` (memory; fd must be -1) or on `fd` (data NULL; `size` is the file size).
- * `format` is CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG; `scale_denom` (1, 2, 4, 8) scales a JPEG in the
- * DCT domain and must be 1 for PNG. On success *decoder receives it (destroy it in all cases).
+ * What to decode and how: zero-initialise, fill, pass to clanes_row_decoder_open (zero fields take the defaults).
+ *
+ *     clanes_row_request request = {0};
+ *     request.data = bytes; request.size = size; request.fd = -1; request.format = CLANES_FORMAT_PNG;
+ *     request.channels = 4; request.bytes_per_sample = 2;   // RGBA16 rows
  */
-int32_t clanes_row_decoder_open(const uint8_t *data, size_t size, int fd, int32_t format, int32_t scale_denom,
-                                clanes_row_decoder **decoder, clanes_row_layout *layout,
-                                char *message, size_t message_capacity);
+typedef struct clanes_row_request {
+    const uint8_t *data;      /* the encoded input in memory, or NULL to read `fd` */
+    size_t size;              /* bytes at `data`, or the file's size */
+    int fd;                   /* a regular file read with pread from offset 0 (-1 with `data`); never closed */
+    int32_t format;           /* CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG */
+    int32_t scale_denom;      /* a JPEG's DCT scaling 1/1, 1/2, 1/4, 1/8 (0: 1); a PNG's is 1 */
+    int32_t channels;         /* the rows' samples per pixel: 4 (RGBA; 0 means 4), or for a grey PNG 1 or 2 */
+    int32_t bytes_per_sample; /* 1 (0 means 1), or for a PNG 2 (native-endian uint16, expanded from fewer bits) */
+} clanes_row_request;
+
+/* Opens a decoder for `request`; on success *decoder receives it (destroy it in all cases) and *layout what it hands out. */
+int32_t clanes_row_decoder_open(const clanes_row_request *request, clanes_row_decoder **decoder,
+                                clanes_row_layout *layout, char *message, size_t message_capacity);
 
 /* Decodes the next `count` rows into `rows` (`bytes_per_row` apart). Past the last row is an error. */
 int32_t clanes_row_decoder_read(clanes_row_decoder *decoder, uint8_t *rows, size_t bytes_per_row, uint32_t count,

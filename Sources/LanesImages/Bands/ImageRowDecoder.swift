@@ -8,8 +8,9 @@ import Darwin
 
 /// Decodes a PNG or JPEG a few rows at a time (libpng row reading, libjpeg scanlines), from memory
 /// or straight from a file descriptor, so a stream never holds the decoded image. The rows are in
-/// *stored* orientation (the Exif orientation is ``info``'s to apply) and RGBA8 (``layout``), and a
-/// JPEG can be DCT-scaled by 1/2, 1/4 or 1/8 while it decodes.
+/// *stored* orientation (the Exif orientation is ``info``'s to apply) and RGBA8 unless a PNG is asked for another
+/// ``PixelLayout`` (its stored one, 16-bit included: ``ImageInfo/storedLayout``), and a JPEG can be DCT-scaled by 1/2,
+/// 1/4 or 1/8 while it decodes.
 ///
 /// What it holds (``retainedBytes``): a row or two for a PNG, one iMCU strip for a JPEG (plus, for a
 /// progressive JPEG, libjpeg's coefficient image). An interlaced PNG is the exception: its rows are
@@ -19,6 +20,7 @@ import Darwin
 /// let decoder = try ImageRowDecoder(data: jpeg, scaleDenominator: 4)
 /// var row = [UInt8](repeating: 0, count: decoder.bytesPerRow)
 /// try row.withUnsafeMutableBytes { try decoder.readRows(1, into: $0.baseAddress!, bytesPerRow: decoder.bytesPerRow) }
+/// let deep = try ImageRowDecoder(data: png, layout: .rgba16)   // 16-bit rows, 8 bytes a pixel
 /// ```
 public final class ImageRowDecoder: RowSource, OpacityReporting {
     /// The header: format, stored size, orientation.
@@ -37,31 +39,34 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
     /// The input when it was copied in (`init(data:)`), freed with the decoder.
     private let owned: UnsafeMutableRawBufferPointer?
 
-    /// Decodes a copy of `data`, at `1/scaleDenominator` for a JPEG (1, 2, 4 or 8; PNG: 1).
-    /// Images of more than `maxPixels` stored pixels are refused from the header.
-    public convenience init(data: Data, scaleDenominator: Int = 1, maxPixels: Int = ImageDecoder.defaultMaxPixels) throws {
+    /// Decodes a copy of `data`, at `1/scaleDenominator` for a JPEG (1, 2, 4 or 8; PNG: 1), to rows of `layout`
+    /// (a JPEG: RGBA8 only; a PNG: any layout with at least its stored channels, see
+    /// ``ImageDecoder/init(keepsStoredLayout:)``). Images of more than `maxPixels` stored pixels are refused from
+    /// the header.
+    public convenience init(data: Data, scaleDenominator: Int = 1, layout: PixelLayout = .rgba8,
+                            maxPixels: Int = ImageDecoder.defaultMaxPixels) throws {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
         _ = data.copyBytes(to: copy)
         try self.init(bytes: UnsafeRawBufferPointer(rebasing: copy[..<data.count]), owned: copy, fileDescriptor: -1,
-                      scaleDenominator: scaleDenominator, maxPixels: maxPixels)
+                      scaleDenominator: scaleDenominator, layout: layout, maxPixels: maxPixels)
     }
 
     /// Decodes the regular file open at `fileDescriptor`, read with `pread` from offset 0 as rows are
-    /// asked for (the descriptor is never closed, and its offset is not moved).
-    public convenience init(fileDescriptor: Int32, scaleDenominator: Int = 1,
+    /// asked for (the descriptor is never closed, and its offset is not moved); `layout` as for ``init(data:scaleDenominator:layout:maxPixels:)``.
+    public convenience init(fileDescriptor: Int32, scaleDenominator: Int = 1, layout: PixelLayout = .rgba8,
                             maxPixels: Int = ImageDecoder.defaultMaxPixels) throws {
         var status = stat()
         guard fstat(fileDescriptor, &status) == 0 else {
             throw ImageError.invalidArgument("cannot read the file: \(String(cString: strerror(errno)))")
         }
         try self.init(bytes: nil, owned: nil, fileDescriptor: fileDescriptor, fileSize: Int(status.st_size),
-                      scaleDenominator: scaleDenominator, maxPixels: maxPixels)
+                      scaleDenominator: scaleDenominator, layout: layout, maxPixels: maxPixels)
     }
 
     /// Decodes `bytes`, which must stay valid until the decoder is gone (see ``ImageDecoder``'s use).
     /// `owned` (freed with the decoder, or here when the header is refused) is the buffer `bytes` lies in, if any.
     init(bytes: UnsafeRawBufferPointer?, owned: UnsafeMutableRawBufferPointer?, fileDescriptor: Int32,
-         fileSize: Int = 0, scaleDenominator: Int, maxPixels: Int) throws {
+         fileSize: Int = 0, scaleDenominator: Int, layout requested: PixelLayout = .rgba8, maxPixels: Int) throws {
         self.owned = owned
         let header: ImageInfo
         do {
@@ -85,10 +90,15 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
         var message = CodecBridge.messageBuffer()
         var opened: OpaquePointer?
         var layout = clanes_row_layout()
-        let format = header.format == .png ? CLANES_FORMAT_PNG : CLANES_FORMAT_JPEG
-        let status = clanes_row_decoder_open(bytes?.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                             bytes?.count ?? fileSize, bytes == nil ? fileDescriptor : -1,
-                                             format, Int32(scaleDenominator), &opened, &layout, &message, message.count)
+        var request = clanes_row_request()
+        request.data = bytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        request.size = bytes?.count ?? fileSize
+        request.fd = bytes == nil ? fileDescriptor : -1
+        request.format = header.format == .png ? CLANES_FORMAT_PNG : CLANES_FORMAT_JPEG
+        request.scale_denom = Int32(scaleDenominator)
+        request.channels = Int32(requested.channels)
+        request.bytes_per_sample = Int32(requested.bytesPerSample)
+        let status = clanes_row_decoder_open(&request, &opened, &layout, &message, message.count)
         decoder = opened
         width = Int(layout.width)
         height = Int(layout.height)

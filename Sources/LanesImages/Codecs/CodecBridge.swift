@@ -67,17 +67,12 @@ enum CodecBridge {
         let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let rowBytes = width * layout.bytesPerPixel
         return try Bitmap(width: width, height: height, layout: layout) { pixels in
-            let status: Int32
-            switch format {
-            case .png:
-                status = clanes_png_decode_layout(data, bytes.count, pixels.baseAddress, rowBytes, UInt32(width),
-                                                  UInt32(height), Int32(layout.channels), Int32(layout.bytesPerSample),
-                                                  &message, message.count)
-            default:
-                status = clanes_jpeg_decode_layout(data, bytes.count, Int32(scaleDenominator), pixels.baseAddress,
-                                                   rowBytes, UInt32(width), UInt32(height), Int32(layout.channels),
-                                                   &message, message.count)
-            }
+            var image = clanes_pixels(pixels: pixels.baseAddress, bytes_per_row: rowBytes, width: UInt32(width),
+                                      height: UInt32(height), channels: Int32(layout.channels),
+                                      bytes_per_sample: Int32(layout.bytesPerSample))
+            let status = format == .png
+                ? clanes_png_decode(data, bytes.count, &image, &message, message.count)
+                : clanes_jpeg_decode(data, bytes.count, Int32(scaleDenominator), &image, &message, message.count)
             if let error = decodeError(status, message, format: format) {
                 throw error // the half-written buffer is released, never exposed
             }

@@ -71,35 +71,35 @@ public struct ImageEncoder: Sendable {
     /// try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90)).write(to: url)
     /// ```
     public func encode(_ bitmap: Bitmap, as format: Format) throws -> Data {
-        var output: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        var message = CodecBridge.messageBuffer()
-        let status: Int32 = bitmap.withUnsafePixels { pixels in
-            switch format {
-            case .png(let level, let filter):
-                guard (0...9).contains(level) else { return CLANES_ERR_ARGUMENT }
-                return clanes_png_encode_layout(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
-                                                UInt32(bitmap.height), Int32(bitmap.layout.channels),
-                                                Int32(bitmap.layout.bytesPerSample), Int32(level), filter.flags,
-                                                &output, &size, &message, message.count)
-            case .jpeg(let quality, let background, let optimized):
-                guard (1...100).contains(quality) else { return CLANES_ERR_ARGUMENT }
-                return clanes_jpeg_encode_layout(pixels.baseAddress, bitmap.bytesPerRow, UInt32(bitmap.width),
-                                                 UInt32(bitmap.height), Int32(bitmap.layout.channels),
-                                                 Int32(bitmap.layout.bytesPerSample), background.rgb24, Int32(quality),
-                                                 optimized ? 1 : 0, &output, &size, &message, message.count)
-            }
+        try Self.stream(for: bitmap, as: format).encodeAll(of: bitmap)
+    }
+
+    /// The row encoder that ``encode(_:as:)`` feeds `bitmap`'s rows to: a PNG without alpha when every pixel is
+    /// opaque. With `fileDescriptor` the bytes go there.
+    static func stream(for bitmap: Bitmap, as format: Format, fileDescriptor: Int32? = nil) throws -> any RowEncoder {
+        switch format {
+        case .png(let level, let filter):
+            return try PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                 layout: bitmap.layout, compressionLevel: level, filter: filter,
+                                 fileDescriptor: fileDescriptor)
+        case .jpeg(let quality, let background, let optimized):
+            return try JPEGStream(width: bitmap.width, height: bitmap.height, layout: bitmap.layout, quality: quality,
+                                  background: background, optimizedCoding: optimized, fileDescriptor: fileDescriptor)
         }
-        defer { clanes_free(output) }
-        if status == CLANES_ERR_ARGUMENT && message.first == 0 {
-            throw ImageError.invalidArgument("\(format) is out of range")
+    }
+}
+
+extension RowEncoder {
+    /// Writes every row of `bitmap`, `rowsPerCall` at a time (telling `rowsDone` how many are in after each), and
+    /// finishes the file.
+    func encodeAll(of bitmap: Bitmap, rowsPerCall: Int = Int.max, rowsDone: (Int) -> Void = { _ in }) throws -> Data {
+        var start = 0
+        while start < bitmap.height {
+            let end = min(bitmap.height, start + min(rowsPerCall, bitmap.height - start))
+            try write(rows: start..<end, of: bitmap)
+            rowsDone(end)
+            start = end
         }
-        if let error = CodecBridge.encodeError(status, message) {
-            throw error
-        }
-        guard let output else {
-            throw ImageError.encodeFailed("the encoder returned no data")
-        }
-        return Data(bytes: output, count: size)
+        return try finish()
     }
 }

@@ -41,12 +41,12 @@ extension ImageEncoder {
             self.width = width
             self.height = height
             self.layout = layout
-            stream = try CodecStream(height: height, toDescriptor: fileDescriptor != nil, begin: {
-                clanes_jpeg_stream_begin(UInt32(width), UInt32(height), Int32(layout.channels),
-                                         Int32(layout.bytesPerSample), background.rgb24, Int32(quality),
-                                         optimizedCoding ? 1 : 0, fileDescriptor ?? -1, $0, $1, $2)
-            }, writeRows: clanes_jpeg_stream_write_rows, finish: clanes_jpeg_stream_finish,
-               rowsWritten: clanes_jpeg_stream_rows_written, destroy: clanes_jpeg_stream_destroy)
+            var options = clanes_encode_options(format: CLANES_FORMAT_JPEG, width: width, height: height, layout: layout,
+                                                fileDescriptor: fileDescriptor)
+            options.quality = Int32(quality)
+            options.optimize_coding = optimizedCoding ? 1 : 0
+            options.background = background.rgb24
+            stream = try CodecStream(options)
         }
 
         /// An upper bound of what a stream holds besides the caller's rows: its output window and flattened row,

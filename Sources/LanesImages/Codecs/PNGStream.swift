@@ -42,12 +42,12 @@ extension ImageEncoder {
             self.width = width
             self.height = height
             self.layout = layout
-            stream = try CodecStream(height: height, toDescriptor: fileDescriptor != nil, begin: {
-                clanes_png_stream_begin_layout(UInt32(width), UInt32(height), Int32(layout.channels),
-                                               Int32(layout.bytesPerSample), hasAlpha ? 1 : 0, Int32(compressionLevel),
-                                               filter.flags, fileDescriptor ?? -1, $0, $1, $2)
-            }, writeRows: clanes_png_stream_write_rows, finish: clanes_png_stream_finish,
-               rowsWritten: clanes_png_stream_rows_written, destroy: clanes_png_stream_destroy)
+            var options = clanes_encode_options(format: CLANES_FORMAT_PNG, width: width, height: height, layout: layout,
+                                                fileDescriptor: fileDescriptor)
+            options.has_alpha = hasAlpha ? 1 : 0
+            options.compression_level = Int32(compressionLevel)
+            options.filters = filter.flags
+            stream = try CodecStream(options)
         }
 
         /// Bytes of the finished PNG (0 until ``finish()`` succeeds).

@@ -51,56 +51,42 @@ extension RowEncoder {
     }
 }
 
-/// A C stream (`clanes_png_stream`, `clanes_jpeg_stream`) and its calls, with every status turned into an error: what
-/// ``ImageEncoder/PNGStream`` and ``ImageEncoder/JPEGStream`` forward to. Destroys the stream when it goes.
+/// The C encoder (`clanes_encoder`: PNG or JPEG, one struct of options) and its calls, with every status turned into
+/// an error: what ``ImageEncoder/PNGStream`` and ``ImageEncoder/JPEGStream`` forward to. Destroys it when it goes.
 final class CodecStream {
-    typealias WriteRows = @convention(c) (OpaquePointer?, UnsafePointer<UInt8>?, Int, UInt32,
-                                          UnsafeMutablePointer<CChar>?, Int) -> Int32
-    typealias Finish = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                                       UnsafeMutablePointer<Int>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
-
-    private var stream: OpaquePointer?
+    private var encoder: OpaquePointer?
     private let height: Int
     private let toDescriptor: Bool
-    private let writeRows: WriteRows, finishCall: Finish
-    private let rowsCall: @convention(c) (OpaquePointer?) -> UInt32
-    private let destroy: @convention(c) (OpaquePointer?) -> Void
     /// Bytes of the finished file (0 until ``finish()`` succeeds).
     private(set) var byteCount = 0
 
-    /// Runs `begin` (which receives the stream pointer and a message buffer) and keeps the stream, or throws its error
-    /// after destroying whatever it made.
-    init(height: Int, toDescriptor: Bool, begin: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutablePointer<CChar>, Int) -> Int32,
-         writeRows: WriteRows, finish: Finish, rowsWritten: @escaping @convention(c) (OpaquePointer?) -> UInt32,
-         destroy: @escaping @convention(c) (OpaquePointer?) -> Void) throws {
-        self.height = height
-        self.toDescriptor = toDescriptor
-        self.writeRows = writeRows
-        finishCall = finish
-        rowsCall = rowsWritten
-        self.destroy = destroy
+    /// Starts an encoder for `options` (its header is written), or throws its error.
+    init(_ options: clanes_encode_options) throws {
+        height = Int(options.height)
+        toDescriptor = options.fd >= 0
+        var options = options
         var created: OpaquePointer?
         do {
-            try Self.run { begin(&created, $0, $1) }
+            try Self.run { clanes_encoder_begin(&options, &created, $0, $1) }
         } catch {
-            destroy(created) // a stream that failed while starting
+            clanes_encoder_destroy(created) // an encoder that failed while starting
             throw error
         }
-        stream = created
+        encoder = created
     }
 
     deinit {
-        destroy(stream)
+        clanes_encoder_destroy(encoder)
     }
 
-    var rowsWritten: Int { Int(rowsCall(stream)) }
+    var rowsWritten: Int { Int(clanes_encoder_rows_written(encoder)) }
 
     /// Encodes `count` rows `bytesPerRow` apart.
     func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int) throws {
         guard count >= 0, count <= height else {
             throw ImageError.invalidArgument("cannot write \(count) rows of a \(height)-row image")
         }
-        try Self.run { writeRows(stream, rows, bytesPerRow, UInt32(count), $0, $1) }
+        try Self.run { clanes_encoder_write_rows(encoder, rows, bytesPerRow, UInt32(count), $0, $1) }
     }
 
     /// The finished file (empty when it went to a descriptor).
@@ -108,7 +94,7 @@ final class CodecStream {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         defer { clanes_free(output) }
-        try Self.run { finishCall(stream, &output, &size, $0, $1) }
+        try Self.run { clanes_encoder_finish(encoder, &output, &size, $0, $1) }
         byteCount = size
         guard !toDescriptor, let output else { return Data() }
         return Data(bytes: output, count: size)
@@ -121,5 +107,18 @@ final class CodecStream {
         if let error = CodecBridge.encodeError(status, message) {
             throw error
         }
+    }
+}
+
+extension clanes_encode_options {
+    /// Options for `format` of `width` x `height` rows in `layout`, to `fileDescriptor` (nil: memory).
+    init(format: Int32, width: Int, height: Int, layout: PixelLayout, fileDescriptor: Int32?) {
+        self.init()
+        self.format = format
+        self.width = UInt32(width)
+        self.height = UInt32(height)
+        channels = Int32(layout.channels)
+        bytes_per_sample = Int32(layout.bytesPerSample)
+        fd = fileDescriptor ?? -1
     }
 }

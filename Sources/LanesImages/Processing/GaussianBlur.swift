@@ -45,19 +45,6 @@ public struct GaussianBlur: ImageProcessor {
         }
     }
 
-    public func process(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
-                        isCancelled: @Sendable () -> Bool, rowsCompleted: (Int) -> Void) throws {
-        precondition(bitmap.layout == .rgba8, "streamed processing takes RGBA8, not \(bitmap.layout)")
-        precondition(destination.count >= bitmap.byteCount, "the destination holds \(destination.count) bytes, not \(bitmap.byteCount)")
-        if isCancelled() { throw ImageError.cancelled }
-        guard sigma > 0 else {
-            _ = destination.initialize(from: bitmap.pixels)
-            rowsCompleted(bitmap.height)
-            return
-        }
-        try render(bitmap, into: destination, isCancelled: isCancelled, interleave: true, rowsCompleted: rowsCompleted)
-    }
-
     private func render(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
                         isCancelled: @Sendable () -> Bool, interleave: Bool,
                         rowsCompleted: (Int) throws -> Void = { _ in }) throws {
@@ -70,5 +57,3 @@ public struct GaussianBlur: ImageProcessor {
         }
     }
 }
-
-extension GaussianBlur: RowStreamingProcessor {}

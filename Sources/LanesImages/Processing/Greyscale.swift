@@ -38,37 +38,43 @@ public struct Greyscale: ImageProcessor {
             if isCancelled() { throw ImageError.cancelled }
             return bitmap
         }
-        let (wr, wg, wb) = coefficients.fixedPoint
-        let rowSamples = bitmap.width * 4, bytes = bitmap.layout.bytesPerSample
+        let rowBytes = bitmap.bytesPerRow
         return try bitmap.withUnsafePixels { input in
             try Bitmap(width: bitmap.width, height: bitmap.height, layout: bitmap.layout) { output in
-                let source = UnsafeRawPointer(input.baseAddress!)
-                let destination = UnsafeMutableRawPointer(output.baseAddress!)
                 for y in 0..<bitmap.height {
                     if y % Resampler.bandHeight == 0 && isCancelled() { throw ImageError.cancelled }
-                    let row = y * rowSamples
-                    for i in stride(from: row, to: row + rowSamples, by: 4) {
-                        if bytes == 1 {
-                            let luma = (wr * UInt32(source.load(fromByteOffset: i, as: UInt8.self))
-                                + wg * UInt32(source.load(fromByteOffset: i + 1, as: UInt8.self))
-                                + wb * UInt32(source.load(fromByteOffset: i + 2, as: UInt8.self)) + 32768) >> 16
-                            let grey = UInt8(truncatingIfNeeded: luma)
-                            destination.storeBytes(of: grey, toByteOffset: i, as: UInt8.self)
-                            destination.storeBytes(of: grey, toByteOffset: i + 1, as: UInt8.self)
-                            destination.storeBytes(of: grey, toByteOffset: i + 2, as: UInt8.self)
-                            destination.storeBytes(of: source.load(fromByteOffset: i + 3, as: UInt8.self),
-                                                   toByteOffset: i + 3, as: UInt8.self)
-                        } else {
-                            let r = UInt64(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
-                            let g = UInt64(source.loadUnaligned(fromByteOffset: i * 2 + 2, as: UInt16.self))
-                            let b = UInt64(source.loadUnaligned(fromByteOffset: i * 2 + 4, as: UInt16.self))
-                            let grey = UInt16(truncatingIfNeeded: (UInt64(wr) * r + UInt64(wg) * g + UInt64(wb) * b + 32768) >> 16)
-                            for k in 0..<3 { destination.storeBytes(of: grey, toByteOffset: i * 2 + k * 2, as: UInt16.self) }
-                            destination.storeBytes(of: source.loadUnaligned(fromByteOffset: i * 2 + 6, as: UInt16.self),
-                                                   toByteOffset: i * 2 + 6, as: UInt16.self)
-                        }
-                    }
+                    convert(row: UnsafeRawPointer(input.baseAddress! + y * rowBytes),
+                            into: UnsafeMutableRawPointer(output.baseAddress! + y * rowBytes),
+                            pixels: bitmap.width, bytesPerSample: bitmap.layout.bytesPerSample)
                 }
+            }
+        }
+    }
+
+    /// One RGBA row of `pixels` (8- or 16-bit samples) to luma in red, green and blue, alpha kept: the one kernel of
+    /// ``process(_:isCancelled:)`` and ``GreyscaleRows``.
+    func convert(row source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, pixels: Int,
+                 bytesPerSample bytes: Int) {
+        let (wr, wg, wb) = coefficients.fixedPoint
+        for i in stride(from: 0, to: pixels * 4, by: 4) {
+            if bytes == 1 {
+                let luma = (wr * UInt32(source.load(fromByteOffset: i, as: UInt8.self))
+                    + wg * UInt32(source.load(fromByteOffset: i + 1, as: UInt8.self))
+                    + wb * UInt32(source.load(fromByteOffset: i + 2, as: UInt8.self)) + 32768) >> 16
+                let grey = UInt8(truncatingIfNeeded: luma)
+                destination.storeBytes(of: grey, toByteOffset: i, as: UInt8.self)
+                destination.storeBytes(of: grey, toByteOffset: i + 1, as: UInt8.self)
+                destination.storeBytes(of: grey, toByteOffset: i + 2, as: UInt8.self)
+                destination.storeBytes(of: source.load(fromByteOffset: i + 3, as: UInt8.self),
+                                       toByteOffset: i + 3, as: UInt8.self)
+            } else {
+                let r = UInt64(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))
+                let g = UInt64(source.loadUnaligned(fromByteOffset: i * 2 + 2, as: UInt16.self))
+                let b = UInt64(source.loadUnaligned(fromByteOffset: i * 2 + 4, as: UInt16.self))
+                let grey = UInt16(truncatingIfNeeded: (UInt64(wr) * r + UInt64(wg) * g + UInt64(wb) * b + 32768) >> 16)
+                for k in 0..<3 { destination.storeBytes(of: grey, toByteOffset: i * 2 + k * 2, as: UInt16.self) }
+                destination.storeBytes(of: source.loadUnaligned(fromByteOffset: i * 2 + 6, as: UInt16.self),
+                                       toByteOffset: i * 2 + 6, as: UInt16.self)
             }
         }
     }

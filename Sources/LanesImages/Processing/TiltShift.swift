@@ -69,21 +69,6 @@ public struct TiltShift: ImageProcessor {
         }
     }
 
-    public func process(_ bitmap: Bitmap, into destination: UnsafeMutableBufferPointer<UInt8>,
-                        isCancelled: @Sendable () -> Bool, rowsCompleted: (Int) -> Void) throws {
-        precondition(bitmap.layout == .rgba8, "streamed processing takes RGBA8, not \(bitmap.layout)")
-        precondition(destination.count >= bitmap.byteCount, "the destination holds \(destination.count) bytes, not \(bitmap.byteCount)")
-        if isCancelled() { throw ImageError.cancelled }
-        let weights = blendWeights(height: bitmap.height)
-        guard sigma > 0, weights.contains(where: { $0 > 0 }) else {
-            _ = destination.initialize(from: bitmap.pixels)
-            rowsCompleted(bitmap.height)
-            return
-        }
-        try render(bitmap, weights: weights, into: destination, isCancelled: isCancelled, interleave: true,
-                   rowsCompleted: rowsCompleted)
-    }
-
     /// Blend weights in 1/256 units, per row.
     func blendWeights(height: Int) -> [Int] {
         (0..<height).map { y in Int((blurAmount(row: y, height: height) * 256).rounded()) }
@@ -141,5 +126,3 @@ public struct TiltShift: ImageProcessor {
         }
     }
 }
-
-extension TiltShift: RowStreamingProcessor {}
