@@ -91,6 +91,10 @@ int clanes_png_filter_mask(int32_t filters);
 struct png_struct_def;
 void clanes_png_limit_ancillary(struct png_struct_def *png);
 
+/* Sets the transforms that make any PNG RGBA8 (rows.c, incremental.c); returns 1 when the image is opaque. */
+struct png_info_def;
+int clanes_png_expand_to_rgba8(struct png_struct_def *png, struct png_info_def *info);
+
 /* The PNG colour type for `channels` samples (1, 2, 4), without alpha when `opaque` (shared with png_stream.c). */
 int clanes_png_colour_type(int32_t channels, int opaque);
 

@@ -95,10 +95,8 @@ static void rows_png_read(png_structp png, png_bytep out, size_t length) {
     }
 }
 
-/* The whole decoder's transforms (png.c): any PNG becomes RGBA8. */
-static void rows_png_setup(clanes_row_decoder *d) {
-    png_structp png = d->png;
-    png_infop info = d->info;
+/* The whole decoder's transforms (png.c): any PNG becomes RGBA8. Returns 1 when the image is opaque. */
+int clanes_png_expand_to_rgba8(png_structp png, png_infop info) {
     int colour_type = png_get_color_type(png, info);
     int depth = png_get_bit_depth(png, info);
     int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
@@ -108,7 +106,11 @@ static void rows_png_setup(clanes_row_decoder *d) {
     if (depth == 16) png_set_scale_16(png);
     if (colour_type == PNG_COLOR_TYPE_GRAY || colour_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
     if ((colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns) png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
-    d->layout.opaque = (colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns;
+    return (colour_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns;
+}
+
+static void rows_png_setup(clanes_row_decoder *d) {
+    d->layout.opaque = clanes_png_expand_to_rgba8(d->png, d->info);
     d->layout.channels = 4;
     d->layout.bytes_per_sample = 1;
 }
