@@ -33,6 +33,9 @@ struct TransferState<TaskRef: Sendable>: Sendable {
 
     let url: String
     let policy: FetchPolicy
+    /// Whether each chunk is handed out as it arrives (``TransferEffects/chunk``): an attempt that has handed out
+    /// bytes is then never retried, since its consumer cannot take the body again from the start.
+    let streams: Bool
     private(set) var phase: Phase = .idle(next: 1)
     private var completion: Completion?
     private var body = Data()
@@ -57,9 +60,10 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     private var timer: ScheduledToken?
     private var retry: ScheduledToken?
 
-    init(url: String, policy: FetchPolicy, completion: @escaping Completion) {
+    init(url: String, policy: FetchPolicy, streams: Bool = false, completion: @escaping Completion) {
         self.url = url
         self.policy = policy
+        self.streams = streams
         self.completion = completion
     }
 
@@ -144,7 +148,9 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         }
         body.append(chunk)
         rateWindow?.bytes += chunk.count
-        return TransferEffects()
+        var effects = TransferEffects<TaskRef>()
+        if streams { effects.chunk = chunk }
+        return effects
     }
 
     /// The running attempt is being redirected to `location` (nil: a URL that could not be read). Returns the
@@ -272,7 +278,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     /// The attempt failed with `error`: schedule the next one or end the fetch.
     private mutating func endAttempt(_ error: FetchError, cancelTask: Bool = true) -> TransferEffects<TaskRef> {
         guard case .running(let attempt, _, let task) = phase else { return TransferEffects() }
-        guard policy.retries(after: error, attempt: attempt) else {
+        guard policy.retries(after: error, attempt: attempt), !(streams && !body.isEmpty) else {
             return finish(.failure(error), stopping: cancelTask ? task : nil)
         }
         var delay = policy.retry.delay(afterAttempt: attempt)
@@ -317,7 +323,11 @@ struct TransferEffects<TaskRef: Sendable>: Sendable {
     var armTimer: (taskID: Int, at: UInt64)?
     /// Start attempt `attempt` after `delay` (attempt `attempt - 1` failed with `after`).
     var retry: (attempt: Int, delay: Duration, after: FetchError)?
+    /// A chunk of the body to hand to a streaming fetch's consumer (before any completion of the same effects).
+    var chunk: Data?
 
     /// Whether there is nothing to do.
-    var isEmpty: Bool { completion == nil && cancelTask == nil && tokens.isEmpty && armTimer == nil && retry == nil }
+    var isEmpty: Bool {
+        completion == nil && cancelTask == nil && tokens.isEmpty && armTimer == nil && retry == nil && chunk == nil
+    }
 }

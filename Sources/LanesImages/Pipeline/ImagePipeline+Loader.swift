@@ -71,8 +71,14 @@ extension ImagePipeline {
             ) { [weak self] job in
                 guard let self else { return job.finish(.failure(CancellationError())) }
                 let priority = job.priority
-                let (subscription, _) = subscribe(job.key, priority: priority) { job.finish($0) }
-                job.install(WorkStep(subscription), order: 0, startedAt: priority)
+                let stopPreviews = listenForBindingPreviews(job.key, deliveringOn: queue)
+                let (subscription, _) = subscribe(job.key, priority: priority) { result in
+                    stopPreviews()
+                    job.finish(result)
+                }
+                job.install(
+                    WorkStep(cancel: { subscription.cancel(); stopPreviews() }, setPriority: { subscription.setPriority($0) }),
+                    order: 0, startedAt: priority)
             }
             loaders[ObjectIdentifier(queue)] = loader
             return loader

@@ -117,7 +117,6 @@ extension ImagePipeline {
     /// in the background.
     func startFetch(_ job: StageJob<Data>, url: URL) {
         let priority = job.priority
-        let fetcher = configuration.fetcher
         let disk = url.isFileURL ? nil : configuration.diskCache
         let key = url.absoluteString
         let counters = self.counters
@@ -130,7 +129,7 @@ extension ImagePipeline {
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
             counters.fetches.add(1, ordering: .relaxed)
             let startedAt = context.priority
-            let handle = fetcher.fetch(url, priority: startedAt) { result in
+            let handle = self.fetchFeedingPreviews(url, priority: startedAt) { result in
                 if case .success(let data) = result, let disk {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }

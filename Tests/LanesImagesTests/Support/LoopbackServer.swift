@@ -188,6 +188,26 @@ final class LoopbackServerCore: Sendable {
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
+        case .gated(let gates):
+            var sent = 0
+            for gate in gates {
+                guard write(fd, Array(wire[sent..<gate.afterBytes])) else {
+                    return state.record(.clientClosed(connection: connection))
+                }
+                sent = gate.afterBytes
+                let (latchReader, _) = state.latchPipe(gate.latch)
+                switch LoopbackSocket.wait(for: latchReader, wake: [wakeReader, fd], timeout: safetyTimeout) {
+                case .readable: break
+                case .woken:
+                    awaitClientEnd(fd, connection: connection, timeout: safetyTimeout)
+                    return
+                case .timedOut:
+                    return
+                }
+            }
+            let delivered = write(fd, Array(wire[sent...]))
+            state.record(delivered ? .responded(connection: connection, status: route.status)
+                                   : .clientClosed(connection: connection))
         case .endless:
             let zeros = [UInt8](repeating: 0, count: 64 * 1024)
             while write(fd, zeros) {}
