@@ -322,10 +322,13 @@ static int32_t jpeg_header(clanes_incremental *d) {
         return CLANES_ERR_UNSUPPORTED;
     }
     d->cinfo.dct_method = JDCT_ISLOW;
+    d->cinfo.scale_num = 1;
+    d->cinfo.scale_denom = d->options.scale_denom > 1 ? (unsigned int)d->options.scale_denom : 1;
+    jpeg_calc_output_dimensions(&d->cinfo);
     d->buffered = d->cinfo.progressive_mode && d->options.previews;
     d->cinfo.buffered_image = d->buffered ? TRUE : FALSE;
-    d->state.width = d->cinfo.image_width;
-    d->state.height = d->cinfo.image_height;
+    d->state.width = d->cinfo.output_width;
+    d->state.height = d->cinfo.output_height;
     d->state.opaque = 1;
     d->state.progressive = d->cinfo.progressive_mode ? 1 : 0;
     d->row_bytes = (size_t)d->state.width * 4;
@@ -424,6 +427,11 @@ int32_t clanes_incremental_create(const clanes_incremental_options *options, cla
     if (options == NULL || decoder == NULL
         || (options->format != CLANES_FORMAT_PNG && options->format != CLANES_FORMAT_JPEG)) {
         clanes_set_message(message, message_capacity, "an incremental decoder reads PNG or JPEG");
+        return CLANES_ERR_ARGUMENT;
+    }
+    int32_t scale = options->scale_denom;
+    if (scale > 1 && (options->format != CLANES_FORMAT_JPEG || (scale != 2 && scale != 4 && scale != 8))) {
+        clanes_set_message(message, message_capacity, "scale 1/%d is not available for this format", scale);
         return CLANES_ERR_ARGUMENT;
     }
     clanes_incremental *d = (clanes_incremental *)calloc(1, sizeof(clanes_incremental));

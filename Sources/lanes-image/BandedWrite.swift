@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A file job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
+/// A file or URL job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
 /// resized, blurred and tilt-shifted by row stages, and the rows are PNG- or JPEG-encoded, on a second thread band by
 /// band, straight into the temporary output file. Nothing holds the decoded image. A grey file (grey, grey and alpha,
 /// a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder (``ConvertedRows``),
@@ -15,17 +15,20 @@ import Darwin
 /// which is what the whole path makes of it at its first resize, blur or tilt-shift. Not banded (nil from
 /// ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): `--greyscale`, non-file
 /// inputs, a 16-bit file with none of those steps (it stays 16-bit), and an Exif orientation other than "up", since
-/// flipping the row order or transposing needs the whole image.
+/// flipping the row order or transposing needs the whole image. An `http(s)` input runs in bands too, decoded as
+/// its bytes arrive (``StreamedRows``), when it is a PNG or JPEG.
 final class BandedWrite {
     let chain: any RowSource
-    let decoder: ImageRowDecoder
+    /// The decoder at the head of the chain: an ``ImageRowDecoder`` on the file, or ``StreamedRows`` on a download.
+    let decoder: any RowSource
+    /// The input file (-1 for a download).
     private let descriptor: Int32
     private let plan: ProcessingPlan
 
     /// Rows moved from the last stage to the encoder per call.
     static let chunkRows = 64
 
-    private init(chain: any RowSource, decoder: ImageRowDecoder, descriptor: Int32, plan: ProcessingPlan) {
+    private init(chain: any RowSource, decoder: any RowSource, descriptor: Int32, plan: ProcessingPlan) {
         self.chain = chain
         self.decoder = decoder
         self.descriptor = descriptor
@@ -33,56 +36,84 @@ final class BandedWrite {
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
 
-    /// The chain for `job`, or nil when the job must take the whole-bitmap path.
-    static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int,
+    /// The chain for `job`, or nil when the job must take the whole-bitmap path. An `http(s)` input streams through
+    /// `fetcher` (``StreamedRows``: decoded as its bytes arrive; nil `fetcher`: the whole path); when its header
+    /// rules bands out, the download is cancelled and the whole path fetches it again.
+    static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int, fetcher: (any DataFetching)? = nil,
                         isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
-        guard job.source.isFileURL, !plan.greyscale else { return nil }
+        guard !plan.greyscale else { return nil }
+        guard job.source.isFileURL else {
+            guard let fetcher, ["http", "https"].contains(job.source.scheme?.lowercased() ?? "") else { return nil }
+            let rows = try StreamedRows(url: job.source, fetcher: fetcher, maxPixels: maxPixels) {
+                shape(of: $0, plan: plan)?.denominator ?? 1
+            }
+            guard let shape = shape(of: rows.info, plan: plan) else { return nil }
+            return BandedWrite(chain: try chain(from: rows, info: rows.info, target: shape.target, plan: plan,
+                                                isCancelled: isCancelled),
+                               decoder: rows, descriptor: -1, plan: plan)
+        }
         let descriptor = open(job.source.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
             let info = try ImageRowDecoder.probe(fileDescriptor: descriptor)
-            var denominator = 1
-            var target: (width: Int, height: Int)?
-            if let size = plan.targetSize {
-                let fitted = size.fittedSize(width: info.width, height: info.height)
-                target = fitted
-                if info.format == .jpeg {
-                    denominator = ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height,
-                                                                    targetWidth: fitted.width, targetHeight: fitted.height)
-                }
-            }
-            // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
-            // path; with none it stays 16-bit, through the whole path (the decoder's rows are 8-bit).
-            let layout = info.storedLayout
-            let reduces = plan.blurSigma != nil || plan.tiltShift
-                || target.map { $0.width != info.width || $0.height != info.height } ?? false
-            // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
-            guard info.orientation == .up, !info.format.decodesFrames, layout.bytesPerSample == 1 || reduces else {
+            guard let shape = shape(of: info, plan: plan) else {
                 close(descriptor)
                 return nil
             }
-            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator, maxPixels: maxPixels)
-            var source: any RowSource = decoder
-            if let target, target.width != source.width || target.height != source.height {
-                source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
-            }
-            if let sigma = plan.blurSigma {
-                source = try BlurRows(source, sigma: sigma, isCancelled: isCancelled)
-            }
-            if plan.tiltShift {
-                source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
-            }
-            if layout.eightBit != source.layout {
-                source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
-            }
-            return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
+            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: shape.denominator,
+                                              maxPixels: maxPixels)
+            return BandedWrite(chain: try chain(from: decoder, info: info, target: shape.target, plan: plan,
+                                                isCancelled: isCancelled),
+                               decoder: decoder, descriptor: descriptor, plan: plan)
         } catch {
             close(descriptor)
             throw error
         }
+    }
+
+    /// A JPEG's DCT scale and the size to resize to, from the header; nil when the job takes the whole path.
+    private static func shape(of info: ImageInfo, plan: ProcessingPlan)
+        -> (denominator: Int, target: (width: Int, height: Int)?)? {
+        var denominator = 1
+        var target: (width: Int, height: Int)?
+        if let size = plan.targetSize {
+            let fitted = size.fittedSize(width: info.width, height: info.height)
+            target = fitted
+            if info.format == .jpeg {
+                denominator = ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height,
+                                                                targetWidth: fitted.width, targetHeight: fitted.height)
+            }
+        }
+        // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
+        // path; with none it stays 16-bit, through the whole path (the decoder's rows are 8-bit).
+        let reduces = plan.blurSigma != nil || plan.tiltShift
+            || target.map { $0.width != info.width || $0.height != info.height } ?? false
+        // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
+        guard info.orientation == .up, !info.format.decodesFrames, info.storedLayout.bytesPerSample == 1 || reduces
+        else { return nil }
+        return (denominator, target)
+    }
+
+    /// The stages after `decoder`: resize, blur, tilt-shift, and back to grey for a grey input.
+    private static func chain(from decoder: any RowSource, info: ImageInfo, target: (width: Int, height: Int)?,
+                              plan: ProcessingPlan, isCancelled: @escaping () -> Bool) throws -> any RowSource {
+        var source = decoder
+        if let target, target.width != source.width || target.height != source.height {
+            source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
+        }
+        if let sigma = plan.blurSigma {
+            source = try BlurRows(source, sigma: sigma, isCancelled: isCancelled)
+        }
+        if plan.tiltShift {
+            source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
+        }
+        if info.storedLayout.eightBit != source.layout {
+            source = ConvertedRows(source, to: info.storedLayout.eightBit) // red = green = blue: back to grey, exactly
+        }
+        return source
     }
 
     /// What the run holds at its peak: every stage's rings and windows, the decoder's rows, the encoder's two bands

@@ -36,12 +36,13 @@ typedef struct clanes_incremental_options {
     int32_t format;       /* CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG */
     uint64_t max_pixels;  /* a header claiming more pixels fails before any allocation */
     int32_t previews;     /* 1: keep what previews need (buffered-image JPEG, the interlaced PNG's passes) */
+    int32_t scale_denom;  /* a JPEG decoded at 1/2, 1/4 or 1/8 in the DCT domain (0 or 1: full size; PNG: 1) */
 } clanes_incremental_options;
 
 /* Where the decoder stands; every call fills it in. */
 typedef struct clanes_incremental_state {
     int32_t header_ready;      /* width, height and the rest below are known */
-    uint32_t width;
+    uint32_t width;            /* the rows' width (a JPEG's DCT-scaled width) */
     uint32_t height;
     int32_t opaque;            /* every alpha is 255 */
     int32_t progressive;       /* a progressive JPEG or an interlaced PNG (rows come only after all input) */

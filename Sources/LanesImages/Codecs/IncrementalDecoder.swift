@@ -22,6 +22,8 @@ public final class IncrementalDecoder {
     public let keepsPreviews: Bool
     /// Images whose header claims more pixels fail before any allocation.
     public let maxPixels: Int
+    /// A JPEG is decoded at 1/this in the DCT domain (1, 2, 4, 8; a PNG at 1 only).
+    public let scaleDenominator: Int
     /// The format, once the first bytes told it.
     public private(set) var format: ImageFormat?
     private var decoder: OpaquePointer?
@@ -30,14 +32,16 @@ public final class IncrementalDecoder {
     private var head = Data()
     private var ended = false
 
-    /// A decoder that renders previews when `previews` is true and refuses headers over `maxPixels`.
+    /// A decoder that renders previews when `previews` is true, refuses headers over `maxPixels`, and decodes a
+    /// JPEG at `1/scaleDenominator` (1, 2, 4 or 8; a PNG at 1 only).
     ///
     /// ```swift
-    /// let decoder = IncrementalDecoder(previews: false, maxPixels: 24_000_000)
+    /// let decoder = IncrementalDecoder(previews: false, maxPixels: 24_000_000, scaleDenominator: 2)
     /// ```
-    public init(previews: Bool = true, maxPixels: Int = ImageDecoder.defaultMaxPixels) {
+    public init(previews: Bool = true, maxPixels: Int = ImageDecoder.defaultMaxPixels, scaleDenominator: Int = 1) {
         keepsPreviews = previews
         self.maxPixels = maxPixels
+        self.scaleDenominator = scaleDenominator
     }
 
     deinit {
@@ -46,7 +50,7 @@ public final class IncrementalDecoder {
 
     /// Whether the header has been read (``width``, ``height``, ``isProgressive`` are known).
     public var hasHeader: Bool { state.header_ready != 0 }
-    /// Width in pixels (0 before the header).
+    /// Width of the rows in pixels, a JPEG's scaled (0 before the header).
     public var width: Int { Int(state.width) }
     /// Height in pixels (0 before the header).
     public var height: Int { Int(state.height) }
@@ -157,7 +161,7 @@ public final class IncrementalDecoder {
         format = sniffed
         var options = clanes_incremental_options(
             format: sniffed == .png ? CLANES_FORMAT_PNG : CLANES_FORMAT_JPEG, max_pixels: UInt64(max(0, maxPixels)),
-            previews: keepsPreviews ? 1 : 0)
+            previews: keepsPreviews ? 1 : 0, scale_denom: Int32(clamping: scaleDenominator))
         var message = CodecBridge.messageBuffer()
         var created: OpaquePointer?
         let status = clanes_incremental_create(&options, &created, &message, message.count)

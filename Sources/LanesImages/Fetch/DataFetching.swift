@@ -28,10 +28,11 @@ public protocol DataFetching: Sendable {
         completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
     ) -> any FetchHandle
 
-    /// Starts fetching `url` like ``fetch(_:priority:completion:)`` and hands each chunk of the body to `chunks` as it
-    /// arrives, in order, before `completion` (which still gets the whole body). A fetch that has handed out chunks is
-    /// not retried. Chunks may still arrive after a cancel's completion: ignore them then. The default
-    /// implementation hands the whole body out as one chunk when it has arrived.
+    /// Starts fetching `url` like ``fetch(_:priority:completion:)`` but hands the body to `chunks` as it arrives, in
+    /// order, instead of keeping it: `completion` then says only how the fetch ended. A fetch that has handed out
+    /// chunks is not retried (its consumer cannot take the body again). Chunks may still arrive after a cancel's
+    /// completion: ignore them then. The default implementation hands the whole body out as one chunk when it has
+    /// arrived.
     ///
     /// ```swift
     /// let decoder = IncrementalDecoder()
@@ -41,7 +42,7 @@ public protocol DataFetching: Sendable {
     /// ```
     func fetch(
         _ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
-        completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
+        completion: @escaping @Sendable (Result<Void, FetchError>) -> Void
     ) -> any FetchHandle
 }
 
@@ -53,11 +54,11 @@ extension DataFetching {
     /// ```
     public func fetch(
         _ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
-        completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
+        completion: @escaping @Sendable (Result<Void, FetchError>) -> Void
     ) -> any FetchHandle {
         fetch(url, priority: priority) { result in
             if case .success(let data) = result { chunks(data) }
-            completion(result)
+            completion(result.map { _ in () })
         }
     }
 }

@@ -33,12 +33,15 @@ struct TransferState<TaskRef: Sendable>: Sendable {
 
     let url: String
     let policy: FetchPolicy
-    /// Whether each chunk is handed out as it arrives (``TransferEffects/chunk``): an attempt that has handed out
-    /// bytes is then never retried, since its consumer cannot take the body again from the start.
+    /// Whether each chunk is handed out as it arrives (``TransferEffects/chunk``) instead of kept: the completion then
+    /// gets an empty body, and an attempt that has handed out bytes is never retried, since its consumer cannot take
+    /// the body again from the start.
     let streams: Bool
     private(set) var phase: Phase = .idle(next: 1)
     private var completion: Completion?
     private var body = Data()
+    /// The running attempt's body bytes so far (kept in `body`, or handed out when streaming).
+    private var bodyBytes = 0
     private var status: Int?
     /// The `Content-Length` of the running attempt's response (-1: not announced).
     private var expectedLength: Int64 = -1
@@ -87,6 +90,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         phase = .running(attempt: attempt, taskID: taskID, task: task)
         retry = nil
         body = Data()
+        bodyBytes = 0
         status = nil
         expectedLength = -1
         contentEncoding = nil
@@ -125,7 +129,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
             return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
         }
         // Room for the declared body, up to a bound: a server that only claims a large length gets no large buffer.
-        if expectedLength > 0 { body.reserveCapacity(Int(min(expectedLength, Self.maxReservation))) }
+        if expectedLength > 0, !streams { body.reserveCapacity(Int(min(expectedLength, Self.maxReservation))) }
         var effects = TransferEffects<TaskRef>()
         if policy.minimumRate != nil {
             // The rate window ends before the armed idle timeout may: arm the timer again for the nearer time.
@@ -143,10 +147,11 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         self.now = max(self.now, now)
         // Counted as delivered, which is after any Content-Encoding was undone: a small gzip body that inflates
         // without bound stops here at the limit.
-        guard body.count + chunk.count <= policy.maxBytes else {
+        guard bodyBytes + chunk.count <= policy.maxBytes else {
             return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
         }
-        body.append(chunk)
+        bodyBytes += chunk.count
+        if !streams { body.append(chunk) }
         rateWindow?.bytes += chunk.count
         var effects = TransferEffects<TaskRef>()
         if streams { effects.chunk = chunk }
@@ -180,12 +185,13 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         if let status, !(200...299).contains(status) {
             return endAttempt(.httpStatus(code: status, url: url), cancelTask: false)
         }
-        if contentEncoding == nil, expectedLength > 0, Int64(body.count) < expectedLength {
-            return endAttempt(.shortBody(url: url, received: body.count, expected: Int(expectedLength)), cancelTask: false)
+        if contentEncoding == nil, expectedLength > 0, Int64(bodyBytes) < expectedLength {
+            return endAttempt(.shortBody(url: url, received: bodyBytes, expected: Int(expectedLength)), cancelTask: false)
         }
-        if body.isEmpty { return endAttempt(.emptyBody(url: url), cancelTask: false) }
+        if bodyBytes == 0 { return endAttempt(.emptyBody(url: url), cancelTask: false) }
         let data = body
         body = Data()
+        bodyBytes = 0
         return finish(.success(data), stopping: nil)
     }
 
@@ -196,8 +202,8 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     private func refined(_ error: FetchError) -> FetchError {
         guard case .connection = error, status != nil else { return error }
         if let contentEncoding { return .encodedBodyFailed(url: url, encoding: contentEncoding) }
-        guard expectedLength > 0, Int64(body.count) < expectedLength else { return error }
-        return .shortBody(url: url, received: body.count, expected: Int(expectedLength))
+        guard expectedLength > 0, Int64(bodyBytes) < expectedLength else { return error }
+        return .shortBody(url: url, received: bodyBytes, expected: Int(expectedLength))
     }
 
     /// The longest `Content-Encoding` value kept (a server's header can be any length).
@@ -278,7 +284,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     /// The attempt failed with `error`: schedule the next one or end the fetch.
     private mutating func endAttempt(_ error: FetchError, cancelTask: Bool = true) -> TransferEffects<TaskRef> {
         guard case .running(let attempt, _, let task) = phase else { return TransferEffects() }
-        guard policy.retries(after: error, attempt: attempt), !(streams && !body.isEmpty) else {
+        guard policy.retries(after: error, attempt: attempt), !(streams && bodyBytes > 0) else {
             return finish(.failure(error), stopping: cancelTask ? task : nil)
         }
         var delay = policy.retry.delay(afterAttempt: attempt)
@@ -291,6 +297,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         if let timer { effects.tokens.append(timer) }
         timer = nil
         body = Data()
+        bodyBytes = 0
         phase = .idle(next: attempt + 1)
         effects.retry = (attempt: attempt + 1, delay: delay, after: error)
         return effects
@@ -306,6 +313,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         timer = nil
         retry = nil
         body = Data()
+        bodyBytes = 0
         phase = .finished
         return effects
     }

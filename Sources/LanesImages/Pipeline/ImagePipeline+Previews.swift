@@ -81,9 +81,13 @@ extension ImagePipeline {
         }
         let feed = PreviewFeed(url: key, listeners: previewListeners, interval: interval,
                                clock: configuration.previewClock, maxPixels: configuration.maxPixels)
-        return fetcher.fetch(url, priority: priority, chunks: { feed.take($0) }) { result in
+        let body = LockedValue(Data()) // the stage decodes (and the disk cache keeps) the whole body
+        return fetcher.fetch(url, priority: priority, chunks: { chunk in
+            body.withLock { $0.append(chunk) }
+            feed.take(chunk)
+        }) { result in
             feed.end()
-            completion(result)
+            completion(result.map { body.withLock { body in defer { body = Data() }; return body } })
         }
     }
 
