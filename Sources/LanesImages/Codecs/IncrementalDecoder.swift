@@ -11,11 +11,11 @@ import Foundation
 /// image-sized allocation. One thread at a time may use a decoder.
 ///
 /// ```swift
-/// let decoder = IncrementalDecoder(previews: true)
-/// try decoder.append(firstChunk)
-/// if decoder.previewsReady > 0 { show(try decoder.preview()) }
-/// try decoder.append(lastChunk, isLast: true)
-/// let image = try decoder.decodeRemainingImage()
+/// let incremental = IncrementalDecoder(previews: true)
+/// try incremental.append(firstChunk)
+/// if incremental.previewsReady > 0 { show(try incremental.preview()) }
+/// try incremental.append(lastChunk, isLast: true)
+/// let image = try incremental.decodeRemainingImage()
 /// ```
 public final class IncrementalDecoder {
     /// Whether previews are kept (a progressive JPEG is then decoded in buffered-image mode).
@@ -69,7 +69,7 @@ public final class IncrementalDecoder {
     /// Throws the decoder's error for bad input, ``ImageError/truncated`` when the last bytes end the image early.
     ///
     /// ```swift
-    /// try decoder.append(chunk)
+    /// try incremental.append(chunk)
     /// ```
     public func append(_ data: Data, isLast: Bool = false) throws {
         ended = ended || isLast
@@ -87,7 +87,7 @@ public final class IncrementalDecoder {
     /// Renders what has arrived of a progressive image (after ``previewsReady`` scans or passes) as a bitmap.
     ///
     /// ```swift
-    /// if decoder.previewsReady > 0 { cell.image = try decoder.preview() }
+    /// if incremental.previewsReady > 0 { cell.image = try incremental.preview() }
     /// ```
     public func preview() throws -> Bitmap {
         guard let decoder, previewsReady > 0 else {
@@ -111,7 +111,7 @@ public final class IncrementalDecoder {
     /// (0: append more bytes first). Throws ``ImageError/truncated`` when the input ended before them.
     ///
     /// ```swift
-    /// let got = try decoder.readRows(16, into: buffer, bytesPerRow: decoder.width * 4)
+    /// let got = try incremental.readRows(1, into: buffer, bytesPerRow: incremental.width * 4)
     /// ```
     public func readRows(_ count: Int, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws -> Int {
         guard let decoder, hasHeader else { throw ImageError.invalidArgument("no header yet") }
@@ -134,8 +134,8 @@ public final class IncrementalDecoder {
     /// Reads every remaining row into a bitmap; all the input must have been appended.
     ///
     /// ```swift
-    /// try decoder.append(body, isLast: true)
-    /// let image = try decoder.decodeRemainingImage()
+    /// try incremental.append(responseBody, isLast: true)
+    /// let image = try incremental.decodeRemainingImage()
     /// ```
     public func decodeRemainingImage() throws -> Bitmap {
         guard hasHeader else { throw ended ? ImageError.truncated : ImageError.invalidArgument("no header yet") }

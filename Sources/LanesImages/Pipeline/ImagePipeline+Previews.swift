@@ -12,8 +12,8 @@ extension ImagePipeline {
     ///
     /// ```swift
     /// pipeline.load(ImageRequest(url: url, targetSize: TargetSize(maxWidth: 800)),
-    ///               preview: { photo.image = $0 }) { result in
-    ///     photo.image = try? result.get()
+    ///               preview: { cell.image = $0 }) { result in
+    ///     cell.image = try? result.get()
     /// }
     /// ```
     @discardableResult
@@ -33,7 +33,7 @@ extension ImagePipeline {
     /// them.
     ///
     /// ```swift
-    /// pipeline.load(request, on: nil, preview: { previews.append($0) }) { result in finals.append(result) }
+    /// pipeline.load(request, on: nil, preview: { print("preview \($0.width)x\($0.height)") }) { print($0) }
     /// ```
     @discardableResult
     public func load(
