@@ -226,3 +226,22 @@ int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom
     free(ctx.cmyk_row);
     return status;
 }
+
+int32_t clanes_jpeg_choose_rgba_output(j_decompress_ptr cinfo, int *cmyk, char *message, size_t capacity) {
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+    case JCS_YCbCr:
+    case JCS_RGB:
+        cinfo->out_color_space = JCS_EXT_RGBA;
+        return CLANES_OK;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo->out_color_space = JCS_CMYK;
+        *cmyk = 1;
+        return CLANES_OK;
+    default:
+        clanes_set_message(message, capacity, "JPEG colour space with %d components is not supported",
+                           cinfo->num_components);
+        return CLANES_ERR_UNSUPPORTED;
+    }
+}

@@ -225,21 +225,9 @@ static int32_t rows_jpeg_open(clanes_row_decoder *d, int32_t scale_denom) {
         clanes_set_message(d->message, d->capacity, "JPEG holds tables but no image");
         return CLANES_ERR_CORRUPT;
     }
-    switch (d->cinfo.jpeg_color_space) {
-    case JCS_GRAYSCALE:
-    case JCS_YCbCr:
-    case JCS_RGB:
-        d->cinfo.out_color_space = JCS_EXT_RGBA;
-        break;
-    case JCS_CMYK:
-    case JCS_YCCK:
-        d->cinfo.out_color_space = JCS_CMYK;
-        d->cmyk = 1;
-        break;
-    default:
-        clanes_set_message(d->message, d->capacity, "JPEG colour space with %d components is not supported",
-                           d->cinfo.num_components);
-        return CLANES_ERR_UNSUPPORTED;
+    int32_t output = clanes_jpeg_choose_rgba_output(&d->cinfo, &d->cmyk, d->message, d->capacity);
+    if (output != CLANES_OK) {
+        return output;
     }
     d->cinfo.scale_num = 1;
     d->cinfo.scale_denom = (unsigned int)scale_denom;

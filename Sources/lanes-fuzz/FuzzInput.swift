@@ -46,6 +46,7 @@ enum FuzzTarget {
             roundTrip(thumb)
         }
         if info?.format.decodesFrames == true { animation(bytes, full: full) }
+        if info?.format == .png || info?.format == .jpeg { incremental(bytes, full: full, info: info) }
         // A file that decodes in full must decode small too (it may not the other way round:
         // a JPEG scaled in the DCT domain can skip damage the full decode trips over).
         if case .success = full, case .failure(let error) = small {
@@ -74,6 +75,38 @@ enum FuzzTarget {
               "frames of different sizes")
         if case .success(let bitmap) = full {
             check(bitmap == first, "the first frame differs from the plain decode")
+        }
+    }
+
+    /// The bytes fed to the incremental decoder in pieces (sized by the first byte), a preview rendered whenever one is
+    /// ready: it fails only with an ``ImageError``, and when it and the full decode both succeed on an upright image
+    /// they agree on the size.
+    private static func incremental(_ bytes: [UInt8], full: Result<Bitmap, ImageError>, info: ImageInfo?) {
+        let piece = 1 + Int(bytes.first ?? 0) * 37
+        let decoder = IncrementalDecoder(previews: true, maxPixels: maxPixels)
+        let result: Result<Bitmap, ImageError>
+        do {
+            var offset = 0
+            var shown = 0
+            repeat {
+                let end = min(bytes.count, offset + piece)
+                try decoder.append(Data(bytes[offset..<end]), isLast: end == bytes.count)
+                offset = end
+                if decoder.previewsReady > shown {
+                    shown = decoder.previewsReady
+                    let preview = try decoder.preview()
+                    check(preview.width == decoder.width && preview.height == decoder.height, "a preview of another size")
+                }
+            } while offset < bytes.count
+            result = .success(try decoder.decodeRemainingImage())
+        } catch let error as ImageError {
+            result = .failure(error)
+        } catch {
+            fail("the incremental decoder threw a non-ImageError: \(error)")
+        }
+        if case .success(let streamed) = result, case .success(let bitmap) = full, info?.orientation == .up {
+            check(streamed.width == bitmap.width && streamed.height == bitmap.height,
+                  "incremental \(streamed.width)x\(streamed.height), whole \(bitmap.width)x\(bitmap.height)")
         }
     }
 

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A file job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
+/// A file or URL job run in bands: the file is decoded a few rows at a time (read with `pread`, never whole),
 /// resized, blurred and tilt-shifted by row stages, and the rows are PNG- or JPEG-encoded, on a second thread band by
 /// band, straight into the temporary output file. Nothing holds the decoded image. A grey file (grey, grey and alpha,
 /// a grey JPEG) decodes to RGBA8 rows for the stages and is folded back to grey before the encoder (``ConvertedRows``),
@@ -14,24 +14,27 @@ import Darwin
 /// channel that is all opaque, as for RGBA: its header is written before any pixel is seen). A 16-bit PNG decodes to
 /// 8-bit rows when a resize, blur or tilt-shift follows (what the whole path makes of it at its first such step), and
 /// to 16-bit rows of its stored layout when none does, so it stays 16-bit. `--greyscale` is a row stage too
-/// (``GreyscaleRows``, then folded to one grey channel, with alpha when the file has an alpha channel). Not banded (nil
-/// from ``prepare(_:plan:maxPixels:isCancelled:)``, and the job takes the whole-bitmap path): non-file inputs, WebP,
-/// GIF and AVIF, and an Exif orientation other than "up", since flipping the row order or transposing needs the whole
-/// image.
+/// (``GreyscaleRows``, then folded to one grey channel, with alpha when the file has an alpha channel). An `http(s)`
+/// PNG or JPEG runs in bands too, decoded as its bytes arrive (``StreamedRows``; 8-bit rows). Not banded (nil from
+/// ``prepare(_:plan:maxPixels:fetcher:isCancelled:)``, and the job takes the whole-bitmap path): other non-file
+/// inputs, WebP, GIF and AVIF, a 16-bit download with none of those steps, and an Exif orientation other than "up",
+/// since flipping the row order or transposing needs the whole image.
 ///
-/// A whole bitmap (a URL's, a rotated photo's, a `--greyscale` result) is one more row source
-/// (``init(bitmap:plan:)``): every output goes through the same band encoder.
+/// A whole bitmap (a rotated photo's, a WebP's) is one more row source (``init(bitmap:plan:)``): every output goes
+/// through the same band encoder.
 final class BandedWrite {
     let chain: any RowSource
-    /// The file's decoder (nil for a bitmap's rows).
-    let decoder: ImageRowDecoder?
+    /// The decoder at the head of the chain: an ``ImageRowDecoder`` on the file, ``StreamedRows`` on a download, nil
+    /// for a bitmap's rows.
+    let decoder: (any RowSource)?
+    /// The input file (-1 for a download or a bitmap).
     private let descriptor: Int32
     private let plan: ProcessingPlan
 
     /// Rows moved from the last stage to the encoder per call.
     static let chunkRows = 64
 
-    private init(chain: any RowSource, decoder: ImageRowDecoder?, descriptor: Int32, plan: ProcessingPlan) {
+    private init(chain: any RowSource, decoder: (any RowSource)?, descriptor: Int32, plan: ProcessingPlan) {
         self.chain = chain
         self.decoder = decoder
         self.descriptor = descriptor
@@ -47,61 +50,95 @@ final class BandedWrite {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// The chain for `job`, or nil when the job must take the whole-bitmap path.
-    static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int,
+    /// The chain for `job`, or nil when the job must take the whole-bitmap path. An `http(s)` input streams through
+    /// `fetcher` (``StreamedRows``: decoded as its bytes arrive; nil `fetcher`: the whole path); when its header
+    /// rules bands out, the download is cancelled and the whole path fetches it again.
+    static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int, fetcher: (any DataFetching)? = nil,
                         isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
-        guard job.source.isFileURL else { return nil }
+        guard job.source.isFileURL else {
+            guard let fetcher, ["http", "https"].contains(job.source.scheme?.lowercased() ?? "") else { return nil }
+            let rows = try StreamedRows(url: job.source, fetcher: fetcher, maxPixels: maxPixels) {
+                shape(of: $0, plan: plan)?.denominator ?? 1
+            }
+            // The incremental decoder hands out 8-bit rows: a 16-bit download that stays 16-bit takes the whole path.
+            guard let shape = shape(of: rows.info, plan: plan), !shape.deep else { return nil }
+            return BandedWrite(chain: try chain(from: rows, info: rows.info, shape: shape, opaque: rows.isOpaque,
+                                                plan: plan, isCancelled: isCancelled),
+                               decoder: rows, descriptor: -1, plan: plan)
+        }
         let descriptor = open(job.source.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil } // the whole path reports the error in its own words
         do {
             let info = try ImageRowDecoder.probe(fileDescriptor: descriptor)
-            var denominator = 1
-            var target: (width: Int, height: Int)?
-            if let size = plan.targetSize {
-                let fitted = size.fittedSize(width: info.width, height: info.height)
-                target = fitted
-                if info.format == .jpeg {
-                    denominator = ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height,
-                                                                    targetWidth: fitted.width, targetHeight: fitted.height)
-                }
-            }
-            // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
-            // path; with none it stays 16-bit: the decoder hands out rows of its stored layout.
-            let layout = info.storedLayout
-            let reduces = plan.blurSigma != nil || plan.tiltShift
-                || target.map { $0.width != info.width || $0.height != info.height } ?? false
-            // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
-            guard info.orientation == .up, !info.format.decodesFrames else {
+            guard let shape = shape(of: info, plan: plan) else {
                 close(descriptor)
                 return nil
             }
-            let deep = layout.bytesPerSample == 2 && !reduces
-            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: denominator,
-                                              layout: deep ? layout : .rgba8, maxPixels: maxPixels)
-            var source: any RowSource = decoder
-            if let target, target.width != source.width || target.height != source.height {
-                source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
-            }
-            if let sigma = plan.blurSigma {
-                source = try BlurRows(source, sigma: sigma, isCancelled: isCancelled)
-            }
-            if plan.tiltShift {
-                source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
-            }
-            if plan.greyscale {
-                // As `ProcessingPlan.finished` makes it: one grey channel at the rows' depth, plus alpha when the file
-                // has any (the header is written before any pixel is seen: an alpha channel that is all opaque stays).
-                let channels = layout.hasAlpha && !decoder.isOpaque ? 2 : 1
-                source = ConvertedRows(GreyscaleRows(source),
-                                       to: PixelLayout(channels: channels, bytesPerSample: source.layout.bytesPerSample)!)
-            } else if !deep && layout.eightBit != source.layout {
-                source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
-            }
-            return BandedWrite(chain: source, decoder: decoder, descriptor: descriptor, plan: plan)
+            let decoder = try ImageRowDecoder(fileDescriptor: descriptor, scaleDenominator: shape.denominator,
+                                              layout: shape.deep ? info.storedLayout : .rgba8, maxPixels: maxPixels)
+            return BandedWrite(chain: try chain(from: decoder, info: info, shape: shape, opaque: decoder.isOpaque,
+                                                plan: plan, isCancelled: isCancelled),
+                               decoder: decoder, descriptor: descriptor, plan: plan)
         } catch {
             close(descriptor)
             throw error
         }
+    }
+
+    /// How a job runs in bands, from the header; nil when it takes the whole path.
+    private struct Shape {
+        /// A JPEG's DCT scale.
+        var denominator = 1
+        /// The size to resize to.
+        var target: (width: Int, height: Int)?
+        /// A 16-bit PNG with no resize, blur or tilt-shift: its rows stay in their stored 16-bit layout.
+        var deep = false
+    }
+
+    private static func shape(of info: ImageInfo, plan: ProcessingPlan) -> Shape? {
+        // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
+        guard info.orientation == .up, !info.format.decodesFrames else { return nil }
+        var shape = Shape()
+        if let size = plan.targetSize {
+            let fitted = size.fittedSize(width: info.width, height: info.height)
+            shape.target = fitted
+            if info.format == .jpeg {
+                shape.denominator = ImageDecoder.jpegScaleDenominator(
+                    width: info.width, height: info.height, targetWidth: fitted.width, targetHeight: fitted.height)
+            }
+        }
+        // A 16-bit PNG (only PNGs are) becomes 8-bit at its first resize, blur or tilt-shift, as on the whole
+        // path; with none it stays 16-bit: the decoder hands out rows of its stored layout.
+        let reduces = plan.blurSigma != nil || plan.tiltShift
+            || shape.target.map { $0.width != info.width || $0.height != info.height } ?? false
+        shape.deep = info.storedLayout.bytesPerSample == 2 && !reduces
+        return shape
+    }
+
+    /// The stages after `decoder`: resize, blur, tilt-shift, then greyscale, or back to grey for a grey input.
+    private static func chain(from decoder: any RowSource, info: ImageInfo, shape: Shape, opaque: Bool,
+                              plan: ProcessingPlan, isCancelled: @escaping () -> Bool) throws -> any RowSource {
+        var source = decoder
+        if let target = shape.target, target.width != source.width || target.height != source.height {
+            source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
+        }
+        if let sigma = plan.blurSigma {
+            source = try BlurRows(source, sigma: sigma, isCancelled: isCancelled)
+        }
+        if plan.tiltShift {
+            source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
+        }
+        let layout = info.storedLayout
+        if plan.greyscale {
+            // As `ProcessingPlan.finished` makes it: one grey channel at the rows' depth, plus alpha when the file
+            // has any (the header is written before any pixel is seen: an alpha channel that is all opaque stays).
+            let channels = layout.hasAlpha && !opaque ? 2 : 1
+            source = ConvertedRows(GreyscaleRows(source),
+                                   to: PixelLayout(channels: channels, bytesPerSample: source.layout.bytesPerSample)!)
+        } else if !shape.deep && layout.eightBit != source.layout {
+            source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly
+        }
+        return source
     }
 
     /// What the run holds at its peak: every stage's rings and windows, the decoder's rows, the encoder's two bands

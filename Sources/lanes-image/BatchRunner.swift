@@ -20,7 +20,8 @@ struct BatchRunner: Sendable {
     let encoders: WorkQueue
     let concurrency: Int
     let progress: ProgressReporter
-    /// File jobs run in bands (``BandedWrite``) when set; nil sends every job through `loader`.
+    /// File (and, with a fetcher, URL) jobs run in bands (``BandedWrite``) when set; nil sends every job through
+    /// `loader`.
     var banded: BandedFiles? = nil
 
     func run(_ jobs: [ImageJob]) async -> [JobResult] {
@@ -47,7 +48,7 @@ struct BatchRunner: Sendable {
         do {
             let (width, height, bytes): (Int, Int, Int)
             if let banded, let run = try BandedWrite.prepare(job, plan: plan, maxPixels: banded.maxPixels,
-                                                             isCancelled: { Task.isCancelled }) {
+                                                             fetcher: banded.fetcher, isCancelled: { Task.isCancelled }) {
                 // Reserve what the stages hold, then decode, process and encode row band by row band.
                 let reservation = try await banded.budget?.reserve(run.heldBytes, priority: .normal)
                 defer { reservation?.release() }
@@ -94,10 +95,12 @@ struct BatchRunner: Sendable {
     }
 }
 
-/// How file jobs run in bands: the pixel limit and the budget their stages reserve from.
+/// How file and URL jobs run in bands: the pixel limit and the budget their stages reserve from.
 struct BandedFiles: Sendable {
     var maxPixels: Int
     var budget: MemoryBudget?
+    /// Streams `http(s)` inputs in bands (nil: they take the whole path).
+    var fetcher: (any DataFetching)? = nil
 }
 
 /// Writing an output failed (the folder vanished, the disk is full, no permission...).

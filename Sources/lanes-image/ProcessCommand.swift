@@ -185,7 +185,8 @@ struct ProcessCommand: AsyncParsableCommand {
         InterruptCleanup.onInterrupt { progress.close() }
         let runner = BatchRunner(plan: plan, loader: loader, encoders: encoders, concurrency: concurrency,
                                  progress: progress,
-                                 banded: BandedFiles(maxPixels: maxPixels, budget: loader.pipeline.budget))
+                                 banded: BandedFiles(maxPixels: maxPixels, budget: loader.pipeline.budget,
+                                                     fetcher: loader.pipeline.configuration.fetcher))
         let start = Date()
         let results = await runner.run(jobs)
         let seconds = Date().timeIntervalSince(start)

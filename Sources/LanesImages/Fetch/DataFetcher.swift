@@ -104,6 +104,31 @@ public final class DataFetcher: DataFetching {
         }
     }
 
+    /// Starts fetching `url`, handing each chunk of an HTTP body to `chunks` as it arrives, never keeping it (see
+    /// ``DataFetching``); a file is read whole and handed out as one chunk.
+    ///
+    /// ```swift
+    /// let handle = fetcher.fetch(url, priority: .visible, chunks: { print("\($0.count) bytes") }) { print($0) }
+    /// ```
+    public func fetch(
+        _ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<Void, FetchError>) -> Void
+    ) -> any FetchHandle {
+        switch url.scheme?.lowercased() {
+        case "http", "https":
+            let transfer = HTTPTransfer(url: url, priority: priority, session: session, chunks: chunks) { result in
+                completion(result.map { _ in () })
+            }
+            transfer.start()
+            return transfer
+        default:
+            return fetch(url, priority: priority) { result in
+                if case .success(let data) = result { chunks(data) }
+                completion(result.map { _ in () })
+            }
+        }
+    }
+
     /// Where `handle`'s priority has reached, for tests: the `URLSessionTask.priority` of an HTTP fetch's running
     /// attempt, and the queue priority of a file read not yet done (as `WorkPriority.sessionTaskPriority`).
     /// Nil between attempts and once the fetch is over.

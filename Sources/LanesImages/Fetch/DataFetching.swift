@@ -27,6 +27,40 @@ public protocol DataFetching: Sendable {
         _ url: URL, priority: WorkPriority,
         completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
     ) -> any FetchHandle
+
+    /// Starts fetching `url` like ``fetch(_:priority:completion:)`` but hands the body to `chunks` as it arrives, in
+    /// order, instead of keeping it: `completion` then says only how the fetch ended. A fetch that has handed out
+    /// chunks is not retried (its consumer cannot take the body again). Chunks may still arrive after a cancel's
+    /// completion: ignore them then. The default implementation hands the whole body out as one chunk when it has
+    /// arrived.
+    ///
+    /// ```swift
+    /// let decoder = IncrementalDecoder()
+    /// let handle = fetcher.fetch(url, priority: .visible, chunks: { chunk in print("\(chunk.count) more bytes") }) {
+    ///     result in print(result)
+    /// }
+    /// ```
+    func fetch(
+        _ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<Void, FetchError>) -> Void
+    ) -> any FetchHandle
+}
+
+extension DataFetching {
+    /// Hands the whole body out as one chunk once it has arrived (fetchers that cannot stream).
+    ///
+    /// ```swift
+    /// let handle = fetcher.fetch(url, priority: .normal, chunks: { _ in }) { result in print(result) }
+    /// ```
+    public func fetch(
+        _ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<Void, FetchError>) -> Void
+    ) -> any FetchHandle {
+        fetch(url, priority: priority) { result in
+            if case .success(let data) = result { chunks(data) }
+            completion(result.map { _ in () })
+        }
+    }
 }
 
 /// A fetch under way: cancel it, or change its priority while it runs.

@@ -13,15 +13,19 @@ final class HTTPTransfer: FetchHandle {
     private let state: LockedValue<TransferState<URLSessionDataTask>>
     /// The priority asked for, passed on to each attempt's task (taken before `state` when both are).
     private let priority: LockedValue<WorkPriority>
+    /// Hears each chunk of the body as it arrives (a streaming fetch), on the session's delivery queue.
+    private let chunks: (@Sendable (Data) -> Void)?
 
     private var clock: any LaneClock { session.policy.clock }
 
-    init(url: URL, priority: WorkPriority, session: SessionOwner,
+    init(url: URL, priority: WorkPriority, session: SessionOwner, chunks: (@Sendable (Data) -> Void)? = nil,
          completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) {
         self.url = url
         self.urlString = url.absoluteString
         self.session = session
-        self.state = LockedValue(TransferState(url: url.absoluteString, policy: session.policy, completion: completion))
+        self.chunks = chunks
+        self.state = LockedValue(TransferState(
+            url: url.absoluteString, policy: session.policy, streams: chunks != nil, completion: completion))
         self.priority = LockedValue(priority)
     }
 
@@ -145,6 +149,7 @@ final class HTTPTransfer: FetchHandle {
                 .retryScheduled(url: urlString, attempt: retry.attempt, delay: retry.delay, after: retry.after))
             if !state.withLock({ $0.storeRetry(attempt: retry.attempt, token) }) { token.cancel() }
         }
+        if let chunk = effects.chunk { chunks?(chunk) }
         if let (completion, result) = effects.completion { completion(result) }
     }
 }

@@ -33,9 +33,15 @@ struct TransferState<TaskRef: Sendable>: Sendable {
 
     let url: String
     let policy: FetchPolicy
+    /// Whether each chunk is handed out as it arrives (``TransferEffects/chunk``) instead of kept: the completion then
+    /// gets an empty body, and an attempt that has handed out bytes is never retried, since its consumer cannot take
+    /// the body again from the start.
+    let streams: Bool
     private(set) var phase: Phase = .idle(next: 1)
     private var completion: Completion?
     private var body = Data()
+    /// The running attempt's body bytes so far (kept in `body`, or handed out when streaming).
+    private var bodyBytes = 0
     private var status: Int?
     /// The `Content-Length` of the running attempt's response (-1: not announced).
     private var expectedLength: Int64 = -1
@@ -57,9 +63,10 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     private var timer: ScheduledToken?
     private var retry: ScheduledToken?
 
-    init(url: String, policy: FetchPolicy, completion: @escaping Completion) {
+    init(url: String, policy: FetchPolicy, streams: Bool = false, completion: @escaping Completion) {
         self.url = url
         self.policy = policy
+        self.streams = streams
         self.completion = completion
     }
 
@@ -83,6 +90,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         phase = .running(attempt: attempt, taskID: taskID, task: task)
         retry = nil
         body = Data()
+        bodyBytes = 0
         status = nil
         expectedLength = -1
         contentEncoding = nil
@@ -121,7 +129,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
             return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
         }
         // Room for the declared body, up to a bound: a server that only claims a large length gets no large buffer.
-        if expectedLength > 0 { body.reserveCapacity(Int(min(expectedLength, Self.maxReservation))) }
+        if expectedLength > 0, !streams { body.reserveCapacity(Int(min(expectedLength, Self.maxReservation))) }
         var effects = TransferEffects<TaskRef>()
         if policy.minimumRate != nil {
             // The rate window ends before the armed idle timeout may: arm the timer again for the nearer time.
@@ -139,12 +147,15 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         self.now = max(self.now, now)
         // Counted as delivered, which is after any Content-Encoding was undone: a small gzip body that inflates
         // without bound stops here at the limit.
-        guard body.count + chunk.count <= policy.maxBytes else {
+        guard bodyBytes + chunk.count <= policy.maxBytes else {
             return endAttempt(.tooLarge(url: url, limit: policy.maxBytes))
         }
-        body.append(chunk)
+        bodyBytes += chunk.count
+        if !streams { body.append(chunk) }
         rateWindow?.bytes += chunk.count
-        return TransferEffects()
+        var effects = TransferEffects<TaskRef>()
+        if streams { effects.chunk = chunk }
+        return effects
     }
 
     /// The running attempt is being redirected to `location` (nil: a URL that could not be read). Returns the
@@ -174,12 +185,13 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         if let status, !(200...299).contains(status) {
             return endAttempt(.httpStatus(code: status, url: url), cancelTask: false)
         }
-        if contentEncoding == nil, expectedLength > 0, Int64(body.count) < expectedLength {
-            return endAttempt(.shortBody(url: url, received: body.count, expected: Int(expectedLength)), cancelTask: false)
+        if contentEncoding == nil, expectedLength > 0, Int64(bodyBytes) < expectedLength {
+            return endAttempt(.shortBody(url: url, received: bodyBytes, expected: Int(expectedLength)), cancelTask: false)
         }
-        if body.isEmpty { return endAttempt(.emptyBody(url: url), cancelTask: false) }
+        if bodyBytes == 0 { return endAttempt(.emptyBody(url: url), cancelTask: false) }
         let data = body
         body = Data()
+        bodyBytes = 0
         return finish(.success(data), stopping: nil)
     }
 
@@ -190,8 +202,8 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     private func refined(_ error: FetchError) -> FetchError {
         guard case .connection = error, status != nil else { return error }
         if let contentEncoding { return .encodedBodyFailed(url: url, encoding: contentEncoding) }
-        guard expectedLength > 0, Int64(body.count) < expectedLength else { return error }
-        return .shortBody(url: url, received: body.count, expected: Int(expectedLength))
+        guard expectedLength > 0, Int64(bodyBytes) < expectedLength else { return error }
+        return .shortBody(url: url, received: bodyBytes, expected: Int(expectedLength))
     }
 
     /// The longest `Content-Encoding` value kept (a server's header can be any length).
@@ -272,7 +284,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
     /// The attempt failed with `error`: schedule the next one or end the fetch.
     private mutating func endAttempt(_ error: FetchError, cancelTask: Bool = true) -> TransferEffects<TaskRef> {
         guard case .running(let attempt, _, let task) = phase else { return TransferEffects() }
-        guard policy.retries(after: error, attempt: attempt) else {
+        guard policy.retries(after: error, attempt: attempt), !(streams && bodyBytes > 0) else {
             return finish(.failure(error), stopping: cancelTask ? task : nil)
         }
         var delay = policy.retry.delay(afterAttempt: attempt)
@@ -285,6 +297,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         if let timer { effects.tokens.append(timer) }
         timer = nil
         body = Data()
+        bodyBytes = 0
         phase = .idle(next: attempt + 1)
         effects.retry = (attempt: attempt + 1, delay: delay, after: error)
         return effects
@@ -300,6 +313,7 @@ struct TransferState<TaskRef: Sendable>: Sendable {
         timer = nil
         retry = nil
         body = Data()
+        bodyBytes = 0
         phase = .finished
         return effects
     }
@@ -317,7 +331,11 @@ struct TransferEffects<TaskRef: Sendable>: Sendable {
     var armTimer: (taskID: Int, at: UInt64)?
     /// Start attempt `attempt` after `delay` (attempt `attempt - 1` failed with `after`).
     var retry: (attempt: Int, delay: Duration, after: FetchError)?
+    /// A chunk of the body to hand to a streaming fetch's consumer (before any completion of the same effects).
+    var chunk: Data?
 
     /// Whether there is nothing to do.
-    var isEmpty: Bool { completion == nil && cancelTask == nil && tokens.isEmpty && armTimer == nil && retry == nil }
+    var isEmpty: Bool {
+        completion == nil && cancelTask == nil && tokens.isEmpty && armTimer == nil && retry == nil && chunk == nil
+    }
 }

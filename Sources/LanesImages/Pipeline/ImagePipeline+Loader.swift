@@ -69,7 +69,11 @@ extension ImagePipeline {
             let loader = ContentLoader<ImageRequest, Bitmap>(
                 name: "image", deliveryQueue: queue, cache: memoryCache
             ) { [unowned self] request in
-                stage(for: request).item
+                // A binding that shows previews hears them while this request's work runs.
+                let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)
+                let item = stage(for: request).item
+                if let stopPreviews { item.onCompletion(on: queue) { _ in stopPreviews() } }
+                return item
             }
             loaders[ObjectIdentifier(queue)] = loader
             return loader

@@ -95,10 +95,10 @@ extension ImagePipeline {
 
     // MARK: Fetch
 
-    /// Disk cache first (network URLs only), then the fetcher, whose transfer follows the stage's priority; fetched
-    /// network bytes are written to the disk cache in the background (each as `policy` allows).
+    /// Disk cache first (network URLs only), then the fetcher (feeding previews to whoever listens), whose transfer
+    /// follows the stage's priority; fetched network bytes are written to the disk cache in the background (each as
+    /// `policy` allows).
     private func makeFetch(_ stage: StageKey, url: URL, policy: ImageRequest.CachePolicy) -> WorkItem<Data> {
-        let fetcher = configuration.fetcher
         let disk = url.isFileURL ? nil : configuration.diskCache
         let reads = policy.contains(.readsDisk), writes = policy.contains(.writesDisk)
         let key = url.absoluteString
@@ -112,7 +112,7 @@ extension ImagePipeline {
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
             counters.count(\.fetches)
             let startedAt = context.priority
-            let handle = fetcher.fetch(url, priority: startedAt) { result in
+            let handle = self.fetchFeedingPreviews(url, priority: startedAt) { result in
                 if case .success(let data) = result, writes, let disk {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }

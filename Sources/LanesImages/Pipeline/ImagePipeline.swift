@@ -48,6 +48,9 @@ public final class ImagePipeline: Sendable {
     let budgetWaits: WorkQueue
     /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
     let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
+    /// Who wants previews of which download (see ``PreviewFeed``), and the bindings that show them.
+    let previewListeners = PreviewListeners()
+    let previewBindings = PreviewBindings()
 
     /// Creates a pipeline.
     ///

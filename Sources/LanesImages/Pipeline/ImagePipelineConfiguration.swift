@@ -33,6 +33,21 @@ public struct ImagePipelineConfiguration: Sendable {
     /// Where fetches, disk-cache writes, decodes and processors run (Lanes' thread pool by default; tests pass a
     /// `ManualExecutor`).
     public var executor: (any WorkExecutor)?
+    /// The shortest time between two previews of a download (a progressive JPEG's scans, an interlaced PNG's passes)
+    /// handed to a request loaded with a preview handler or to an ``ImageBinding`` with one; nil: no previews.
+    ///
+    /// ```swift
+    /// var configuration = ImagePipelineConfiguration()
+    /// configuration.previewInterval = .milliseconds(250)
+    /// ```
+    public var previewInterval: Duration? = .milliseconds(500)
+    /// The clock that spaces previews (a `VirtualClock` in tests).
+    ///
+    /// ```swift
+    /// var configuration = ImagePipelineConfiguration()
+    /// configuration.previewClock = SystemLaneClock()
+    /// ```
+    public var previewClock: any LaneClock = SystemLaneClock()
 
     /// The defaults: URLSession fetching, no disk cache, 128 MiB of memory cache, 256 MiB of decoded bytes in
     /// flight, 100 MP per image, 6 transfers, and one decode and one processor chain per core.

@@ -143,18 +143,7 @@ final class LoopbackServerCore: Sendable {
             socketOpen = false
             return
         }
-        if let latch = route.latch {
-            let (latchReader, _) = state.latchPipe(latch)
-            switch LoopbackSocket.wait(for: latchReader, wake: [wakeReader, fd], timeout: safetyTimeout) {
-            case .readable: break
-            case .woken:
-                // Stopping, or the client gave up (or went away) while the response was held.
-                awaitClientEnd(fd, connection: connection, timeout: safetyTimeout)
-                return
-            case .timedOut:
-                return
-            }
-        }
+        if let latch = route.latch, !awaitLatch(latch, fd: fd, connection: connection) { return }
         if hit <= route.failFirst {
             let body = Array("failure \(hit) of \(route.failFirst)".utf8)
             write(fd, Self.head(status: route.failStatus, length: body.count, headers: [:]) + body)
@@ -188,6 +177,18 @@ final class LoopbackServerCore: Sendable {
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
+        case .gated(let gates):
+            var sent = 0
+            for gate in gates {
+                guard write(fd, Array(wire[sent..<gate.afterBytes])) else {
+                    return state.record(.clientClosed(connection: connection))
+                }
+                sent = gate.afterBytes
+                guard awaitLatch(gate.latch, fd: fd, connection: connection) else { return }
+            }
+            let delivered = write(fd, Array(wire[sent...]))
+            state.record(delivered ? .responded(connection: connection, status: route.status)
+                                   : .clientClosed(connection: connection))
         case .endless:
             let zeros = [UInt8](repeating: 0, count: 64 * 1024)
             while write(fd, zeros) {}
@@ -225,6 +226,21 @@ final class LoopbackServerCore: Sendable {
     }
 
     /// Waits until the client closes its end (end of file or reset: recorded), the server stops, or `timeout` passes.
+    /// Waits until the test opens `latch`: true then; false when the server is stopping, the client gave up (or went
+    /// away) meanwhile, or the safety timeout passed.
+    private func awaitLatch(_ latch: String, fd: Int32, connection: Int) -> Bool {
+        let (latchReader, _) = state.latchPipe(latch)
+        switch LoopbackSocket.wait(for: latchReader, wake: [wakeReader, fd], timeout: safetyTimeout) {
+        case .readable:
+            return true
+        case .woken:
+            awaitClientEnd(fd, connection: connection, timeout: safetyTimeout)
+            return false
+        case .timedOut:
+            return false
+        }
+    }
+
     private func awaitClientEnd(_ fd: Int32, connection: Int, timeout: Double) {
         while LoopbackSocket.wait(for: fd, wake: [wakeReader], timeout: timeout) == .readable {
             if LoopbackSocket.read(fd) == nil {

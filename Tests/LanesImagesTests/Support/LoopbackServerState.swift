@@ -24,6 +24,9 @@ struct LoopbackRoute: Sendable {
         case stall(afterBytes: Int)
         /// Send zeros as fast as the client takes them, past any `Content-Length`, until it closes.
         case endless
+        /// Send the body up to each gate's byte offset, then wait for the test to open its latch before going on
+        /// (offsets ascending, within the body); the rest after the last gate.
+        case gated([(afterBytes: Int, latch: String)])
     }
 
     var status = 200

@@ -56,3 +56,9 @@ let rows = Array(repeating: Row(imageRequest: request), count: 40)
 let requests = urls.map { ImageRequest(url: $0) }
 @MainActor let list = ListModel(rowCount: requests.count, rowHeight: 1, viewportHeight: 20) { PhotoCell() }
 let handle = fetcher.fetch(url, priority: .normal) { _ in }
+// The incremental decoder's examples: a decoder, the chunks of a download, a row's buffer.
+@MainActor let incremental = IncrementalDecoder()
+let chunk = Data()
+let firstChunk = Data()
+let lastChunk = Data()
+@MainActor let buffer = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 16)

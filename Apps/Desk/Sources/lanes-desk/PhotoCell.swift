@@ -32,6 +32,7 @@ final class PhotoCell {
     private lazy var binding = ImageBinding(
         pipeline: page.pipeline,
         placeholder: { [unowned self] _ in showPlaceholder() },
+        preview: { [unowned self] _, preview in showPreview(preview) },
         handler: { [unowned self] request, result in deliver(request, result) })
 
     init(page: PhotosPage) {
@@ -161,6 +162,13 @@ final class PhotoCell {
         failure = nil
         gtk_widget_set_visible(failureLabel, 0)
         gtk_widget_set_tooltip_text(root, nil)
+    }
+
+    /// Shows what has arrived of the row's image (a progressive JPEG's scans, an interlaced PNG's passes, at most one
+    /// every half second); the row still waits for its image, so it is not counted as shown.
+    func showPreview(_ preview: Bitmap) {
+        clearFailure()
+        setTexture(makeTexture(preview), in: picture)
     }
 
     func show(_ bitmap: Bitmap) {

@@ -1,0 +1,178 @@
+import Foundation
+import Lanes
+
+/// The rows of an image as it downloads: a ``RowSource`` over an ``IncrementalDecoder`` fed by a fetch's chunks
+/// (``DataFetching/fetch(_:priority:chunks:completion:)``), so a URL input is decoded and processed in bands like a
+/// file, holding neither the body nor the decoded image. A read that needs rows whose bytes have not arrived blocks
+/// the calling thread until they do (run it where a file read would run: a work item, never the main thread).
+///
+/// A PNG or JPEG only (``info`` is read from the first bytes before anything is decoded; other formats throw
+/// ``ImageError/unsupportedVariant(_:_:)`` from the initializer). What it holds (``retainedBytes``): the decoder's
+/// (a few rows, a progressive JPEG's coefficients, an interlaced PNG's image) and the chunks not decoded yet.
+/// Deinitialising it cancels the fetch.
+///
+/// ```swift
+/// let rows = try StreamedRows(url: photoURL, fetcher: DataFetcher())
+/// let small = try Bitmap(readingAllRowsOf: ResizeRows(rows, width: rows.width / 4, height: rows.height / 4))
+/// ```
+public final class StreamedRows: RowSource, OpacityReporting {
+    /// The header: format, stored size, orientation.
+    public let info: ImageInfo
+    public var width: Int { decoder.width }
+    public var height: Int { decoder.height }
+    public var layout: PixelLayout { .rgba8 }
+    public var rowsRead: Int { decoder.rowsRead }
+    public var retainedBytes: Int { decoder.retainedBytes + pipe.waitingBytes + current.count }
+    public var isOpaque: Bool { decoder.isOpaque }
+
+    private let decoder: IncrementalDecoder
+    private let pipe: ChunkPipe
+    private let handle: any FetchHandle
+    /// The rest of the chunk being decoded, handed to the decoder a slice at a time (its own copy stays small).
+    private var current: Data
+    /// The pipe's end has been taken.
+    private var bodyEnded: Bool
+    private static let sliceBytes = 64 << 10
+
+    /// Starts fetching `url` and waits (blocking) until its header has arrived. `scaleDenominator` picks a JPEG's
+    /// DCT scale (1, 2, 4 or 8) from the header; headers over `maxPixels` are refused before any allocation.
+    ///
+    /// ```swift
+    /// let rows = try StreamedRows(url: url, fetcher: fetcher, scaleDenominator: { _ in 2 })
+    /// ```
+    public init(url: URL, fetcher: any DataFetching, priority: WorkPriority = .normal,
+                maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                scaleDenominator: (ImageInfo) -> Int = { _ in 1 }) throws {
+        let pipe = ChunkPipe()
+        self.pipe = pipe
+        let handle = fetcher.fetch(url, priority: priority, chunks: { pipe.push($0) }) { pipe.end($0) }
+        self.handle = handle
+        var head = Data()
+        var ended = false
+        do {
+            var probed: ImageInfo?
+            while probed == nil {
+                guard !ended else { throw ImageError.truncated }
+                switch try pipe.next() {
+                case .chunk(let chunk): head.append(chunk)
+                case .end: ended = true
+                }
+                do {
+                    probed = try head.withUnsafeBytes { try CodecBridge.probe($0) }
+                } catch ImageError.truncated where !ended {
+                    continue
+                }
+            }
+            let header = probed!
+            guard let pixels = header.pixelCount, pixels <= maxPixels else {
+                throw ImageError.tooLarge(width: header.width, height: header.height, limit: maxPixels)
+            }
+            guard header.format == .png || header.format == .jpeg else {
+                throw ImageError.unsupportedVariant(header.format, "decoded whole (only PNG and JPEG stream in rows)")
+            }
+            info = header
+            decoder = IncrementalDecoder(previews: false, maxPixels: maxPixels,
+                                         scaleDenominator: header.format == .jpeg ? scaleDenominator(header) : 1)
+        } catch {
+            handle.cancel()
+            throw error
+        }
+        current = head
+        bodyEnded = ended
+        while !decoder.hasHeader { try feedNext() } // a throw here deinitialises: the fetch is cancelled
+    }
+
+    deinit {
+        handle.cancel()
+    }
+
+    /// Hands the decoder its next slice of input (waiting for a chunk when none is left), or the end of the body.
+    private func feedNext() throws {
+        if current.isEmpty && !bodyEnded {
+            switch try pipe.next() {
+            case .chunk(let chunk): current = chunk
+            case .end: bodyEnded = true
+            }
+        }
+        guard !current.isEmpty else { return try decoder.append(Data(), isLast: true) }
+        let slice = current.prefix(Self.sliceBytes)
+        current = current.count > slice.count ? current.dropFirst(slice.count) : Data()
+        try decoder.append(slice, isLast: bodyEnded && current.isEmpty)
+    }
+
+    public func readRows(_ count: Int, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws {
+        try checkRead(count, bytesPerRow: bytesPerRow)
+        var done = 0
+        while done < count {
+            let got = try decoder.readRows(count - done, into: destination + done * bytesPerRow, bytesPerRow: bytesPerRow)
+            done += got
+            if got == 0 { try feedNext() }
+        }
+    }
+}
+
+/// The chunks of a fetch on their way from the fetcher's thread to the reader's: a lock-guarded queue the reader
+/// waits on.
+private final class ChunkPipe: Sendable {
+    enum Next {
+        case chunk(Data)
+        /// The body ended (every chunk was taken).
+        case end
+    }
+
+    private struct State: Sendable {
+        var chunks: [Data] = []
+        var waitingBytes = 0
+        var ending: Result<Void, FetchError>?
+        var endTaken = false
+    }
+
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private nonisolated(unsafe) var state = State()
+
+    var waitingBytes: Int { locked { $0.waitingBytes } }
+
+    func push(_ chunk: Data) {
+        locked { state in
+            state.chunks.append(chunk)
+            state.waitingBytes += chunk.count
+        }
+    }
+
+    func end(_ result: Result<Void, FetchError>) {
+        locked { state in if state.ending == nil { state.ending = result } }
+    }
+
+    /// The next chunk, or the end; waits for one. Throws the fetch's error.
+    func next() throws -> Next {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if !state.chunks.isEmpty {
+                let chunk = state.chunks.removeFirst()
+                state.waitingBytes -= chunk.count
+                return .chunk(chunk)
+            }
+            switch state.ending {
+            case .success?:
+                guard !state.endTaken else { throw ImageError.truncated }
+                state.endTaken = true
+                return .end
+            case .failure(let error)?:
+                throw error
+            case nil:
+                condition.wait()
+            }
+        }
+    }
+
+    private func locked<T>(_ body: (inout State) -> T) -> T {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        return body(&state)
+    }
+}

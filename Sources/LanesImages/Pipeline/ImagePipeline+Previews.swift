@@ -1,0 +1,172 @@
+import Foundation
+import Lanes
+import LanesLists
+
+// Progressive previews: while a progressive JPEG or an interlaced PNG downloads, the requests and bindings that asked
+// for previews receive what has arrived, at most once per `previewInterval`, and then the final image.
+extension ImagePipeline {
+    /// Loads `request` like ``load(_:priority:completion:)`` and, while a progressive JPEG or an interlaced PNG
+    /// downloads, hands `preview` what has arrived so far (fitted to the request's target size, before its
+    /// processors), at most once per ``ImagePipelineConfiguration/previewInterval``, all on the main actor. No
+    /// preview comes after the image, after an error or after ``ImageTask/cancel()``.
+    ///
+    /// ```swift
+    /// pipeline.load(ImageRequest(url: url, targetSize: TargetSize(maxWidth: 800)),
+    ///               preview: { cell.image = $0 }) { result in
+    ///     cell.image = try? result.get()
+    /// }
+    /// ```
+    @discardableResult
+    public func load(
+        _ request: ImageRequest, priority: WorkPriority = .normal, preview: @escaping @MainActor (Bitmap) -> Void,
+        completion: @escaping @MainActor (Result<Bitmap, any Error>) -> Void
+    ) -> ImageTask {
+        load(request, priority: priority, on: .main, preview: { bitmap in
+            MainActor.assumeIsolated { preview(bitmap) }
+        }, completion: { result in
+            MainActor.assumeIsolated { completion(result) }
+        })
+    }
+
+    /// Loads `request` like ``load(_:priority:on:completion:)``, handing `preview` the previews of a progressive
+    /// download on `queue` (see ``load(_:priority:preview:completion:)``); nil `queue`: on the thread that rendered
+    /// them.
+    ///
+    /// ```swift
+    /// pipeline.load(request, on: nil, preview: { print("preview \($0.width)x\($0.height)") }) { print($0) }
+    /// ```
+    @discardableResult
+    public func load(
+        _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
+        preview: @escaping @Sendable (Bitmap) -> Void,
+        completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
+    ) -> ImageTask {
+        let task = LockedValue<ImageTask?>(nil)
+        let url = request.url.absoluteString
+        let listeners = previewListeners
+        // Listening before the load starts its fetch, so the feed sees the first chunk.
+        let id = listeners.add(.init(targetSize: request.targetSize) { bitmap in
+            guard let current = task.withLock({ $0 }), !current.isFinished else { return }
+            Self.deliverPreview(bitmap, on: queue, unless: current, to: preview)
+        }, url: url)
+        let loaded = load(request, priority: priority, on: queue) { result in
+            listeners.remove(id, url: url)
+            completion(result)
+        }
+        task.withLock { $0 = loaded }
+        if loaded.isFinished { listeners.remove(id, url: url) } // a cache hit, or cancelled at once
+        return loaded
+    }
+
+    /// Hands `bitmap` to `preview` on `queue`, unless `task` has finished by the time it runs there.
+    private static func deliverPreview(
+        _ bitmap: Bitmap, on queue: WorkQueue?, unless task: ImageTask, to preview: @escaping @Sendable (Bitmap) -> Void
+    ) {
+        guard let queue else { return preview(bitmap) }
+        queue.add(label: "image preview", priority: .visible) { _ in
+            if !task.isFinished { preview(bitmap) }
+        }
+    }
+
+    /// The fetch of the stage graph's fetch stage: the fetcher's, and while someone listens for previews of `url`,
+    /// each chunk goes to a ``PreviewFeed`` as well.
+    func fetchFeedingPreviews(
+        _ url: URL, priority: WorkPriority, completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
+    ) -> any FetchHandle {
+        let fetcher = configuration.fetcher
+        let key = url.absoluteString
+        guard let interval = configuration.previewInterval, !url.isFileURL,
+              !previewListeners.listeners(for: key).isEmpty else {
+            return fetcher.fetch(url, priority: priority, completion: completion)
+        }
+        let feed = PreviewFeed(url: key, listeners: previewListeners, interval: interval,
+                               clock: configuration.previewClock, maxPixels: configuration.maxPixels)
+        let body = LockedValue(Data()) // the stage decodes (and the disk cache keeps) the whole body
+        return fetcher.fetch(url, priority: priority, chunks: { chunk in
+            body.withLock { $0.append(chunk) }
+            feed.take(chunk)
+        }) { result in
+            feed.end()
+            completion(result.map { body.withLock { body in defer { body = Data() }; return body } })
+        }
+    }
+
+    /// While the loader's job for `request` runs, the bindings with a preview handler that show `request` receive
+    /// its previews on `queue`. Returns what ends that (idempotent), or nil when no binding shows previews.
+    func listenForBindingPreviews(_ request: ImageRequest, deliveringOn queue: WorkQueue) -> (@Sendable () -> Void)? {
+        guard configuration.previewInterval != nil, previewBindings.hasBindings else { return nil }
+        let bindings = previewBindings
+        let url = request.url.absoluteString
+        let listeners = previewListeners
+        let id = listeners.add(.init(targetSize: request.targetSize) { bitmap in
+            queue.add(label: "image preview", priority: .visible) { _ in
+                MainActor.assumeIsolated { bindings.deliver(bitmap, for: request) }
+            }
+        }, url: url)
+        return { listeners.remove(id, url: url) }
+    }
+}
+
+/// The ``ImageBinding``s that show previews, and their preview handlers.
+final class PreviewBindings: Sendable {
+    private struct Entry: Sendable {
+        weak var binding: ImageBinding?
+        let preview: @MainActor (ImageRequest, Bitmap) -> Void
+    }
+
+    private let entries = LockedValue([ObjectIdentifier: Entry]())
+
+    var hasBindings: Bool { entries.withLock { !$0.isEmpty } }
+
+    @MainActor
+    func add(_ binding: ImageBinding, preview: @escaping @MainActor (ImageRequest, Bitmap) -> Void) {
+        entries.withLock { entries in
+            entries = entries.filter { $0.value.binding != nil }
+            entries[ObjectIdentifier(binding)] = Entry(binding: binding, preview: preview)
+        }
+    }
+
+    /// Hands `bitmap` to every binding that shows `request` and has not received its image yet (a reused cell
+    /// shows another request: it gets nothing).
+    @MainActor
+    func deliver(_ bitmap: Bitmap, for request: ImageRequest) {
+        let targets = entries.withLock { entries in
+            entries = entries.filter { $0.value.binding != nil }
+            return Array(entries.values)
+        }
+        for entry in targets {
+            guard let binding = entry.binding, binding.request == request, !binding.isLoaded else { continue }
+            entry.preview(request, bitmap)
+        }
+    }
+}
+
+extension ContentBinding where Key == ImageRequest, Value == Bitmap {
+    /// A binding that shows previews while a progressive image downloads: the placeholder, then `preview` with what
+    /// has arrived (at most once per ``ImagePipelineConfiguration/previewInterval``), then the `handler` with the
+    /// image. Previews only reach the binding while it still shows the request they belong to and its image has not
+    /// arrived: a reused cell never shows another row's preview.
+    /// - Parameters:
+    ///   - pipeline: the pipeline whose loader (``ImagePipeline/loader(deliveringOn:)``) the binding uses.
+    ///   - deliveryQueue: `WorkQueue.main` unless a test injects its own queue (its items must run on the main
+    ///     actor).
+    ///   - placeholder: resets the view when `show(_:priority:)` is given a request whose image is not cached.
+    ///   - preview: receives each preview, fitted to the request's target size, on the main actor.
+    ///   - handler: receives the request's result, on the main actor.
+    ///
+    /// ```swift
+    /// let photo = ImageBinding(pipeline: pipeline, placeholder: { _ in view.image = nil },
+    ///                          preview: { _, bitmap in view.image = bitmap }) { _, result in
+    ///     view.image = try? result.get()
+    /// }
+    /// ```
+    public convenience init(
+        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
+        placeholder: @escaping @MainActor (ImageRequest) -> Void,
+        preview: @escaping @MainActor (ImageRequest, Bitmap) -> Void,
+        handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
+    ) {
+        self.init(pipeline: pipeline, deliveryQueue: deliveryQueue, placeholder: placeholder, handler: handler)
+        pipeline.previewBindings.add(self, preview: preview)
+    }
+}
