@@ -121,12 +121,15 @@ public final class ImagePipeline: Sendable {
             return task
         }
         let memoryCache = self.memoryCache
-        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { result in
-            if case .success(let bitmap) = result, policy.contains(.writesMemory) {
-                memoryCache.insert(bitmap, forKey: request)
+        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in
+            let stage = makeStage(for: request)
+            // Cached as the stage ends, before the table lets go of it (its handler comes second): a request arriving
+            // in between finds the stage or the cache, never neither (it would fetch and decode again).
+            if policy.contains(.writesMemory) {
+                stage.onFinishInline { if case .success(let bitmap) = $0 { memoryCache.insert(bitmap, forKey: request) } }
             }
-            task.complete(result)
-        }, make: { _ in makeStage(for: request) })
+            return stage
+        }
         if !made { counters.count(\.coalesced) }
         task.attach(claim, madeAt: priority)
         return task
