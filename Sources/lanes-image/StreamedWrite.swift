@@ -49,16 +49,30 @@ func processAndWritePNG(_ bitmap: Bitmap, with processor: any RowStreamingProces
     }
 }
 
-/// Encodes `bitmap` as `plan` says (a PNG of its level and filter, or a JPEG), `rowsPerReport` rows at a time, telling
+/// Encodes `bitmap` as `plan` says (a PNG of its level and filter, a JPEG, WebP or AVIF), `rowsPerReport` rows at a time, telling
 /// `rowsDone` how many are in: the same bytes as ``ImageEncoder/encode(_:as:)`` gives, with progress while it works.
 func encodeReporting(_ bitmap: Bitmap, plan: ProcessingPlan, rowsPerReport: Int = 64,
                      rowsDone: (Int) -> Void) throws -> Data {
-    let stream: any RowEncoder = plan.format == .png
-        ? try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
-                                     layout: bitmap.layout, compressionLevel: plan.compression, filter: plan.pngFilter)
-        : try ImageEncoder.JPEGStream(width: bitmap.width, height: bitmap.height, layout: bitmap.layout,
-                                      quality: plan.quality, background: plan.background,
-                                      optimizedCoding: plan.optimizedJPEG)
+    let stream: any RowEncoder
+    var bitmap = bitmap
+    switch plan.format {
+    case .png:
+        stream = try ImageEncoder.PNGStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                            layout: bitmap.layout, compressionLevel: plan.compression,
+                                            filter: plan.pngFilter)
+    case .jpeg, .jpg:
+        stream = try ImageEncoder.JPEGStream(width: bitmap.width, height: bitmap.height, layout: bitmap.layout,
+                                             quality: plan.quality, background: plan.background,
+                                             optimizedCoding: plan.optimizedJPEG)
+    case .webp, .avif:
+        let opaque = bitmap.isOpaque
+        if bitmap.layout != .rgba8 { bitmap = bitmap.converted(to: .rgba8) } // grey or 16-bit: RGBA8 rows
+        stream = plan.format == .webp
+            ? try ImageEncoder.WebPStream(width: bitmap.width, height: bitmap.height, hasAlpha: !opaque,
+                                          quality: plan.quality, lossless: plan.lossless, effort: plan.effort)
+            : try ImageEncoder.AVIFStream(width: bitmap.width, height: bitmap.height, hasAlpha: !opaque,
+                                          quality: plan.quality, effort: plan.effort, threads: plan.encoderThreads)
+    }
     for start in stride(from: 0, to: bitmap.height, by: rowsPerReport) {
         let end = min(start + rowsPerReport, bitmap.height)
         try stream.write(rows: start..<end, of: bitmap)

@@ -12,6 +12,8 @@ import Foundation
 /// let jpeg = try encoder.encode(bitmap, as: .jpeg(quality: 85))
 /// let onBlack = try encoder.encode(logo, as: .jpeg(quality: 90, background: .black))
 /// let standardTables = try encoder.encode(bitmap, as: .jpeg(quality: 85, optimizedCoding: false))
+/// let webp = try encoder.encode(bitmap, as: .webp(quality: 80))
+/// let avif = try encoder.encode(bitmap, as: .avif(quality: 50, effort: 4))
 /// ```
 public struct ImageEncoder: Sendable {
     /// The output format and its setting.
@@ -26,6 +28,12 @@ public struct ImageEncoder: Sendable {
         /// smaller; libjpeg then holds every quantised coefficient, about 3 bytes a pixel, until the end); `false`
         /// uses the standard tables, so a ``JPEGStream`` holds a few rows whatever the height (what libvips does).
         case jpeg(quality: Int = 85, background: RGBA = .white, optimizedCoding: Bool = true)
+        /// WebP through libwebp (``WebPStream``): `quality` 0...100, `lossless` for an exact (VP8L) file, `effort`
+        /// 0...6 (libwebp's method). Alpha is kept unless every pixel is opaque; grey and 16-bit bitmaps are written
+        /// as RGB(A) 8-bit.
+        case webp(quality: Int = 75, lossless: Bool = false, effort: Int = 4)
+        /// AVIF through libavif (``AVIFStream``): 8-bit 4:2:0; `quality` 0...100, `effort` 0...9. Alpha as for WebP.
+        case avif(quality: Int = 50, effort: Int = 4)
     }
 
     /// The PNG row filter: how each row is predicted from its neighbours before zlib compresses it.
@@ -71,6 +79,10 @@ public struct ImageEncoder: Sendable {
     /// try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90)).write(to: url)
     /// ```
     public func encode(_ bitmap: Bitmap, as format: Format) throws -> Data {
+        switch format {
+        case .webp, .avif: return try encodeWhole(bitmap, as: format)
+        case .png, .jpeg: break
+        }
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = CodecBridge.messageBuffer()
@@ -88,6 +100,8 @@ public struct ImageEncoder: Sendable {
                                                  UInt32(bitmap.height), Int32(bitmap.layout.channels),
                                                  Int32(bitmap.layout.bytesPerSample), background.rgb24, Int32(quality),
                                                  optimized ? 1 : 0, &output, &size, &message, message.count)
+            case .webp, .avif:
+                return CLANES_ERR_ARGUMENT // encoded above
             }
         }
         defer { clanes_free(output) }
@@ -101,5 +115,23 @@ public struct ImageEncoder: Sendable {
             throw ImageError.encodeFailed("the encoder returned no data")
         }
         return Data(bytes: output, count: size)
+    }
+
+    /// A WebP or AVIF of the whole bitmap, through its row stream.
+    private func encodeWhole(_ bitmap: Bitmap, as format: Format) throws -> Data {
+        let rgba = bitmap.layout == .rgba8 ? bitmap : bitmap.converted(to: .rgba8)
+        let stream: any RowEncoder
+        switch format {
+        case .webp(let quality, let lossless, let effort):
+            stream = try WebPStream(width: rgba.width, height: rgba.height, hasAlpha: !bitmap.isOpaque,
+                                    quality: quality, lossless: lossless, effort: effort)
+        case .avif(let quality, let effort):
+            stream = try AVIFStream(width: rgba.width, height: rgba.height, hasAlpha: !bitmap.isOpaque,
+                                    quality: quality, effort: effort)
+        case .png, .jpeg:
+            throw ImageError.invalidArgument("\(format) is not WebP or AVIF")
+        }
+        try stream.write(rows: 0..<rgba.height, of: rgba)
+        return try stream.finish()
     }
 }
