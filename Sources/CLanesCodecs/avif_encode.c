@@ -41,7 +41,7 @@ static int32_t clanes_avif_encode(const clanes_whole_stream *stream, clanes_buff
     encoder->maxQuantizer = quantizer;
     encoder->minQuantizerAlpha = quantizer;
     encoder->maxQuantizerAlpha = quantizer;
-    encoder->speed = 10 - options->effort; /* effort 0...9: speed 10 (fastest) ... 1 */
+    encoder->speed = 9 - options->effort; /* effort 0...9: AV1 speed 9 (fastest) ... 0, as libvips maps it */
     encoder->maxThreads = options->threads;
     result = avifEncoderWrite(encoder, image, &encoded);
     if (result != AVIF_RESULT_OK) {

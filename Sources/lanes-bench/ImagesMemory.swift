@@ -104,7 +104,7 @@ struct ImagesMemoryBench {
 
     /// Runs every contender `repeats` times, interleaved; a row of median wall, CPU and peak RSS, and their ratios
     /// to the second contender (vips).
-    private func measure(_ scenario: String, _ contenders: [Contender], n: Int, rssTarget: Double?,
+    func measure(_ scenario: String, _ contenders: [Contender], n: Int, rssTarget: Double?,
                          wallTarget: (String, Double)? = nil, note: String) throws -> Row {
         var wall: [String: [Double]] = [:], cpu: [String: [Double]] = [:], rss: [String: [Double]] = [:]
         for _ in 0..<repeats {

@@ -25,7 +25,7 @@ typedef struct clanes_whole_encode_options {
     int32_t has_alpha;  /* 0: the alpha byte of the rows is ignored and the file is opaque */
     int32_t quality;    /* 0...100 (WebP: libwebp's quality, the compression effort when lossless; AVIF: 100 - quantizer %) */
     int32_t lossless;   /* WebP only: 1 for lossless (VP8L); must be 0 for AVIF */
-    int32_t effort;     /* WebP: libwebp's method 0...6; AVIF: 0...9, speed = 10 - effort (0 fastest ... 9 slowest) */
+    int32_t effort;     /* WebP: libwebp's method 0...6; AVIF: 0...9, AV1 speed = 9 - effort (as libvips maps it) */
     int32_t threads;    /* AVIF: the AV1 encoder's threads (>= 1); ignored by WebP */
     int fd;             /* >= 0: the file goes there as it is made (never closed); -1: memory */
 } clanes_whole_encode_options;
