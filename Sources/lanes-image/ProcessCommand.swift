@@ -51,7 +51,7 @@ struct ProcessCommand: AsyncParsableCommand {
     var lossless = false
 
     @Option(help: ArgumentHelp("Encoder effort, like libvips': WebP 0...6 (libwebp's method), AVIF 0...9 (AV1 speed "
-                               + "10 - effort); higher is smaller and slower; default 4.", valueName: "n"))
+                               + "9 - effort); higher is smaller and slower; default 4.", valueName: "n"))
     var effort: Int?
 
     @Option(help: ArgumentHelp("What transparent pixels are flattened on in a JPEG: white, black, grey, red, green, blue, "

@@ -52,7 +52,7 @@ extension ImageEncoder {
 
     /// An AVIF encoder fed rows top to bottom (RGBA8), like ``WebPStream``: 8-bit 4:2:0, alpha kept when `hasAlpha`.
     /// `quality` 0...100 sets the AV1 quantizer (`(100 - quality) * 63 / 100`, as libavif 1.x's quality does; 50 by
-    /// default as in libvips), `effort` 0 (fastest, AV1 speed 10) ... 9 (slowest, speed 1), 4 by default as in
+    /// default as in libvips), `effort` 0 (fastest, AV1 speed 9) ... 9 (slowest, speed 0), 4 by default as in
     /// libvips; `threads` the AV1 encoder's threads.
     ///
     /// ```swift
