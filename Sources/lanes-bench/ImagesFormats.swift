@@ -34,16 +34,8 @@ struct ImagesFormatsBench {
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("lanes-bench-formats-out-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(at: output) }
-        func fresh(_ name: String) throws -> URL {
-            let folder = output.appendingPathComponent(name)
-            try? FileManager.default.removeItem(at: folder)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return folder
-        }
-        func checked(_ run: ProcessTimer.Outcome, _ what: String) throws -> ProcessTimer.Outcome {
-            guard run.status == 0 else { throw BenchError.failed("\(what) exited with \(run.status): \(run.errorOutput)") }
-            return run
-        }
+        func fresh(_ name: String) throws -> URL { try ImagesMemoryBench.fresh(name, in: output) }
+        let checked = ImagesMemoryBench.checked
         let vips = ProcessTimer.find("vips"), thumbnail = ProcessTimer.find("vipsthumbnail")
         let bench = ImagesMemoryBench(inputs: inputs, repeats: repeats)
         typealias Contender = ImagesMemoryBench.Contender

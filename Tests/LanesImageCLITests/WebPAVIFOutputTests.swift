@@ -35,6 +35,16 @@ struct WebPAVIFOutputTests {
 
     static let photo = NewFormatInputTests.fixtures.appendingPathComponent("photo.png")
 
+    /// `lanes-image process INPUT --out FOLDER/out options...`, whatever its status; what it said and the out folder.
+    static func run(_ input: URL, _ options: [String], in folder: TemporaryFolder) async throws
+        -> (result: (status: Int32, output: Data, errors: String), out: URL) {
+        let binary = try #require(InterruptTests.binary, "build lanes-image first (swift build --build-tests)")
+        let out = folder.url.appendingPathComponent("out")
+        let result = try await IndependentDecoders.run(binary, ["process", input.path, "--out", out.path] + options,
+                                                       in: folder.url)
+        return (result, out)
+    }
+
     func copy(_ source: URL, into folder: TemporaryFolder, as name: String) throws -> URL {
         let input = folder.url.appendingPathComponent(name)
         try FileManager.default.copyItem(at: source, to: input)
@@ -116,10 +126,7 @@ struct WebPAVIFOutputTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try copy(Self.photo, into: folder, as: "photo.png")
-        let binary = try #require(InterruptTests.binary, "build lanes-image first (swift build --build-tests)")
-        let out = folder.url.appendingPathComponent("out")
-        let result = try await IndependentDecoders.run(binary, ["process", input.path, "--out", out.path] + options,
-                                                       in: folder.url)
+        let (result, out) = try await Self.run(input, options, in: folder)
         #expect(result.status != 0)
         let first = try #require(result.errors.split(separator: "\n").first.map(String.init))
         #expect(first.hasPrefix("Error: "), "\(first)")
@@ -135,11 +142,7 @@ struct WebPAVIFOutputTests {
         defer { folder.remove() }
         let input = folder.url.appendingPathComponent("wide.png")
         _ = try await IndependentDecoders.writePNG(input, colourType: 2, bitDepth: 8, width: 16384, height: 2)
-        let binary = try #require(InterruptTests.binary, "build lanes-image first (swift build --build-tests)")
-        let out = folder.url.appendingPathComponent("out")
-        let result = try await IndependentDecoders.run(binary, ["process", input.path, "--out", out.path,
-                                                                "--format", "webp", "--progress", "lines"],
-                                                       in: folder.url)
+        let (result, out) = try await Self.run(input, ["--format", "webp", "--progress", "lines"], in: folder)
         #expect(result.status == 1)
         #expect(result.errors.contains("WebP cannot hold 16384x2"), "\(result.errors)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty, "a file was left behind")
