@@ -52,6 +52,11 @@ static int32_t avif_parse(const uint8_t *data, size_t size, uint64_t max_pixels,
     if (result == AVIF_RESULT_OK) {
         result = avifDecoderParse(decoder);
     }
+    /* libavif 0.11 reports data that ends inside a box (a probe's prefix of a larger file) as a BMFF failure and
+     * says "truncated" only in its diagnostics: report it as truncated, so the caller reads more of the file. */
+    if (result == AVIF_RESULT_BMFF_PARSE_FAILED && strstr(decoder->diag.error, "runcated") != NULL) {
+        result = AVIF_RESULT_TRUNCATED_DATA;
+    }
     return avif_status(result, message, capacity, "header");
 }
 

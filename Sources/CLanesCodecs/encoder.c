@@ -1,7 +1,7 @@
 /*
  * The one row encoder (clanes_encoder_*, clanes_codecs.h): argument and state checks, the output (memory or a
- * descriptor) and the hand-out are here, once; each format (png_encoder.c, jpeg_encoder.c) adds only what its
- * library does, behind a clanes_encoder_format.
+ * descriptor) and the hand-out are here, once; each format (png_encoder.c, jpeg_encoder.c, webp_encode.c,
+ * avif_encode.c) adds only what its library does, behind a clanes_encoder_format.
  */
 #include "encoder_internal.h"
 
@@ -49,6 +49,8 @@ static const clanes_encoder_format *encoder_format(int32_t format) {
     switch (format) {
     case CLANES_FORMAT_PNG: return &clanes_png_encoder_format;
     case CLANES_FORMAT_JPEG: return &clanes_jpeg_encoder_format;
+    case CLANES_FORMAT_WEBP: return &clanes_webp_encoder_format;
+    case CLANES_FORMAT_AVIF: return &clanes_avif_encoder_format;
     default: return NULL;
     }
 }

@@ -5,6 +5,11 @@
  * time into the canvas, which is composited as browsers do: transparent background, a frame's transparent index
  * leaves the canvas as it was, disposal 2 clears the frame's rectangle to transparent, disposal 3 restores the
  * canvas from before the frame. Frames reaching past the canvas are clipped.
+ *
+ * Shrink-on-load: when only the first frame is wanted, it covers the canvas without transparency, and a scaled size
+ * is asked for, each decoded row is summed into blocks of the largest whole factor k that keeps at least that size
+ * (the frame handed out is ceil(canvas / k) a side, each pixel its block's mean), so no canvas is allocated and the
+ * caller resizes an image k² times smaller. giflib itself has no scaling.
  */
 #include "frames_internal.h"
 
@@ -25,6 +30,8 @@ struct clanes_frames_state {
     uint8_t *canvas;     /* the composited canvas, RGBA */
     uint8_t *previous;   /* the canvas before a frame with disposal 3 */
     GifPixelType *line;  /* one row of a frame's indices */
+    uint32_t shrink;     /* > 1: the first frame is box-filtered by this factor while it decodes (no canvas) */
+    uint32_t *sums;      /* with shrink: R, G, B sums of each output pixel's block */
     /* the disposal of the frame shown last, applied before the next frame is drawn */
     int dispose;
     uint32_t left, top, right, bottom;
@@ -218,6 +225,25 @@ static int32_t gif_open(clanes_frames *f) {
     if (status != CLANES_OK) {
         return status;
     }
+    if (f->first_frame_only && f->opaque && f->scaled_width > 0 && f->scaled_height > 0
+        && f->scaled_width <= f->canvas_width && f->scaled_height <= f->canvas_height) {
+        uint32_t kx = f->canvas_width / f->scaled_width, ky = f->canvas_height / f->scaled_height;
+        uint32_t k = kx < ky ? kx : ky;
+        if (k >= 2) {
+            s->shrink = k;
+            f->width = (f->canvas_width + k - 1) / k;
+            f->height = (f->canvas_height + k - 1) / k;
+            size_t sums = (size_t)f->width * f->height * 3;
+            f->held_bytes = sums * sizeof(uint32_t) + 65536;
+            s->sums = (uint32_t *)calloc(sums, sizeof(uint32_t));
+            s->line = (GifPixelType *)malloc(65536);
+            if (s->sums == NULL || s->line == NULL) {
+                clanes_set_message(f->message, sizeof f->message, "out of memory for a GIF thumbnail");
+                return CLANES_ERR_NO_MEMORY;
+            }
+            return gif_begin(f);
+        }
+    }
     size_t canvas_bytes = (size_t)f->canvas_width * f->canvas_height * 4;
     s->canvas = (uint8_t *)calloc(1, canvas_bytes);
     s->line = (GifPixelType *)malloc(65536);
@@ -242,8 +268,50 @@ static void gif_dispose(clanes_frames *f) {
     s->dispose = 0;
 }
 
+/* Adds one decoded row of the (opaque, whole-canvas) first frame to the block sums of output row y / shrink. */
+static void gif_sum_row(clanes_frames *f, const ColorMapObject *map, uint32_t y) {
+    clanes_frames_state *s = f->state;
+    uint32_t k = s->shrink;
+    uint32_t *sums = s->sums + (size_t)(y / k) * f->width * 3;
+    for (uint32_t ox = 0, x = 0; ox < f->width; ox++) {
+        uint32_t r = 0, g = 0, b = 0;
+        uint32_t end = x + k < f->canvas_width ? x + k : f->canvas_width;
+        for (; x < end; x++) {
+            int index = s->line[x];
+            if (index >= map->ColorCount) continue; /* corrupt: black, where the canvas path leaves it clear */
+            r += map->Colors[index].Red;
+            g += map->Colors[index].Green;
+            b += map->Colors[index].Blue;
+        }
+        sums[ox * 3] += r;
+        sums[ox * 3 + 1] += g;
+        sums[ox * 3 + 2] += b;
+    }
+}
+
+/* Writes each block's mean, rounded (the blocks of the last row and column may be smaller). */
+static void gif_write_means(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
+    clanes_frames_state *s = f->state;
+    uint32_t k = s->shrink;
+    for (uint32_t oy = 0; oy < f->height; oy++) {
+        uint32_t rows = f->canvas_height - oy * k < k ? f->canvas_height - oy * k : k;
+        const uint32_t *sums = s->sums + (size_t)oy * f->width * 3;
+        uint8_t *out = pixels + (size_t)oy * bytes_per_row;
+        for (uint32_t ox = 0; ox < f->width; ox++) {
+            uint32_t columns = f->canvas_width - ox * k < k ? f->canvas_width - ox * k : k;
+            uint32_t n = rows * columns;
+            for (int c = 0; c < 3; c++) out[ox * 4 + (uint32_t)c] = (uint8_t)((sums[ox * 3 + (uint32_t)c] + n / 2) / n);
+            out[ox * 4 + 3] = 255;
+        }
+    }
+}
+
 static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
     clanes_frames_state *s = f->state;
+    if (s->shrink > 1 && f->frames_read > 0) {
+        clanes_set_message(f->message, sizeof f->message, "a shrunk GIF hands out its first frame only");
+        return CLANES_ERR_ARGUMENT;
+    }
     gif_control control;
     int found = gif_next_image(f, &control);
     if (found < 0) return -found;
@@ -259,7 +327,7 @@ static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
         return CLANES_ERR_CORRUPT;
     }
     size_t stride = (size_t)f->canvas_width * 4;
-    if (control.dispose == 3) {
+    if (control.dispose == 3 && s->shrink <= 1) {
         if (s->previous == NULL) {
             s->previous = (uint8_t *)malloc(stride * f->canvas_height);
             if (s->previous == NULL) {
@@ -286,6 +354,10 @@ static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
             }
             uint32_t y = top + row;
             if (y >= f->canvas_height) continue;
+            if (s->shrink > 1) { /* opaque and covering the canvas: left 0, top 0, the canvas's width */
+                gif_sum_row(f, map, y);
+                continue;
+            }
             uint8_t *out = s->canvas + (size_t)y * stride;
             for (uint32_t column = 0; column < width && left + column < f->canvas_width; column++) {
                 int index = s->line[column];
@@ -298,8 +370,12 @@ static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
             }
         }
     }
-    for (uint32_t y = 0; y < f->height; y++) {
-        memcpy(pixels + (size_t)y * bytes_per_row, s->canvas + (size_t)y * stride, stride);
+    if (s->shrink > 1) {
+        gif_write_means(f, pixels, bytes_per_row);
+    } else {
+        for (uint32_t y = 0; y < f->height; y++) {
+            memcpy(pixels + (size_t)y * bytes_per_row, s->canvas + (size_t)y * stride, stride);
+        }
     }
     s->dispose = control.dispose;
     s->left = left < f->canvas_width ? left : f->canvas_width;
@@ -316,6 +392,7 @@ static void gif_close(clanes_frames *f) {
     free(s->canvas);
     free(s->previous);
     free(s->line);
+    free(s->sums);
     free(s);
 }
 

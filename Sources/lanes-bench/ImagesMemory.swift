@@ -30,16 +30,8 @@ struct ImagesMemoryBench {
         }
         let vips = ProcessTimer.find("vips"), thumbnail = ProcessTimer.find("vipsthumbnail")
         let mogrify = ProcessTimer.find("mogrify")
-        func fresh(_ name: String) throws -> URL {
-            let folder = output.appendingPathComponent(name)
-            try? FileManager.default.removeItem(at: folder)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return folder
-        }
-        func checked(_ run: ProcessTimer.Outcome, _ what: String) throws -> ProcessTimer.Outcome {
-            guard run.status == 0 else { throw BenchError.failed("\(what) exited with \(run.status): \(run.errorOutput)") }
-            return run
-        }
+        func fresh(_ name: String) throws -> URL { try Self.fresh(name, in: output) }
+        let checked = Self.checked
         let batchFiles = try Self.images(in: batch)
         let thumbFiles = try Self.images(in: thumbs)
 
@@ -104,7 +96,7 @@ struct ImagesMemoryBench {
 
     /// Runs every contender `repeats` times, interleaved; a row of median wall, CPU and peak RSS, and their ratios
     /// to the second contender (vips).
-    private func measure(_ scenario: String, _ contenders: [Contender], n: Int, rssTarget: Double?,
+    func measure(_ scenario: String, _ contenders: [Contender], n: Int, rssTarget: Double?,
                          wallTarget: (String, Double)? = nil, note: String) throws -> Row {
         var wall: [String: [Double]] = [:], cpu: [String: [Double]] = [:], rss: [String: [Double]] = [:]
         for _ in 0..<repeats {
@@ -137,6 +129,20 @@ struct ImagesMemoryBench {
         }
         row.notes.append(note)
         return row
+    }
+
+    /// An empty folder `name` in `output` (emptied when it exists).
+    static func fresh(_ name: String, in output: URL) throws -> URL {
+        let folder = output.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// `run`, or an error naming `what` and its status when it failed.
+    static func checked(_ run: ProcessTimer.Outcome, _ what: String) throws -> ProcessTimer.Outcome {
+        guard run.status == 0 else { throw BenchError.failed("\(what) exited with \(run.status): \(run.errorOutput)") }
+        return run
     }
 
     static func images(in folder: URL) throws -> [URL] {

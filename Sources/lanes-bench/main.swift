@@ -9,7 +9,8 @@ import LanesAppSupport
 // Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter and jump scripts;
 // scroll-fling, scroll-jitter and scroll-jump play one), main-latency, scroll-busy, requests (the loader's and the
 // image pipeline's per-request overhead: cache hits and coalesced misses a second) (default:
-// all of these), and images (only when named: it compares with libvips, see scripts/bench-images). scroll-busy is
+// all of these), and images (only when named: it compares with libvips, see scripts/bench-images; images-formats runs
+// its WebP, AVIF and GIF rows alone). scroll-busy is
 // scroll with every core kept busy by background Lanes items. scaling (only when named) runs independent, fanout,
 // width and enumerate at 1, 2, 4, 8 and 16 threads (`--threads 1,4`) beside Dispatch and a TaskGroup held to the
 // same width; `--json-file PATH` writes its JSON lines beside the table (scripts/bench-scaling-remote builds it with
@@ -29,7 +30,7 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
 }
 let known = [
     "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "requests",
-    "images", "scroll-fling", "scroll-jitter", "scroll-jump", "scaling",
+    "images", "images-formats", "scroll-fling", "scroll-jitter", "scroll-jump", "scaling",
 ]
 // Option values (`--threads 1,2,4`, `--json-file PATH`) are not scenario names.
 let optionValues = ["--threads", "--json-file"].compactMap { arguments.firstIndex(of: $0).map { $0 + 1 } }
@@ -38,15 +39,17 @@ if let unknown = asked.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
     exit(2)
 }
-let selected = asked.isEmpty ? known.filter { $0 != "images" && $0 != "scaling" && !$0.hasPrefix("scroll-") || $0 == "scroll-busy" } : asked
+let selected = asked.isEmpty ? known.filter { !$0.hasPrefix("images") && $0 != "scaling" && !$0.hasPrefix("scroll-") || $0 == "scroll-busy" } : asked
 let core = CoreScenarios(repeats: repeats, quick: quick)
 
 if !json {
     print("lanes-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, medians of \(repeats) runs\(quick ? " (quick sizes)" : "")")
 }
 for scenario in selected {
-    if scenario == "images" {
-        for line in imagesScenario(repeats: repeats, quick: quick, json: json) { print(line) }
+    if scenario == "images" || scenario == "images-formats" {
+        for line in imagesScenario(repeats: repeats, quick: quick, json: json, formatsOnly: scenario == "images-formats") {
+            print(line)
+        }
         continue
     }
     if scenario == "scroll" || ["scroll-fling", "scroll-jitter", "scroll-jump"].contains(scenario) {

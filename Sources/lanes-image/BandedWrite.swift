@@ -146,11 +146,19 @@ final class BandedWrite {
     /// and, for a JPEG, libjpeg's own (a few rows; every coefficient with `--optimize-jpeg`). The budget reservation.
     var heldBytes: Int {
         var encoder = 2 * Self.chunkRows * chain.bytesPerRow
-        if plan.format != .png {
+        if plan.format == .webp || plan.format == .avif {
+            encoder += Self.wholeEncoderBytes(width: chain.width, height: chain.height)
+        } else if plan.format != .png {
             encoder += ImageEncoder.JPEGStream.workingSetBytes(width: chain.width, height: chain.height,
                                                                layout: chain.layout, optimizedCoding: plan.optimizedJPEG)
         }
         return chain.retainedBytesInChain + encoder
+    }
+
+    /// What a WebP or AVIF encoder holds for a `width` x `height` image: the RGBA8 canvas its stream gathers
+    /// (libwebp and libavif encode a whole picture) and about as much again for the library's YUV planes and state.
+    static func wholeEncoderBytes(width: Int, height: Int) -> Int {
+        8 * width * height
     }
 
     /// Runs the chain into `url` through a temporary file (removed on any failure); returns the size and the file's
@@ -177,10 +185,21 @@ final class BandedWrite {
             guard output >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
             defer { close(output) }
             // Decode + process on this thread, encoding on a second one, band by band.
-            if plan.format == .png {
+            switch plan.format {
+            case .png:
                 return try ImageEncoder().encodePNG(rowsOf: chain, compressionLevel: plan.compression,
                                                     filter: plan.pngFilter, fileDescriptor: output,
                                                     bandRows: Self.chunkRows).byteCount
+            case .webp:
+                return try ImageEncoder().encodeWebP(rowsOf: chain, quality: plan.quality, lossless: plan.lossless,
+                                                     effort: plan.effort, fileDescriptor: output,
+                                                     bandRows: Self.chunkRows).byteCount
+            case .avif:
+                return try ImageEncoder().encodeAVIF(rowsOf: chain, quality: plan.quality, effort: plan.effort,
+                                                     threads: plan.encoderThreads, fileDescriptor: output,
+                                                     bandRows: Self.chunkRows).byteCount
+            case .jpeg, .jpg:
+                break
             }
             return try ImageEncoder().encodeJPEG(rowsOf: chain, quality: plan.quality, background: plan.background,
                                                  optimizedCoding: plan.optimizedJPEG, fileDescriptor: output,

@@ -10,11 +10,14 @@ struct ProcessCommand: AsyncParsableCommand {
         commandName: "process",
         abstract: "Process images and write them as <stem>.<format> into the output folder.",
         discussion: """
-            INPUT is a PNG or JPEG file, a folder (its .png/.jpg/.jpeg files, not recursive), or a \
+            INPUT is a PNG, JPEG, WebP, GIF or AVIF file (an animation's first frame), a folder (its image files, not \
+            recursive), or a \
             file:// or http(s):// URL. Steps run in this order: decode (scaled down to fit --resize), blur, \
             tilt-shift, greyscale, encode. Grey inputs stay grey and 16-bit PNGs stay 16-bit in PNG outputs (resize, blur \
             and tilt-shift work in 8 bits; greyscale keeps 16); a JPEG is 8-bit, and transparency in it is flattened on \
-            --background. Outputs that would collide get -1, -2... suffixes; an input \
+            --background; WebP and AVIF outputs are 8-bit RGB, with alpha when the image has any, and are encoded from \
+            the whole image (libwebp and libavif take a whole picture: about 4 bytes a pixel besides the encoder's \
+            own). Outputs that would collide get -1, -2... suffixes; an input \
             is never overwritten, nor is any other existing file unless --overwrite is given. \
             The output folder is checked for writability before any input is read; Ctrl-C (or SIGTERM) removes \
             the outputs still being written. Exit status: 0 when every image was written, 1 when any failed, \
@@ -38,11 +41,18 @@ struct ProcessCommand: AsyncParsableCommand {
                                valueName: "size"))
     var resize: String?
 
-    @Option(help: "Output format: png, jpeg or jpg (also the file extension).")
+    @Option(help: "Output format: png, jpeg, jpg, webp or avif (also the file extension).")
     var format: String = "png"
 
-    @Option(help: "JPEG quality, 1...100.")
-    var quality: Int = 85
+    @Option(help: "Quality of a lossy output: JPEG 1...100 (default 85), WebP 0...100 (75), AVIF 0...100 (50).")
+    var quality: Int?
+
+    @Flag(help: "A lossless WebP (WebP only; --quality then sets how hard it compresses).")
+    var lossless = false
+
+    @Option(help: ArgumentHelp("Encoder effort, like libvips': WebP 0...6 (libwebp's method), AVIF 0...9 (AV1 speed "
+                               + "9 - effort); higher is smaller and slower; default 4.", valueName: "n"))
+    var effort: Int?
 
     @Option(help: ArgumentHelp("What transparent pixels are flattened on in a JPEG: white, black, grey, red, green, blue, "
                                + "#RGB or #RRGGBB.", valueName: "colour"))
@@ -134,10 +144,23 @@ struct ProcessCommand: AsyncParsableCommand {
         plan.tiltShift = tiltShift
         plan.greyscale = greyscale
         guard let format = OutputFormat(rawValue: format.lowercased()) else {
-            throw ValidationError("--format '\(format)' is not png, jpeg or jpg")
+            throw ValidationError("--format '\(TerminalText.truncated(format, toWidth: 40))' is not png, jpeg, jpg, webp or avif")
         }
         plan.format = format
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1...100") }
+        let quality = quality ?? format.defaultQuality
+        if let range = format.qualityRange {
+            guard range.contains(quality) else { throw ValidationError("--quality must be \(range) for \(format)") }
+        } else if self.quality != nil {
+            throw ValidationError("--quality is for jpeg, webp and avif outputs (png is lossless: see --compression)")
+        }
+        if lossless && format != .webp { throw ValidationError("--lossless is for webp outputs") }
+        if let effort {
+            guard let range = format.effortRange else { throw ValidationError("--effort is for webp and avif outputs") }
+            guard range.contains(effort) else { throw ValidationError("--effort must be \(range) for \(format)") }
+            plan.effort = effort
+        }
+        plan.lossless = lossless
+        plan.encoderThreads = min(max(threads, 1), 64)
         guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0...9") }
         guard let filter = ImageEncoder.PNGFilter(rawValue: pngFilter.lowercased()) else {
             let names = ImageEncoder.PNGFilter.allCases.map(\.rawValue).joined(separator: ", ")
@@ -171,7 +194,7 @@ struct ProcessCommand: AsyncParsableCommand {
                                   fileExtension: plan.format.fileExtension, overwrite: plan.overwrite)
         guard !jobs.isEmpty else {
             let named = TerminalText.sanitized(inputs.joined(separator: ", "))
-            FileHandle.standardError.write(Data("lanes-image: no PNG or JPEG files in \(named)\n".utf8))
+            FileHandle.standardError.write(Data("lanes-image: no image files in \(named)\n".utf8))
             throw ExitCode(1)
         }
         let recorder = trace.map { TraceRecorder(outputURL: URL(fileURLWithPath: $0)) }

@@ -25,13 +25,44 @@ struct ResizeSpec: Equatable, CustomStringConvertible {
     var description: String { "\(width.map(String.init) ?? "")x\(height.map(String.init) ?? "")" }
 }
 
-/// The encoded format of the outputs; the file extension is the name given (`png`, `jpeg`, `jpg`).
+/// The encoded format of the outputs; the file extension is the name given (`png`, `jpeg`, `jpg`, `webp`, `avif`).
 enum OutputFormat: String, CaseIterable {
     case png
     case jpeg
     case jpg
+    case webp
+    case avif
 
     var fileExtension: String { rawValue }
+
+    var isJPEG: Bool { self == .jpeg || self == .jpg }
+
+    /// `--quality` when not given: libjpeg's 85 as before, libvips' defaults for WebP (75) and AVIF (50).
+    var defaultQuality: Int {
+        switch self {
+        case .webp: 75
+        case .avif: 50
+        default: 85
+        }
+    }
+
+    /// The `--quality` range: 1...100 for JPEG, 0...100 for WebP and AVIF; nil for PNG (it has none).
+    var qualityRange: ClosedRange<Int>? {
+        switch self {
+        case .png: nil
+        case .jpeg, .jpg: 1...100
+        case .webp, .avif: 0...100
+        }
+    }
+
+    /// The `--effort` range (libvips' names): libwebp's method 0...6 for WebP, 0...9 for AVIF; nil for the others.
+    var effortRange: ClosedRange<Int>? {
+        switch self {
+        case .webp: 0...6
+        case .avif: 0...9
+        case .png, .jpeg, .jpg: nil
+        }
+    }
 
 }
 
@@ -44,6 +75,12 @@ struct ProcessingPlan: CustomStringConvertible {
     var greyscale = false
     var format = OutputFormat.png
     var quality = 85
+    /// A lossless WebP (`--lossless`; WebP only).
+    var lossless = false
+    /// WebP's method 0...6 or AVIF's effort 0...9 (`--effort`; 4 like libvips).
+    var effort = 4
+    /// Threads of the AV1 encoder in an AVIF output (`--threads`).
+    var encoderThreads = 1
     /// Optimal Huffman tables in JPEG outputs (`--optimize-jpeg`). Off by default, as in libvips: a JPEG then streams
     /// in a few rows, where optimal tables need libjpeg to hold every coefficient of the image.
     var optimizedJPEG = false
@@ -67,8 +104,12 @@ struct ProcessingPlan: CustomStringConvertible {
     }
 
     var encoderFormat: ImageEncoder.Format {
-        format == .png ? .png(compressionLevel: compression, filter: pngFilter)
-            : .jpeg(quality: quality, background: background, optimizedCoding: optimizedJPEG)
+        switch format {
+        case .png: .png(compressionLevel: compression, filter: pngFilter)
+        case .jpeg, .jpg: .jpeg(quality: quality, background: background, optimizedCoding: optimizedJPEG)
+        case .webp: .webp(quality: quality, lossless: lossless, effort: effort)
+        case .avif: .avif(quality: quality, effort: effort)
+        }
     }
 
     /// The bitmap as it is written: after `--greyscale` it is one grey channel (plus alpha when it has one), at its
@@ -83,8 +124,12 @@ struct ProcessingPlan: CustomStringConvertible {
     var description: String {
         var steps = ["decode" + (resize.map { " to fit \($0)" } ?? "")]
         steps += processors.map(\.identifier)
-        steps.append(format == .png ? "png(level \(compression), filter \(pngFilter.rawValue))"
-                     : "\(format.rawValue)(quality \(quality), on \(BackgroundColour.name(of: background)))")
+        switch format {
+        case .png: steps.append("png(level \(compression), filter \(pngFilter.rawValue))")
+        case .jpeg, .jpg: steps.append("\(format.rawValue)(quality \(quality), on \(BackgroundColour.name(of: background)))")
+        case .webp: steps.append(lossless ? "webp(lossless, effort \(effort))" : "webp(quality \(quality), effort \(effort))")
+        case .avif: steps.append("avif(quality \(quality), effort \(effort))")
+        }
         return steps.joined(separator: " → ")
     }
 }

@@ -118,23 +118,29 @@ uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
  *     options.compression_level = 6; options.filters = CLANES_PNG_FILTER_NONE; options.fd = -1;
  */
 typedef struct clanes_encode_options {
-    int32_t format;            /* CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG */
-    uint32_t width;            /* pixels, 1...2^31-1 (PNG) or 1...65500 (JPEG) */
+    int32_t format;            /* CLANES_FORMAT_PNG, _JPEG, _WEBP or _AVIF */
+    uint32_t width;            /* pixels, 1...2^31-1 (PNG), 1...65500 (JPEG), 1...16383 (WebP), 1...65535 (AVIF) */
     uint32_t height;
     int32_t channels;          /* the rows' samples per pixel: 1 grey, 2 grey+alpha, 4 RGBA */
     int32_t bytes_per_sample;  /* 1, or 2 (native-endian uint16) */
-    int32_t has_alpha;         /* PNG: 0 drops a 2- or 4-channel layout's alpha (grey or RGB is written) */
+    int32_t has_alpha;         /* PNG, WebP, AVIF: 0 drops the layout's alpha (an opaque file is written) */
     int32_t compression_level; /* PNG: zlib's 0...9 */
     int32_t filters;           /* PNG: a non-empty set of CLANES_PNG_FILTER_* (more than one: libpng picks per row) */
-    int32_t quality;           /* JPEG: 1...100 */
+    int32_t quality;           /* JPEG: 1...100; WebP: 0...100 (lossless: how hard it compresses); AVIF: 0...100,
+                                  the AV1 quantizer being (100 - quality) * 63 / 100 as libavif 1.x maps it */
+    int32_t lossless;          /* WebP: 1 writes VP8L (exact pixels) */
+    int32_t effort;            /* WebP: libwebp's method 0...6; AVIF: 0...9, AV1 speed 9 - effort (as libvips) */
+    int32_t threads;           /* AVIF: the AV1 encoder's threads, 1...64 */
     int32_t optimize_coding;   /* JPEG: 1 computes optimal Huffman tables (libjpeg then keeps every coefficient) */
     uint32_t background;       /* JPEG: 0xRRGGBB that alpha is flattened on (grey layouts use its luma) */
     int fd;                    /* where the bytes go as they are made (never closed); -1: into memory */
 } clanes_encode_options;
 
 /*
- * The one encoder, fed rows top to bottom (not interlaced): a PNG (grey, grey+alpha, RGB or RGBA at 8 or 16 bits) or a
- * baseline JPEG (grey layouts as one-component greyscale, RGBA as YCbCr; 16-bit samples rounded to 8 bits). Bytes go
+ * The one encoder, fed rows top to bottom (not interlaced): a PNG (grey, grey+alpha, RGB or RGBA at 8 or 16 bits), a
+ * baseline JPEG (grey layouts as one-component greyscale, RGBA as YCbCr; 16-bit samples rounded to 8 bits), a WebP or
+ * an AVIF (RGBA8 rows only; 8-bit 4:2:0 AVIF). libwebp and libavif encode a whole picture, so those two gather the rows
+ * into one RGBA8 canvas (4 bytes a pixel) and encode it when the file is finished. Bytes go
  * to `fd` as the library makes them (write(2) retried on EINTR and short writes; a JPEG 64 KB at a time), or into a
  * growable buffer handed out by clanes_encoder_finish. What it holds: a few rows (libpng's, libjpeg's row groups), plus,
  * for a JPEG with optimize_coding, every quantised coefficient (about 3 bytes a pixel for colour, 2 for grey).

@@ -34,7 +34,9 @@ typedef struct clanes_frames {
     uint64_t max_bytes;         /* the frames decoded (4 bytes a pixel each) plus the decoder's canvases, at most */
     uint32_t max_frames;        /* at most this many frames (0: no limit besides max_bytes) */
     int32_t first_frame_only;   /* 1: only the first frame will be read (the limits count one frame) */
-    uint32_t scaled_width;      /* a still WebP: decode straight to this size (libwebp's scaling); 0: stored size */
+    uint32_t scaled_width;      /* a still WebP: decode straight to this size (libwebp's scaling); the first frame
+                                   of an opaque GIF: shrink by the largest whole factor keeping at least this size
+                                   (width/height say what comes out); 0: stored size */
     uint32_t scaled_height;
 
     /* ---- what clanes_frames_open reports ---- */

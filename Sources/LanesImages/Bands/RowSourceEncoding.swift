@@ -49,8 +49,8 @@ extension ImageEncoder {
         }
     }
 
-    /// The producer (this thread) and encoder (a second thread) loop both encoders share.
-    private static func encodeBands(of source: any RowSource, into stream: some RowEncoder, bandRows: Int,
+    /// The producer (this thread) and encoder (a second thread) loop every row-source encoder shares.
+    static func encodeBands(of source: any RowSource, into stream: some RowEncoder, bandRows: Int,
                                     threadName: String) throws -> (data: Data, byteCount: Int) {
         let height = source.height, rowBytes = source.bytesPerRow
         let band = max(1, min(bandRows, height))

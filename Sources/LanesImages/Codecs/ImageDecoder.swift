@@ -201,7 +201,9 @@ extension ImageDecoder {
     /// orientation here): a still WebP scaled by libwebp as it decodes, the others decoded whole and area-averaged.
     static func decodeFirstFrame(_ bytes: UnsafeRawBufferPointer, info: ImageInfo, target: (width: Int, height: Int),
                                  maxPixels: Int) throws -> Bitmap {
-        let shrinksOnLoad = info.format == .webp && !info.isAnimated
+        // A still WebP decodes straight to the target (libwebp's scaling); an opaque GIF's first frame is box-shrunk
+        // by a whole factor while it decodes (gif.c), then resized the rest of the way.
+        let shrinksOnLoad = (info.format == .webp && !info.isAnimated || info.format == .gif)
             && (target.width, target.height) != (info.width, info.height)
         let limits = FrameDecoder.Limits(maxPixels: maxPixels, maxBytes: Int.max, maxFrames: 0, firstFrameOnly: true)
         let decoder = try FrameDecoder(bytes, format: info.format, limits: limits,

@@ -12,6 +12,8 @@ import Foundation
 /// let jpeg = try encoder.encode(bitmap, as: .jpeg(quality: 85))
 /// let onBlack = try encoder.encode(logo, as: .jpeg(quality: 90, background: .black))
 /// let standardTables = try encoder.encode(bitmap, as: .jpeg(quality: 85, optimizedCoding: false))
+/// let webp = try encoder.encode(bitmap, as: .webp(quality: 80))
+/// let avif = try encoder.encode(bitmap, as: .avif(quality: 50, effort: 4))
 /// ```
 public struct ImageEncoder: Sendable {
     /// The output format and its setting.
@@ -26,6 +28,12 @@ public struct ImageEncoder: Sendable {
         /// smaller; libjpeg then holds every quantised coefficient, about 3 bytes a pixel, until the end); `false`
         /// uses the standard tables, so a ``JPEGStream`` holds a few rows whatever the height (what libvips does).
         case jpeg(quality: Int = 85, background: RGBA = .white, optimizedCoding: Bool = true)
+        /// WebP through libwebp (``WebPStream``): `quality` 0...100, `lossless` for an exact (VP8L) file, `effort`
+        /// 0...6 (libwebp's method). Alpha is kept unless every pixel is opaque; grey and 16-bit bitmaps are written
+        /// as RGB(A) 8-bit.
+        case webp(quality: Int = 75, lossless: Bool = false, effort: Int = 4)
+        /// AVIF through libavif (``AVIFStream``): 8-bit 4:2:0; `quality` 0...100, `effort` 0...9. Alpha as for WebP.
+        case avif(quality: Int = 50, effort: Int = 4)
     }
 
     /// The PNG row filter: how each row is predicted from its neighbours before zlib compresses it.
@@ -71,11 +79,17 @@ public struct ImageEncoder: Sendable {
     /// try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90)).write(to: url)
     /// ```
     public func encode(_ bitmap: Bitmap, as format: Format) throws -> Data {
-        try Self.stream(for: bitmap, as: format).encodeAll(of: bitmap)
+        // WebP and AVIF take RGBA8 rows (their libraries encode one RGBA picture).
+        let rows: Bitmap
+        switch format {
+        case .webp, .avif: rows = bitmap.layout == .rgba8 ? bitmap : bitmap.converted(to: .rgba8)
+        case .png, .jpeg: rows = bitmap
+        }
+        return try Self.stream(for: rows, as: format).encodeAll(of: rows)
     }
 
-    /// The row encoder that ``encode(_:as:)`` feeds `bitmap`'s rows to: a PNG without alpha when every pixel is
-    /// opaque. With `fileDescriptor` the bytes go there.
+    /// The row encoder that ``encode(_:as:)`` feeds `bitmap`'s rows to: a PNG, WebP or AVIF without alpha when every
+    /// pixel is opaque. With `fileDescriptor` the bytes go there.
     static func stream(for bitmap: Bitmap, as format: Format, fileDescriptor: Int32? = nil) throws -> any RowEncoder {
         switch format {
         case .png(let level, let filter):
@@ -85,6 +99,12 @@ public struct ImageEncoder: Sendable {
         case .jpeg(let quality, let background, let optimized):
             return try JPEGStream(width: bitmap.width, height: bitmap.height, layout: bitmap.layout, quality: quality,
                                   background: background, optimizedCoding: optimized, fileDescriptor: fileDescriptor)
+        case .webp(let quality, let lossless, let effort):
+            return try WebPStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                  quality: quality, lossless: lossless, effort: effort, fileDescriptor: fileDescriptor)
+        case .avif(let quality, let effort):
+            return try AVIFStream(width: bitmap.width, height: bitmap.height, hasAlpha: !bitmap.isOpaque,
+                                  quality: quality, effort: effort, fileDescriptor: fileDescriptor)
         }
     }
 }

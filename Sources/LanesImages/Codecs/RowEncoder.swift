@@ -51,7 +51,7 @@ extension RowEncoder {
     }
 }
 
-/// The C encoder (`clanes_encoder`: PNG or JPEG, one struct of options) and its calls, with every status turned into
+/// The C encoder (`clanes_encoder`: PNG, JPEG, WebP or AVIF, one struct of options) and its calls, with every status turned into
 /// an error: what ``ImageEncoder/PNGStream`` and ``ImageEncoder/JPEGStream`` forward to. Destroys it when it goes.
 final class CodecStream {
     private var encoder: OpaquePointer?

@@ -33,6 +33,33 @@ struct FormatDecodeTests {
         #expect(ImageDecoder.workingSetBytes(for: info, targetSize: TargetSize(maxWidth: 24)) < 64 * 48 * 4)
     }
 
+    @Test("a GIF thumbnail is box-shrunk while it decodes: each pixel the rounded mean of its 4x4 block (interlaced)")
+    func gifShrinkOnLoad() throws {
+        let data = try FormatFixture.data("still.gif")
+        let full = try decoder.decode(data)
+        let thumbnail = try decoder.decode(data, targetSize: TargetSize(maxWidth: 16))
+        #expect(thumbnail.width == 16 && thumbnail.height == 12)
+        var expected = [UInt8]()
+        full.withUnsafePixels { pixels in
+            for y in 0..<12 {
+                for x in 0..<16 {
+                    for channel in 0..<3 {
+                        var sum = 0
+                        for dy in 0..<4 {
+                            for dx in 0..<4 { sum += Int(pixels[((y * 4 + dy) * 64 + x * 4 + dx) * 4 + channel]) }
+                        }
+                        expected.append(UInt8((sum + 8) / 16))
+                    }
+                    expected.append(255)
+                }
+            }
+        }
+        #expect(firstDifference(thumbnail, Bitmap(width: 16, height: 12, pixels: expected)) == nil)
+        // An animation's first frame with transparency is not shrunk (its clear pixels would darken the blocks).
+        let animated = try decoder.decode(try FormatFixture.data("anim.gif"), targetSize: TargetSize(maxWidth: 16))
+        #expect(animated.width == 16 && animated.height == 12)
+    }
+
     @Test("AVIF (4:2:0, and with alpha) decodes exactly as avifdec does", arguments: ["photo.avif", "alpha.avif"])
     func avifStill(_ name: String) throws {
         let bitmap = try decoder.decode(FormatFixture.data(name))

@@ -4,7 +4,9 @@ import Lanes
 import LanesImages
 
 /// A photo opened large with live tilt-shift controls. Each change cancels the render in flight and asks for a quick
-/// quarter-size preview, then the full render; the preview never replaces a full render already shown.
+/// quarter-size preview, then the full render; the preview never replaces a full render already shown. An animated
+/// GIF or WebP from a folder plays instead (``DetailAnimation``; the tilt-shift controls apply to stills), and stops
+/// when the view closes.
 @MainActor
 final class PhotoDetail {
     let root: Widget
@@ -20,6 +22,11 @@ final class PhotoDetail {
     private var showingFull = false
     /// Renders asked for, cancelled before they finished, previews shown, full renders shown.
     private(set) var requested = 0, cancelled = 0, previewsShown = 0, fullRendersShown = 0
+    /// The animation of the photo shown (kept after it stops, for the scripts' figures); `animationToken` drops a
+    /// decode that finishes after the view closed or moved on.
+    private(set) var animation: DetailAnimation?
+    private var animationToken = 0
+    private var animationLoad: WorkItem<Animation?>?
 
     init(page: PhotosPage) {
         self.page = page
@@ -57,11 +64,37 @@ final class PhotoDetail {
         setLabel(title, page.library.title(row))
         gtk_picture_set_paintable(gcast(picture), page.placeholder)
         render()
+        loadAnimation(row)
     }
 
     func close() {
         cancel()
+        stopAnimation()
         row = nil
+    }
+
+    /// Decodes the photo's frames off the main thread; when it is animated, the animation replaces the renders.
+    private func loadAnimation(_ row: Int) {
+        stopAnimation()
+        guard let url = page.library.fileURL(row) else { return }
+        let token = animationToken
+        let item = DetailAnimation.queue.add(label: "decode animation", priority: .visible) { _ in
+            DetailAnimation.load(url)
+        }
+        animationLoad = item
+        item.onMainCompletion { [weak self] result in
+            guard let self, self.animationToken == token, case .success(let frames?) = result else { return }
+            let animation = DetailAnimation(frames, in: self.picture)
+            self.animation = animation
+            animation.start()
+        }
+    }
+
+    private func stopAnimation() {
+        animationToken += 1
+        animationLoad?.cancel()
+        animationLoad = nil
+        animation?.stop()
     }
 
     /// Sets the band position (0...1), as a drag of its slider does.
@@ -124,6 +157,7 @@ final class PhotoDetail {
 
     private func show(_ bitmap: Bitmap, isPreview: Bool) {
         if isPreview && showingFull { return }
+        if let animation, !animation.isStopped { return }  // the animation owns the picture until the view closes
         if isPreview {
             previewsShown += 1
         } else {

@@ -59,6 +59,12 @@ struct PhotoLibrary: Sendable {
         }
     }
 
+    /// The local file of entry `index` (a folder's entry given as a file URL), or nil.
+    func fileURL(_ index: Int) -> URL? {
+        guard case .entries(let entries) = content, entries[index].url.isFileURL else { return nil }
+        return entries[index].url
+    }
+
     func title(_ index: Int) -> String {
         switch content {
         case .generated(let library, _):

@@ -10,7 +10,10 @@ import Synchronization
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor
 enum Scripts {
-    nonisolated static let names = ["fling", "flood", "flood-results", "idle", "memory", "detail", "pages", "categories", "screens", "hostile", "all"]
+    nonisolated static let names = [
+        "fling", "flood", "flood-results", "idle", "memory", "detail", "pages", "categories", "screens", "hostile",
+        "animation", "all",
+    ]
 
     static func run(_ name: String, app: DeskApp) async {
         await pause(1500)  // the window is up and the first screen has loaded
@@ -28,6 +31,7 @@ enum Scripts {
             await backOutOfCategory(app)
         case "screens": await screens(app)
         case "hostile": await hostile(app)
+        case "animation": await animation(app)
         default:
             await fling(app)
             await idle(app)
@@ -373,6 +377,36 @@ enum Scripts {
         record(app, "detail_full_shown", Double(detail.fullRendersShown))
         app.photos.closeDetail()
         await pause(300)
+    }
+
+    /// `--folder` with an animated GIF or WebP first: opens row 0's detail, waits (≤ 10 s) until two different frames
+    /// were drawn, saves `--screenshot` (with `-animation` before the extension), closes the view and records how many
+    /// frames were drawn in the 600 ms after closing (0: the timer stopped with the view).
+    static func animation(_ app: DeskApp) async {
+        _ = await timeUntil(deadlineMilliseconds: 10_000) { app.photos.library.count > 0 }
+        app.photos.open(0)
+        let detail = app.photos.detail!
+        _ = await timeUntil(deadlineMilliseconds: 10_000) {
+            (detail.animation?.distinctFramesShown.count ?? 0) >= 2
+        }
+        record(app, "animation_distinct_frames", Double(detail.animation?.distinctFramesShown.count ?? 0))
+        if let file = app.options.screenshot {
+            let url = URL(fileURLWithPath: file)
+            let shot = url.deletingPathExtension().path + "-animation." + (url.pathExtension.isEmpty ? "png" : url.pathExtension)
+            gtk_widget_queue_draw(app.window)
+            await pause(100)
+            do {
+                try Screenshot.save(app.window, to: shot, cells: [])
+            } catch {
+                FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
+            }
+        }
+        let shown = detail.animation?.framesShown ?? 0
+        app.photos.closeDetail()
+        await pause(600)
+        record(app, "animation_frames_shown", Double(shown))
+        record(app, "animation_frames_after_close", Double((detail.animation?.framesShown ?? 0) - shown))
+        record(app, "animation_running_after_close", detail.animation?.isRunning == true ? 1 : 0)
     }
 
     /// Stocks: backs out of a category while its charts are in flight, opens the category again and its first
