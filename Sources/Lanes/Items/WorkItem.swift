@@ -72,7 +72,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
-    /// The async form of ``init(consuming:policy:label:priority:_:)-(_,_,_,_,(Input,WorkContext)->Output)``.
+    /// The async form of `init(consuming:policy:label:priority:_:)`.
     public init<Input: Sendable>(
         consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
@@ -84,7 +84,7 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
-    /// The callback form of ``init(consuming:policy:label:priority:_:)-(_,_,_,_,(Input,WorkContext)->Output)``: the
+    /// The callback form of `init(consuming:policy:label:priority:_:)`: the
     /// body starts work on `input`'s output and calls `finish` once (a wait for memory, a transfer).
     public init<Input: Sendable>(
         consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,

@@ -155,7 +155,7 @@ extension WorkQueue {
         make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: .cancel)
     }
 
-    /// The callback form of ``add(consuming:policy:label:priority:_:)``: the body starts work on `input`'s output and
+    /// The callback form of `add(consuming:policy:label:priority:_:)`: the body starts work on `input`'s output and
     /// calls `finish` once; the item holds its slot until then.
     ///
     /// ```swift

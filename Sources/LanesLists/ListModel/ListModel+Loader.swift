@@ -8,8 +8,8 @@ extension ListModel {
     /// leaving it are withdrawn. Work for a row that scrolls just off screen into the preload range continues at
     /// prefetch priority; a prefetched row that comes on screen is promoted at once. The adaptive preload is planned
     /// against the loader's ``ContentLoader/costs`` (a visible row that would leave the screen before its work could
-    /// be ready loads at ``WorkPriority/utility``, behind the rows that can still make it) on the threads its queue lets prefetch use (its speculative
-    /// limit, or its width): see ``planPreload(costs:threads:)``.
+    /// be ready loads at `WorkPriority.utility`, behind the rows that can still make it) on the threads its queue lets
+    /// prefetch use (its speculative limit, or its width): see ``planPreload(costs:threads:allThreads:)``.
     ///
     /// ```swift
     /// @MainActor final class ChartRow {

@@ -229,14 +229,14 @@ public final class ListModel<Cell> {
     /// list.planPreload(costs: renderTimes, threads: 2)
     /// ```
     /// When the list moves faster than rows on screen could be ready, prefetch may use `allThreads` (the rows kept
-    /// for visible work have nothing visible left to do), and ``preloadPriority`` is ``WorkPriority/normal``.
+    /// for visible work have nothing visible left to do), and ``preloadPriority`` is `WorkPriority.normal`.
     public func planPreload(costs: CostEstimate, threads: Int, allThreads: Int? = nil) {
         let threads = max(1, threads), all = max(threads, allThreads ?? threads)
         preloadCost = { costs.seconds.map { PreloadCost(seconds: $0, threads: threads, allThreads: all) } }
     }
 
-    /// The priority to prefetch rows entering the preload range at: ``WorkPriority/prefetch``, or
-    /// ``WorkPriority/normal`` while the list moves faster than rows on screen could be ready (the plan's rows are
+    /// The priority to prefetch rows entering the preload range at: `WorkPriority.prefetch`, or
+    /// `WorkPriority.normal` while the list moves faster than rows on screen could be ready (the plan's rows are
     /// the only ones that can be shown, so they may take the threads kept for visible rows).
     ///
     /// ```swift
@@ -246,9 +246,9 @@ public final class ListModel<Cell> {
     /// ```
     public var preloadPriority: WorkPriority { preloadSpan.outruns ? .normal : .prefetch }
 
-    /// The priority to load visible `row` at: ``WorkPriority/visible``, unless the adaptive preload's plan says the
+    /// The priority to load visible `row` at: `WorkPriority.visible`, unless the adaptive preload's plan says the
     /// list moves so fast that the row leaves the screen before its work could be ready, then
-    /// ``WorkPriority/utility`` (it runs only when nothing that can still make it waits, and is cancelled unstarted
+    /// `WorkPriority.utility` (it runs only when nothing that can still make it waits, and is cancelled unstarted
     /// when the row leaves). ``connect(to:key:binding:)`` loads visible rows at this priority.
     ///
     /// ```swift
