@@ -1,3 +1,4 @@
+import Foundation
 import Lanes
 
 /// One work item per key in flight, shared by everyone who asks for the key: the coalescing behind ``ContentLoader``
@@ -42,6 +43,13 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
     private let label: String
     private let state = LockedValue(State())
     private let observe: @Sendable (Event) -> Void
+    /// Held while a key's item is made, so two first requests for a key cannot both make one: `make` enqueues (a
+    /// fetch starts its transfer at once), and the loser's chain would run before it was cancelled. Recursive because
+    /// a stage's `make` asks the same table for its upstream stage; tables are only ever nested one way (a loader's
+    /// table, then the pipeline's bitmaps, then its fetches), so the order is fixed. It is held across `make` only
+    /// (the owner's code, which builds items and returns), never across a result or a consumer's code, and never
+    /// taken where the fast path finds the key in flight.
+    private let making = NSRecursiveLock()
 
     package init(
         label: String = "shared work", deliveryQueue: WorkQueue? = nil,
@@ -52,22 +60,22 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
         self.observe = observe
     }
 
-    /// The item in flight for `key`, or the one `make` returns (called outside the lock), and whether this call
-    /// made it. An item cancelled while it runs is not joined: a new one is made, and the consumers of the old one
-    /// receive the cancellation at once.
+    /// The item in flight for `key`, or the one `make` returns (called outside the state lock, one maker at a time),
+    /// and whether this call made it. An item cancelled while it runs is not joined: a new one is made, and the
+    /// consumers of the old one receive the cancellation at once.
     package func item(for key: Key, make: (Key) -> WorkItem<Value>) -> (item: WorkItem<Value>, made: Bool) {
         if let item = state.withLock({ $0.entries[key]?.item }), !item.isCancelled { return (item, false) }
+        making.lock()
+        if let item = state.withLock({ $0.entries[key]?.item }), !item.isCancelled {
+            making.unlock()
+            return (item, false)
+        }
         let made = make(key)
-        let (joined, replaced, epoch) = state.withLock { state -> (WorkItem<Value>?, Entry?, UInt64) in
-            let old = state.entries[key]
-            if let old, old.item != made, !old.item.isCancelled { return (old.item, nil, state.epoch) }
-            state.entries[key] = Entry(item: made, epoch: state.epoch)
-            return (nil, old, state.epoch)
+        let (replaced, epoch) = state.withLock { state -> (Entry?, UInt64) in
+            defer { state.entries[key] = Entry(item: made, epoch: state.epoch) }
+            return (state.entries[key], state.epoch)
         }
-        if let joined {
-            made.cancel()   // another thread made the key's item first
-            return (joined, false)
-        }
+        making.unlock()
         if let replaced {
             hop { self.end(key, replaced.epoch, consumers: replaced.consumers, with: .failure(CancellationError())) }
         }
