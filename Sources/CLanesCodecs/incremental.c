@@ -449,11 +449,9 @@ int32_t clanes_incremental_create(const clanes_incremental_options *options, cla
     if (setjmp(d->error.jump)) {
         return d->error.status;
     }
-    jpeg_create_decompress(&d->cinfo);
+    clanes_jpeg_create_limited(&d->cinfo, &d->progress);
     d->jpeg_created = 1;
     d->cinfo.client_data = d;
-    d->progress.progress_monitor = clanes_jpeg_limit_scans;
-    d->cinfo.progress = &d->progress;
     d->source.init_source = jpeg_source_init;
     d->source.fill_input_buffer = jpeg_source_fill;
     d->source.skip_input_data = jpeg_source_skip;

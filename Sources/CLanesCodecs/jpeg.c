@@ -87,6 +87,12 @@ void clanes_jpeg_limit_scans(j_common_ptr cinfo) {
     }
 }
 
+void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress) {
+    jpeg_create_decompress(cinfo);
+    progress->progress_monitor = clanes_jpeg_limit_scans;
+    cinfo->progress = progress;
+}
+
 uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom) {
     if (scale_denom <= 1) {
         return dimension;
@@ -123,9 +129,7 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
     if (setjmp(ctx->error.jump)) {
         return ctx->error.status;
     }
-    jpeg_create_decompress(&ctx->cinfo);
-    ctx->progress.progress_monitor = clanes_jpeg_limit_scans;
-    ctx->cinfo.progress = &ctx->progress;
+    clanes_jpeg_create_limited(&ctx->cinfo, &ctx->progress);
     jpeg_mem_src(&ctx->cinfo, data, (unsigned long)size);
     if (jpeg_read_header(&ctx->cinfo, TRUE) != JPEG_HEADER_OK) {
         clanes_set_message(ctx->error.message, ctx->error.capacity, "JPEG holds tables but no image");

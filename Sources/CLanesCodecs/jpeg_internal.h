@@ -24,6 +24,10 @@ void clanes_jpeg_install_errors(jpeg_error_context *error, char *message, size_t
 /* A progress monitor that stops progressive files with more than CLANES_JPEG_MAX_SCANS scans. */
 void clanes_jpeg_limit_scans(j_common_ptr cinfo);
 
+/* jpeg_create_decompress with the scan limit installed through `progress` (which must outlive `cinfo`); every
+ * decoder starts this way, after its setjmp. */
+void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress);
+
 /* Chooses RGBA8 output for a grey, YCbCr or RGB JPEG and CMYK (converted by clanes_cmyk_to_rgba, *cmyk set) for
  * a CMYK or YCCK one; CLANES_ERR_UNSUPPORTED with a message for any other colour space. */
 int32_t clanes_jpeg_choose_rgba_output(j_decompress_ptr cinfo, int *cmyk, char *message, size_t capacity);

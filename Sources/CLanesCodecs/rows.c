@@ -201,11 +201,9 @@ static int32_t rows_jpeg_open(clanes_row_decoder *d, int32_t scale_denom) {
     if (setjmp(d->error.jump)) {
         return d->error.status;
     }
-    jpeg_create_decompress(&d->cinfo);
+    clanes_jpeg_create_limited(&d->cinfo, &d->progress);
     d->jpeg_created = 1;
     d->cinfo.client_data = d;
-    d->progress.progress_monitor = clanes_jpeg_limit_scans;
-    d->cinfo.progress = &d->progress;
     if (d->data != NULL) {
         jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->size);
     } else {
