@@ -20,6 +20,22 @@ import Testing
         }
     }
 
+    @Test("after stop() nothing is drawn: the terminal may already be restored") @MainActor
+    func noFrameAfterStop() throws {
+        let frames = Recorder<Int>()
+        let series = try SyntheticStocks.generate(count: 20, days: 30, seed: 3)
+        let app = StocksController(universe: StockUniverse(series), mode: .lanes, width: 100, height: 30) { _ in
+            frames.append(1)
+        }
+        app.draw()
+        #expect(frames.elements.count == 1)
+        app.stop()
+        app.draw()
+        app.scheduleRedraw()
+        app.handle(.down)
+        #expect(frames.elements.count == 1)
+    }
+
     @Test func scriptParsing() throws {
         let script = try KeyScript(parsing: "wait 5 # pause\n\npagedown x3 @10\nidle\nresize 80x24\nq")
         #expect(script.steps == [

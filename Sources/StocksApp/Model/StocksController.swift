@@ -42,6 +42,9 @@ final class StocksController {
     private var generation = 0
     private var naiveCharts: [RowChartKey: ChartRow] = [:]
     private var redrawPending = false
+    /// Set by ``stop()``: the terminal may already be restored, so nothing is drawn after it (a redraw still due, or a
+    /// result arriving, would write the list over the shell's screen).
+    private(set) var isStopped = false
     private var lastDraw: UInt64 = 0
     private var hudTimer: LaneTimer?
     /// Work the controller withdrew: category loads and detail analyses left before they finished.
@@ -91,6 +94,7 @@ final class StocksController {
 
     /// Stops everything: timers, the monitor, all pending work.
     func stop() {
+        isStopped = true
         hudTimer?.cancel()
         hudTimer = nil
         monitor.stop()
@@ -239,7 +243,7 @@ final class StocksController {
 
     /// Asks for a redraw; redraws are coalesced to at most one per 16 ms frame.
     func scheduleRedraw() {
-        guard !redrawPending else { return }
+        guard !redrawPending, !isStopped else { return }
         redrawPending = true
         let now = DispatchTime.now().uptimeNanoseconds
         let wait = lastDraw + 16_000_000 > now ? lastDraw + 16_000_000 - now : 0
@@ -252,6 +256,7 @@ final class StocksController {
     /// Draws now.
     func draw() {
         redrawPending = false
+        guard !isStopped else { return }
         lastDraw = DispatchTime.now().uptimeNanoseconds
         let content = ScreenContent(
             title: title, categories: universe.categories.map { .init(name: $0.name, count: $0.series.count) },
