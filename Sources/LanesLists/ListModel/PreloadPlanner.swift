@@ -18,7 +18,8 @@ import Lanes
 /// the path from the speed and its deceleration (a fling slows exponentially), gives each row ahead its deadline (the
 /// moment it will appear, and the moment it will have left), and preloads, in deadline order, the rows the threads
 /// can finish before they leave the screen: up to ``reach`` seconds ahead for a fling that slows down, and for a
-/// steady scroll only the rows the threads need to start now (two renders and a frame of travel, at least ``lead``).
+/// steady scroll only the rows the threads need to start now (two renders and a frame of travel: ``lead`` is for the
+/// list that does not know its cost).
 /// Rows too close to be ready in time are skipped rather than started, so a fast fling's threads work on the rows
 /// where it will slow down; ``maxSpeed`` and ``maxAhead`` then do not apply.
 ///
@@ -28,7 +29,8 @@ import Lanes
 /// list.setPreload(.adaptive(preload))
 /// ```
 public struct AdaptivePreload: Sendable, Equatable {
-    /// Seconds of travel, at the current speed, preloaded ahead of the viewport.
+    /// Seconds of travel, at the current speed, preloaded ahead of the viewport when the list does not know what a
+    /// row costs (with a known cost the lead is planned from it instead).
     public var lead: Double = 0.05
     /// The most screens preloaded ahead, however fast the list moves.
     public var maxAhead: Double = 1
@@ -155,10 +157,10 @@ struct PreloadPlanner {
         let top = sign >= 0 ? offset / rowHeight : -(offset + viewportHeight) / rowHeight
         let firstAhead = (top + screen - 1e-9).rounded(.up)   // the first row past the screen
         // A fling that slows down: as far as it will go, up to `reach`. A steady scroll: only what the threads need
-        // to have the next rows ready (two rounds of work and a frame, at least `lead`), since rows further ahead
-        // are wasted if the user stops or turns.
+        // to have the next rows ready (two rounds of work and a frame), since rows further ahead are wasted if the
+        // user stops or turns: a fixed `lead` on top (three frames by default) wasted a row or two at every stop.
         let reach = config.reach.isFinite ? max(0, config.reach) : 10
-        let horizon = path.decay.isFinite ? reach : min(reach, max(config.lead, 2 * cost.seconds + Self.frame))
+        let horizon = path.decay.isFinite ? reach : min(reach, 2 * cost.seconds + Self.frame)
         // When each row ahead would leave the screen, for the rows that appear within the horizon.
         var leaves: [Double] = []
         while leaves.count < 10_000 {
