@@ -107,6 +107,4 @@ struct MainTurnExecutor: WorkExecutor {
         let qos = runner.priority.dispatchQoS
         DispatchQueue.main.async(qos: DispatchQoS(qosClass: qos, relativePriority: 0)) { MainFrame.turn(runner) }
     }
-
-    func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? { nil }
 }
