@@ -161,10 +161,7 @@ extension WorkQueue {
             count += 1
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.
-                update { state, action in
-                    state.unrun(node, sync: node.isSync)
-                    state.requestRunners(into: &action)
-                }
+                updateRequestingRunners { $0.unrun(node, sync: node.isSync) }
                 continue
             }
             started += 1
