@@ -384,8 +384,7 @@ package final class WorkNode: Sendable {
     func onPriorityChange(since startedAt: WorkPriority, _ handler: @escaping @Sendable (WorkPriority) -> Void) {
         let relays = state.withLock { state -> Bool in
             guard !state.isFinished else { return false }
-            if state.rare == nil { state.rare = NodeRare() }
-            let rare = state.rare!
+            let rare = state.rareBox()
             rare.priorityHandlers.append(handler)
             guard !rare.relaying else {
                 rare.relayedPriority = nil   // the relaying thread passes the latest on to the new handler too
