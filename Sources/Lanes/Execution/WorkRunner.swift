@@ -30,8 +30,7 @@ public struct WorkRunner: Sendable {
     /// Runs ready items one after another, up to `maxItems`, then returns. If work remains, the queue asks its
     /// executor for another runner.
     public func run(maxItems: Int = .max) {
-        var started = 0
-        _ = queue.drain(maxItems: maxItems, first: first, started: &started)
+        _ = runCounting(maxItems: maxItems)
     }
 
     /// ``run(maxItems:)`` that tells how many bodies it started (items cancelled between the queue's ask and the
