@@ -129,8 +129,6 @@ extension SignalSource {
     public convenience init(
         signals: [Int32], label: String = "signal", onMain handler: @escaping @MainActor (Int32) -> Void
     ) {
-        self.init(signals: signals, on: .main, label: label) { number in
-            MainActor.assumeIsolated { handler(number) }
-        }
+        self.init(signals: signals, on: .main, label: label, onMainActor(handler))
     }
 }
