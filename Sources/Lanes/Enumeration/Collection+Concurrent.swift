@@ -31,33 +31,7 @@ extension RandomAccessCollection where Self: Sendable {
             label: context?.label ?? "concurrentForEach", stop: stop
         ) { range in
             let body = body
-            // Contiguous storage (arrays) gets a loop over a buffer the optimiser can keep in registers.
-            let contiguous = self.withContiguousStorageIfAvailable { buffer in
-                let base = buffer.baseAddress!
-                var offset = range.lowerBound
-                do {
-                    while offset < range.upperBound, !stop.isStopped {
-                        try body(base[offset], stop)
-                        offset += 1
-                    }
-                    return ChunkResult(completed: offset - range.lowerBound, error: nil)
-                } catch {
-                    return ChunkResult(completed: offset - range.lowerBound, error: error)
-                }
-            }
-            if let contiguous { return contiguous }
-            var index = self.index(self.startIndex, offsetBy: range.lowerBound)
-            var offset = range.lowerBound
-            do {
-                while offset < range.upperBound, !stop.isStopped {
-                    try body(self[index], stop)
-                    self.formIndex(after: &index)
-                    offset += 1
-                }
-                return ChunkResult(completed: offset - range.lowerBound, error: nil)
-            } catch {
-                return ChunkResult(completed: offset - range.lowerBound, error: error)
-            }
+            return self.runChunk(range, while: { !stop.isStopped }) { element, _ in try body(element, stop) }
         }
         if let error = outcome.error { throw error }
     }
@@ -92,31 +66,8 @@ extension RandomAccessCollection where Self: Sendable {
                 // Chunks are short (about 50 µs), so errors and cancellation are checked between chunks only.
                 let transform = transform
                 let destination = output.base!
-                let contiguous = self.withContiguousStorageIfAvailable { buffer in
-                    let base = buffer.baseAddress!
-                    var offset = range.lowerBound
-                    do {
-                        while offset < range.upperBound {
-                            (destination + offset).initialize(to: try transform(base[offset]))
-                            offset += 1
-                        }
-                        return ChunkResult(completed: offset - range.lowerBound, error: nil)
-                    } catch {
-                        return ChunkResult(completed: offset - range.lowerBound, error: error)
-                    }
-                }
-                if let contiguous { return contiguous }
-                var index = self.index(self.startIndex, offsetBy: range.lowerBound)
-                var offset = range.lowerBound
-                do {
-                    while offset < range.upperBound {
-                        (destination + offset).initialize(to: try transform(self[index]))
-                        self.formIndex(after: &index)
-                        offset += 1
-                    }
-                    return ChunkResult(completed: offset - range.lowerBound, error: nil)
-                } catch {
-                    return ChunkResult(completed: offset - range.lowerBound, error: error)
+                return self.runChunk(range, while: { true }) { element, offset in
+                    (destination + offset).initialize(to: try transform(element))
                 }
             }
             if outcome.isComplete {
@@ -126,6 +77,38 @@ extension RandomAccessCollection where Self: Sendable {
             for range in outcome.finished { output.deinitialize(range) }
             initialized = 0
             throw outcome.error ?? CancellationError()
+        }
+    }
+}
+
+extension RandomAccessCollection {
+    /// Calls `body` with each element of `range` (offsets from the start) and its offset, in order, while `proceed`
+    /// holds: one chunk of a concurrent enumeration. Contiguous storage (arrays) gets a loop over a buffer the
+    /// optimiser can keep in registers.
+    @inlinable
+    func runChunk(
+        _ range: Range<Int>, while proceed: () -> Bool, _ body: (Element, Int) throws -> Void
+    ) -> ChunkResult {
+        var offset = range.lowerBound
+        do {
+            let contiguous: Void? = try withContiguousStorageIfAvailable { buffer in
+                let base = buffer.baseAddress!
+                while offset < range.upperBound, proceed() {
+                    try body(base[offset], offset)
+                    offset += 1
+                }
+            }
+            if contiguous == nil {
+                var index = self.index(startIndex, offsetBy: range.lowerBound)
+                while offset < range.upperBound, proceed() {
+                    try body(self[index], offset)
+                    formIndex(after: &index)
+                    offset += 1
+                }
+            }
+            return ChunkResult(completed: offset - range.lowerBound, error: nil)
+        } catch {
+            return ChunkResult(completed: offset - range.lowerBound, error: error)
         }
     }
 }

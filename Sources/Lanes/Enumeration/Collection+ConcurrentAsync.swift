@@ -11,9 +11,9 @@ extension RandomAccessCollection where Self: Sendable {
         maxConcurrency: Int? = nil, priority: WorkPriority = .normal,
         _ body: @escaping @Sendable (Element, EnumerationStop) throws -> Void
     ) async throws {
-        try await ConcurrentEngine.onPool(label: "concurrentForEach", priority: priority) { context in
+        try await ConcurrentEngine.helpers.add(label: "concurrentForEach", priority: priority) { context in
             try self.concurrentForEach(maxConcurrency: maxConcurrency, priority: priority, context: context, body)
-        }
+        }.value
     }
 
     /// The `async` form of ``concurrentMap(maxConcurrency:priority:context:_:)``: results in the collection's order,
@@ -28,18 +28,8 @@ extension RandomAccessCollection where Self: Sendable {
         maxConcurrency: Int? = nil, priority: WorkPriority = .normal,
         _ transform: @escaping @Sendable (Element) throws -> T
     ) async throws -> [T] {
-        try await ConcurrentEngine.onPool(label: "concurrentMap", priority: priority) { context in
+        try await ConcurrentEngine.helpers.add(label: "concurrentMap", priority: priority) { context in
             try self.concurrentMap(maxConcurrency: maxConcurrency, priority: priority, context: context, transform)
-        }
-    }
-}
-
-extension ConcurrentEngine {
-    /// Runs `body` as an item on the enumeration queue and awaits it; the task's cancellation cancels the item.
-    @usableFromInline
-    static func onPool<Result: Sendable>(
-        label: String, priority: WorkPriority, _ body: @escaping @Sendable (WorkContext) throws -> Result
-    ) async throws -> Result {
-        try await helpers.add(label: label, priority: priority, body).value
+        }.value
     }
 }

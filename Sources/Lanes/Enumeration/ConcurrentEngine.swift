@@ -36,7 +36,9 @@ struct RunOutcome: Sendable {
 /// thread and up to `maxConcurrency - 1` helpers on Lanes' thread pool claim one at a time.
 @usableFromInline
 enum ConcurrentEngine {
-    static let helpers = WorkQueue("concurrent enumeration", maxConcurrency: 256)
+    /// The queue of the helper items, and of the `async` forms' loops (each an item the awaiting task's
+    /// cancellation cancels).
+    @usableFromInline static let helpers = WorkQueue("concurrent enumeration", maxConcurrency: 256)
     static let calibrationNanos: UInt64 = 20_000
     static let inlineNanos: Double = 50_000
     static let chunkNanos: Double = 50_000

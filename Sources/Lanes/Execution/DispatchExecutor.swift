@@ -49,8 +49,6 @@ public struct DispatchExecutor: WorkExecutor {
             DispatchQueue.global(qos: qos).async { runner.run(maxItems: batch) }
         }
     }
-
-    public func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? { nil }
 }
 
 extension WorkPriority {

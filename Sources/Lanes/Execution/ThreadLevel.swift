@@ -66,23 +66,6 @@ enum ThreadLevel: Int, Sendable, CaseIterable, Comparable {
         }
     }
 
-    /// The priority a Swift task started at this level gets.
-    var taskPriority: TaskPriority {
-        switch self {
-        case .normal: .medium
-        case .low: .utility
-        case .lowest: .background
-        }
-    }
-
-    var label: String {
-        switch self {
-        case .normal: "normal"
-        case .low: "low"
-        case .lowest: "lowest"
-        }
-    }
-
     // MARK: The current thread
 
     private static let key = ThreadLocalKey()

@@ -111,9 +111,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
         self.ceiling = ThreadLevel(ceiling)
         self.maxThreads = max(1, maxThreads)
         self.idleTimeout = idleTimeout
-        let (seconds, attoseconds) = linger.components
-        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
-        self.lingerNanoseconds = nanoseconds <= 0 ? 0 : UInt64(min(nanoseconds, 3.6e12))
+        self.lingerNanoseconds = min(linger.laneNanoseconds, 3_600_000_000_000)
         self.baseNice = ThreadLevel.currentNice() - (ThreadLevel.current?.niceOffset ?? 0)
         self.spawner = ThreadSpawner()
     }

@@ -30,8 +30,7 @@ public struct WorkRunner: Sendable {
     /// Runs ready items one after another, up to `maxItems`, then returns. If work remains, the queue asks its
     /// executor for another runner.
     public func run(maxItems: Int = .max) {
-        var started = 0
-        _ = queue.drain(maxItems: maxItems, first: first, started: &started)
+        _ = runCounting(maxItems: maxItems)
     }
 
     /// ``run(maxItems:)`` that tells how many bodies it started (items cancelled between the queue's ask and the
@@ -161,10 +160,7 @@ extension WorkQueue {
             count += 1
             guard let body = node.start() else {
                 // Cancelled between pop and start; it was accounted for as unrun.
-                update { state, action in
-                    state.unrun(node, sync: node.isSync)
-                    state.requestRunners(into: &action)
-                }
+                updateRequestingRunners { $0.unrun(node, sync: node.isSync) }
                 continue
             }
             started += 1

@@ -1,10 +1,5 @@
 #if os(Linux) || os(Android)
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A ``ReadinessWatch`` on Lanes' `poll(2)` thread.
 final class PollReadWatch: ReadinessWatch {

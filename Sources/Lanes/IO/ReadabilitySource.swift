@@ -30,15 +30,10 @@ public final class ReadabilitySource: Sendable {
         var finished = false
     }
 
-    /// Whether the watch has stopped, and who waits for it.
-    private struct Teardown: Sendable {
-        var done = false
-        var waiters: [@Sendable () -> Void] = []
-    }
-
     private let watch: any ReadinessWatch
     private let state = LockedValue(State())
-    private let teardown = LockedValue(Teardown())
+    /// Opens once the watch has stopped.
+    private let stopped = Latch()
     private let queue: WorkQueue?
     private let label: String
     private let closeOnCancel: Bool
@@ -79,15 +74,10 @@ public final class ReadabilitySource: Sendable {
             return !state.cancelled
         }
         guard first else { return }
-        let (descriptor, close, teardown) = (fileDescriptor, closeOnCancel, teardown)
+        let (descriptor, close, stopped) = (fileDescriptor, closeOnCancel, stopped)
         watch.stop {
             if close { _ = closeDescriptor(descriptor) }
-            let waiters = teardown.withLock { teardown -> [@Sendable () -> Void] in
-                teardown.done = true
-                defer { teardown.waiters = [] }
-                return teardown.waiters
-            }
-            for waiter in waiters { waiter() }
+            stopped.open()
         }
     }
 
@@ -99,12 +89,7 @@ public final class ReadabilitySource: Sendable {
     /// source.onCancelled { close(descriptor) }
     /// ```
     public func onCancelled(_ handler: @escaping @Sendable () -> Void) {
-        let now = teardown.withLock { teardown -> Bool in
-            if teardown.done { return true }
-            teardown.waiters.append(handler)
-            return false
-        }
-        if now { handler() }
+        stopped.whenOpen(handler)
     }
 
     /// The descriptor is readable: deliver, then watch again (or stop at end of file).

@@ -28,15 +28,10 @@ public final class SignalSource: Sendable {
         let all: [any DispatchSourceSignal]
     }
 
-    /// How many of the sources libdispatch has registered, and who waits for all of them.
-    private struct Readiness: Sendable {
-        var registered = 0
-        var waiters: [@Sendable () -> Void] = []
-    }
-
     private let sources: Sources
     private let cancelled: LockedValue<Bool>
-    private let readiness = LockedValue(Readiness())
+    /// Opens once libdispatch has registered every source.
+    private let ready = Latch()
     /// The signals watched.
     public let signals: [Int32]
 
@@ -59,8 +54,7 @@ public final class SignalSource: Sendable {
         sigemptyset(&mask)
         for number in signals { sigaddset(&mask, number) }
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-        let readiness = readiness
-        let count = signals.count
+        let (ready, count, registered) = (ready, signals.count, LockedValue(0))
         let sources = signals.map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInitiated))
@@ -70,18 +64,13 @@ public final class SignalSource: Sendable {
                 }
             }
             source.setRegistrationHandler {
-                let waiters = readiness.withLock { state -> [@Sendable () -> Void] in
-                    state.registered += 1
-                    guard state.registered == count else { return [] }
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                for waiter in waiters { waiter() }
+                if registered.withLock({ $0 += 1; return $0 }) == count { ready.open() }
             }
             source.activate()
             return source
         }
         self.sources = Sources(all: sources)
+        if signals.isEmpty { ready.open() }
     }
 
     /// Runs `handler` once libdispatch watches every signal (at once if it already does). Watching starts
@@ -91,13 +80,7 @@ public final class SignalSource: Sendable {
     /// signals.onReady { print("ready for SIGTERM") }
     /// ```
     public func onReady(_ handler: @escaping @Sendable () -> Void) {
-        let count = signals.count
-        let now = readiness.withLock { state -> Bool in
-            if state.registered >= count { return true }
-            state.waiters.append(handler)
-            return false
-        }
-        if now { handler() }
+        ready.whenOpen(handler)
     }
 
     deinit { cancel() }
@@ -129,8 +112,6 @@ extension SignalSource {
     public convenience init(
         signals: [Int32], label: String = "signal", onMain handler: @escaping @MainActor (Int32) -> Void
     ) {
-        self.init(signals: signals, on: .main, label: label) { number in
-            MainActor.assumeIsolated { handler(number) }
-        }
+        self.init(signals: signals, on: .main, label: label, onMainActor(handler))
     }
 }

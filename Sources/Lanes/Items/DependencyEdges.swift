@@ -11,13 +11,6 @@ struct DependencyEdges {
 
     var isEmpty: Bool { first == nil && second == nil && more == nil }
 
-    /// Whether an edge to `node` is recorded.
-    func contains(_ node: WorkNode) -> Bool {
-        if let first, first.node === node { return true }
-        if let second, second.node === node { return true }
-        return more?[ObjectIdentifier(node)] != nil
-    }
-
     /// The edge to `node`, if any.
     func edge(to node: WorkNode) -> Edge? {
         if let first, first.node === node { return first }

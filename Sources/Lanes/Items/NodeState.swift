@@ -97,88 +97,63 @@ struct NodeState {
     /// What most items never use, behind one optional reference, created on first change. The properties below
     /// read through it.
     var rare: NodeRare?
+    /// The box, made on first use (for the setters below).
+    @inline(__always)
+    mutating func rareBox() -> NodeRare {
+        if let rare { return rare }
+        let box = NodeRare()
+        rare = box
+        return box
+    }
     var cancelHandlers: [@Sendable () -> Void] {
         get { rare?.cancelHandlers ?? [] }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.cancelHandlers
-        }
+        _modify { yield &rareBox().cancelHandlers }
     }
     var completions: [@Sendable (Outcome) -> Void] {
         get { rare?.completions ?? [] }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.completions
-        }
+        _modify { yield &rareBox().completions }
     }
     var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] {
         get { rare?.waiters ?? [:] }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.waiters
-        }
+        _modify { yield &rareBox().waiters }
     }
     var abandonedWaiters: Set<UInt64> {
         get { rare?.abandonedWaiters ?? [] }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.abandonedWaiters
-        }
+        _modify { yield &rareBox().abandonedWaiters }
     }
     var nextWaiter: UInt64 {
         get { rare?.nextWaiter ?? 0 }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.nextWaiter
-        }
+        _modify { yield &rareBox().nextWaiter }
     }
     var task: Task<Void, Never>? {
         get { rare?.task ?? nil }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.task
-        }
+        _modify { yield &rareBox().task }
     }
     /// What a failed dependency decided for an item that is not yet enqueued.
     var verdict: Verdict? {
         get { rare?.verdict ?? nil }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.verdict
-        }
+        _modify { yield &rareBox().verdict }
     }
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut: Bool {
         get { rare?.timedOut ?? false }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.timedOut
-        }
+        _modify { yield &rareBox().timedOut }
     }
     /// Set by `WorkItem.keep()`: the item is never cancelled because its consumers left.
     var kept: Bool {
         get { rare?.kept ?? false }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.kept
-        }
+        _modify { yield &rareBox().kept }
     }
     /// How many of `dependents` finished before this item did (they left; their edges stay until it finishes).
     var leftDependents: Int {
         get { rare?.leftDependents ?? 0 }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.leftDependents
-        }
+        _modify { yield &rareBox().leftDependents }
     }
     /// Whether a dependent that owned this item left: from then on, the item is cancelled as soon as nothing
     /// needs it.
     var ownerLeft: Bool {
         get { rare?.ownerLeft ?? false }
-        _modify {
-            if rare == nil { rare = NodeRare() }
-            yield &rare!.ownerLeft
-        }
+        _modify { yield &rareBox().ownerLeft }
     }
     /// Whether anything still needs the item's outcome: a dependent that has not left, a task awaiting it, or a
     /// handle that asked to keep it.

@@ -20,7 +20,7 @@ extension WorkNode {
                 case .finished where state.queue == nil: return .success(nil)  // cancelled before enqueue
                 default: return .failure(.alreadyEnqueued(label))
                 }
-                if state.dependencies.contains(dependency) { return .success(nil) }
+                if state.dependencies.edge(to: dependency) != nil { return .success(nil) }
                 if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents.nodes) {
                     return .failure(.cycle(path))
                 }

@@ -71,22 +71,14 @@ package final class WorkNode: Sendable {
                 if case .cancelled = state.outcome { return true }
                 return false
             }
-            guard let queue = state.queue else { return false }
-            return queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed))
+            return queueCancelledAll
         }
     }
 
     var publicState: WorkState {
         state.withLock { state in
-            switch state.phase {
-            case .pending, .running:
-                if let queue = state.queue, queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) {
-                    return .cancelled
-                }
-                return state.publicState
-            default:
-                return state.publicState
-            }
+            if state.phase == .pending || state.phase == .running, queueCancelledAll { return .cancelled }
+            return state.publicState
         }
     }
 
@@ -218,15 +210,12 @@ package final class WorkNode: Sendable {
 
     /// Cancels the node, collecting effects. When `batching` is the node's queue and the node finishes without
     /// running, the queue's accounting is left to the caller (cancel-all does it in one critical section) and the
-    /// result is true.
+    /// result is true. `phase`, if given, gets the phase the node was in when this call cancelled it (untouched if
+    /// it was cancelled or finished already).
     @discardableResult
-    func cancel(into effects: inout [Effect], batching: WorkQueue? = nil) -> Bool {
-        cancel(into: &effects, batching: batching, phase: nil)
-    }
-
-    /// `cancel(into:batching:)` that also reports the phase the node was in when this call cancelled it (untouched
-    /// if it was cancelled or finished already).
-    private func cancel(into effects: inout [Effect], batching: WorkQueue?, phase: UnsafeMutablePointer<NodeState.Phase>?) -> Bool {
+    func cancel(
+        into effects: inout [Effect], batching: WorkQueue? = nil, phase: UnsafeMutablePointer<NodeState.Phase>? = nil
+    ) -> Bool {
         state.withLock { state -> Bool in
             guard !state.cancelRequested, !state.isFinished else { return false }
             defer { check(state) }
@@ -266,7 +255,7 @@ package final class WorkNode: Sendable {
     package func _cancelBeforeStart() -> Bool {
         var effects: [Effect] = []
         var phase = NodeState.Phase.finished
-        _ = cancel(into: &effects, batching: nil, phase: &phase)
+        cancel(into: &effects, phase: &phase)
         Effects.run(consume effects)
         return phase == .idle || phase == .pending
     }
@@ -283,11 +272,7 @@ package final class WorkNode: Sendable {
 
     /// The value of a node that succeeded (a typed edge's input). Throws if it did not succeed.
     func successValue<Value: Sendable>(as _: Value.Type) throws -> Value {
-        let outcome = state.withLock { state -> Outcome? in
-            if let outcome = state.outcome { return outcome }
-            return nil
-        }
-        guard let outcome else { throw LanesError.dependencyFailed(item: "?", dependency: label) }
+        guard let outcome = state.withLock({ $0.outcome }) else { throw LanesError.dependencyFailed(item: "?", dependency: label) }
         return try outcome.typed(Value.self, label: label).get()
     }
 
@@ -299,9 +284,7 @@ package final class WorkNode: Sendable {
         if isSync, let queue = state.withLock({ $0.phase == .running ? $0.queue : nil }) {
             let runNow = queue.locked { queueState -> Bool in
                 state.withLock { state -> Bool in
-                    if state.cancelRequested || queue.cancelledAll(since: slot.epoch.load(ordering: .relaxed)) {
-                        return true
-                    }
+                    if state.cancelRequested || queueCancelledAll { return true }
                     if state.isFinished { return false }
                     state.cancelHandlers.append(handler)
                     if case .running = state.phase { queueState.track(self) }
@@ -384,8 +367,7 @@ package final class WorkNode: Sendable {
     func onPriorityChange(since startedAt: WorkPriority, _ handler: @escaping @Sendable (WorkPriority) -> Void) {
         let relays = state.withLock { state -> Bool in
             guard !state.isFinished else { return false }
-            if state.rare == nil { state.rare = NodeRare() }
-            let rare = state.rare!
+            let rare = state.rareBox()
             rare.priorityHandlers.append(handler)
             guard !rare.relaying else {
                 rare.relayedPriority = nil   // the relaying thread passes the latest on to the new handler too

@@ -68,13 +68,8 @@ enum Outcome: Sendable {
     }
 
     func typed<Output: Sendable>(_: Output.Type, label: String) -> Result<Output, any Error> {
-        switch self {
-        case .success(let value):
-            // The body that produced this value was built from a closure returning `Output`.
-            return .success(value as! Output)
-        case .failure(let error): return .failure(error)
-        case .cancelled: return .failure(CancellationError())
-        case .skipped(let dependency): return .failure(LanesError.dependencyFailed(item: label, dependency: dependency))
-        }
+        // The body that produced a value was built from a closure returning `Output`.
+        if case .success(let value) = self { return .success(value as! Output) }
+        return .failure(error(label: label)!)
     }
 }

@@ -3,6 +3,12 @@
 // Each one delivers on `WorkQueue.main` (the main dispatch queue, which is the main actor's executor), so a
 // `@MainActor` handler runs there without `MainActor.assumeIsolated` in the caller's code.
 
+/// `handler` as a plain closure for a delivery on ``WorkQueue/main``, whose items run on the main dispatch queue: the
+/// main actor's executor.
+func onMainActor<Value: Sendable>(_ handler: @escaping @MainActor (Value) -> Void) -> @Sendable (Value) -> Void {
+    { value in MainActor.assumeIsolated { handler(value) } }
+}
+
 extension LaneTimer {
     /// Calls a main-actor `action` once, `delay` from now, on the main queue.
     ///
@@ -52,9 +58,7 @@ extension Debouncer {
         interval: Duration, clock: any LaneClock = SystemLaneClock(), label: String = "debounce",
         onMain handler: @escaping @MainActor (Value) -> Void
     ) {
-        self.init(interval: interval, on: .main, clock: clock, label: label) { value in
-            MainActor.assumeIsolated { handler(value) }
-        }
+        self.init(interval: interval, on: .main, clock: clock, label: label, onMainActor(handler))
     }
 }
 
@@ -71,9 +75,7 @@ extension Throttler {
         interval: Duration, edges: ThrottleEdges = .both, clock: any LaneClock = SystemLaneClock(),
         label: String = "throttle", onMain handler: @escaping @MainActor (Value) -> Void
     ) {
-        self.init(interval: interval, edges: edges, on: .main, clock: clock, label: label) { value in
-            MainActor.assumeIsolated { handler(value) }
-        }
+        self.init(interval: interval, edges: edges, on: .main, clock: clock, label: label, onMainActor(handler))
     }
 }
 
@@ -93,9 +95,8 @@ extension ReadabilitySource {
         fileDescriptor: Int32, label: String = "readable", closeOnCancel: Bool = false,
         onMain handler: @escaping @MainActor (Readable) -> Void
     ) {
-        self.init(fileDescriptor: fileDescriptor, on: .main, label: label, closeOnCancel: closeOnCancel) { readable in
-            MainActor.assumeIsolated { handler(readable) }
-        }
+        self.init(
+            fileDescriptor: fileDescriptor, on: .main, label: label, closeOnCancel: closeOnCancel, onMainActor(handler))
     }
 }
 
@@ -109,8 +110,6 @@ extension ResponsivenessMonitor {
     /// monitor.onMainHitch { hitch in hud.lastHitch = "\(hitch.duration)" }
     /// ```
     public func onMainHitch(_ handler: @escaping @MainActor (Hitch) -> Void) {
-        onHitch(on: .main) { hitch in
-            MainActor.assumeIsolated { handler(hitch) }
-        }
+        onHitch(on: .main, onMainActor(handler))
     }
 }

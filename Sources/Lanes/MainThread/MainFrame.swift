@@ -85,8 +85,7 @@ public enum MainFrame {
                 // If no frame comes, the turns run an interval later anyway.
                 let interval = intervalNanoseconds
                 DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(min(interval, 1_000_000_000)))) {
-                    ledger.withLock { $0.beginFrame(at: DispatchTime.now().uptimeNanoseconds) }
-                    release()
+                    beginFrame()
                 }
             }
         }
@@ -107,6 +106,4 @@ struct MainTurnExecutor: WorkExecutor {
         let qos = runner.priority.dispatchQoS
         DispatchQueue.main.async(qos: DispatchQoS(qosClass: qos, relativePriority: 0)) { MainFrame.turn(runner) }
     }
-
-    func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? { nil }
 }

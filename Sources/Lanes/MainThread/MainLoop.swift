@@ -2,14 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The main loop for command-line apps: runs main-queue work (``WorkQueue/main`` items, `DispatchQueue.main` blocks,
 /// `@MainActor` jobs) on the process's real main thread until ``stop()``.
 ///

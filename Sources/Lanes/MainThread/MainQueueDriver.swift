@@ -1,14 +1,6 @@
 import CLanesDispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The two calls a main loop needs to run main-queue work on the process's main thread: a descriptor to watch and a
 /// drain to call when it becomes readable. ``MainLoop`` is built on them; a GUI toolkit's loop (GLib, for example)
 /// needs only these two to do the same.

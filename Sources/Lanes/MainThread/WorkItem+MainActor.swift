@@ -12,9 +12,6 @@ extension WorkItem {
     /// }
     /// ```
     public func onMainCompletion(_ handler: @escaping @MainActor (Result<Output, any Error>) -> Void) {
-        onCompletion(on: .main) { result in
-            // WorkQueue.main runs its items on the main dispatch queue, which is the main actor's executor.
-            MainActor.assumeIsolated { handler(result) }
-        }
+        onCompletion(on: .main, onMainActor(handler))
     }
 }

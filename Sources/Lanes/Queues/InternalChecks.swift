@@ -81,10 +81,7 @@ extension QueueState {
         }
         var liveEntries = 0, speculativeEntries = 0
         for (level, bucket) in buckets.enumerated() {
-            for entry in bucket
-            where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
-                && entry.node.slot.level.load(ordering: .relaxed) == level
-            {
+            for entry in bucket where entry.isListed(at: level) {
                 liveEntries += 1
                 if level < speculativeBelow { speculativeEntries += 1 }
                 require(entry.node.slot.member.load(ordering: .relaxed), "ready node \(entry.node.label) is a member")

@@ -10,6 +10,12 @@ struct Entry {
     var parts: (WorkNode, UInt32) {
         consuming get { (node, generation) }
     }
+
+    /// Whether the node's entry has not gone stale since this one was made (moved, cancelled).
+    var isCurrent: Bool { generation == node.slot.generation.load(ordering: .relaxed) }
+
+    /// Whether the entry stands for its node in the ready bucket of `level`.
+    func isListed(at level: Int) -> Bool { isCurrent && node.slot.level.load(ordering: .relaxed) == level }
 }
 
 /// Items admitted between two barriers. Segment 0 is the one allowed to run.
@@ -182,10 +188,7 @@ struct QueueState {
     private mutating func compactIfNeeded(_ level: Int) {
         let count = buckets[level].count
         guard count > 64, count > 2 * live else { return }
-        buckets[level].removeAll { entry in
-            entry.generation != entry.node.slot.generation.load(ordering: .relaxed)
-                || entry.node.slot.level.load(ordering: .relaxed) != level
-        }
+        buckets[level].removeAll { !$0.isListed(at: level) }
     }
 
     /// Accounts for a node that finished. `ran` is true when it held a running slot.
@@ -295,9 +298,7 @@ struct QueueState {
         segmentBase += 1
         let held = segments[0].held
         segments[0].held = []
-        for entry in held where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
-            && entry.node.slot.epoch.load(ordering: .relaxed) == epoch
-        {
+        for entry in held where entry.isCurrent && entry.node.slot.epoch.load(ordering: .relaxed) == epoch {
             push(entry.node)
         }
     }
@@ -371,14 +372,13 @@ struct QueueState {
         speculativeLimit = limit
         speculativeLive = 0
         for index in 0..<min(level, buckets.count) {
-            for entry in buckets[index]
-            where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
-                && entry.node.slot.level.load(ordering: .relaxed) == index
-                && entry.node.slot.epoch.load(ordering: .relaxed) == epoch
-            {
-                speculativeLive += 1
-            }
+            for entry in buckets[index] where isLive(entry, level: index) { speculativeLive += 1 }
         }
+    }
+
+    /// Whether a bucket entry still stands for a ready member of this epoch.
+    func isLive(_ entry: Entry, level: Int) -> Bool {
+        entry.isListed(at: level) && entry.node.slot.epoch.load(ordering: .relaxed) == epoch
     }
 
     var barrierRunnable: Bool {

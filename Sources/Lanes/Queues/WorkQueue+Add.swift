@@ -21,10 +21,7 @@ extension WorkQueue {
         case .ready:
             pushReady(node)
         case .waiting:
-            update { state, action in
-                state.admit(node, ready: false)
-                state.requestRunners(into: &action)
-            }
+            updateRequestingRunners { $0.admit(node, ready: false) }
         case .finished, .alreadyFinished:
             break
         }
@@ -43,10 +40,7 @@ extension WorkQueue {
         if turnPerItem {
             // Admitted and given its turn in one critical section, the turn posted before this returns: through the
             // inbox, another thread could admit it and post its turn after the caller's next main-queue block.
-            update { state, action in
-                state.admit(node, ready: true)
-                state.requestRunners(into: &action)
-            }
+            updateRequestingRunners { $0.admit(node, ready: true) }
             return
         }
         // Tag it with the current cancel-all epoch; admission re-tags it. (A cancel-all racing with this push may
@@ -55,7 +49,7 @@ extension WorkQueue {
         inbox.push(node)
         // Every runner the limit allows is attached: one of them will take it from the inbox.
         if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
-            update { state, action in state.requestRunners(into: &action) }
+            updateRequestingRunners { _ in }
         }
     }
 

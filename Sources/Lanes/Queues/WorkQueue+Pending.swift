@@ -27,9 +27,7 @@ extension QueueState {
             for entry in buckets[level] where isLive(entry, level: level) { nodes.append(entry.node) }
         }
         for segment in segments {
-            for entry in segment.held where entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
-                && entry.node.slot.member.load(ordering: .relaxed)
-            {
+            for entry in segment.held where entry.isCurrent && entry.node.slot.member.load(ordering: .relaxed) {
                 nodes.append(entry.node)
             }
             if let barrier = segment.barrier, !segment.barrierCancelled,
@@ -40,12 +38,5 @@ extension QueueState {
         }
         nodes += waitingNodes
         return nodes
-    }
-
-    /// Whether a bucket entry still stands for a ready member of this epoch.
-    private func isLive(_ entry: Entry, level: Int) -> Bool {
-        entry.generation == entry.node.slot.generation.load(ordering: .relaxed)
-            && entry.node.slot.level.load(ordering: .relaxed) == level
-            && entry.node.slot.epoch.load(ordering: .relaxed) == epoch
     }
 }

@@ -123,10 +123,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public func setMaxConcurrency(_ limit: Int) throws(LanesError) {
         guard limit >= 1 else { throw .invalidLimit(limit) }
-        update { state, action in
+        updateRequestingRunners { state in
             if limit < state.limit { lingerBreaks.wrappingAdd(1, ordering: .releasing) }
             state.limit = limit
-            state.requestRunners(into: &action)
         }
     }
 
@@ -139,10 +138,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// renders.setSpeculativeLimit(3, below: .normal)   // prefetch takes at most 3 threads; one is kept for the screen
     /// ```
     public func setSpeculativeLimit(_ limit: Int, below priority: WorkPriority) {
-        update { state, action in
-            state.setSpeculative(below: limit == .max ? 0 : priority.rawValue, limit: max(0, limit))
-            state.requestRunners(into: &action)
-        }
+        updateRequestingRunners { $0.setSpeculative(below: limit == .max ? 0 : priority.rawValue, limit: max(0, limit)) }
     }
 
     /// The cap set by ``setSpeculativeLimit(_:below:)``: at most `limit` items below `priority` run at once (nil: no
@@ -170,10 +166,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     /// Starts items again after ``suspend()``.
     public func resume() {
-        update { state, action in
-            state.suspended = false
-            state.requestRunners(into: &action)
-        }
+        updateRequestingRunners { $0.suspended = false }
     }
 
     /// A snapshot of the queue's counters.
@@ -246,9 +239,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         func flush() {
             let nodes = batch
             batch.removeAll(keepingCapacity: true)
-            update { state, action in
+            updateRequestingRunners { state in
                 for node in nodes { state.finished(node, ran: false, sync: node.isSync) }
-                state.requestRunners(into: &action)
             }
             var taken: [Effect] = []
             swap(&taken, &effects)
@@ -327,6 +319,15 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         perform(action)
     }
 
+    /// Runs `body` under the lock, then asks the executor for the runners the queue wants now.
+    @inline(__always)
+    func updateRequestingRunners(_ body: (inout QueueState) -> Void) {
+        update { state, action in
+            body(&state)
+            state.requestRunners(into: &action)
+        }
+    }
+
     /// Takes the lock, moves the inbox into the buckets first, and refreshes the mirrors last.
     @inline(__always)
     func locked<Result: Sendable>(_ body: (inout QueueState) -> Result) -> Result {
@@ -355,7 +356,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// A runner detached. If a producer pushed meanwhile and saw every runner attached, make sure one comes.
     func recheckInbox() {
         guard !inbox.isEmpty else { return }
-        update { state, action in state.requestRunners(into: &action) }
+        updateRequestingRunners { _ in }
     }
 
     @inline(__always)
@@ -368,24 +369,17 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     }
 
     func nodesBecameReady(_ nodes: [WorkNode]) {
-        update { state, action in
+        updateRequestingRunners { state in
             for node in nodes { state.dependenciesFinished(node) }
-            state.requestRunners(into: &action)
         }
     }
 
     func nodeBecameReady(_ node: WorkNode) {
-        update { state, action in
-            state.dependenciesFinished(node)
-            state.requestRunners(into: &action)
-        }
+        updateRequestingRunners { $0.dependenciesFinished(node) }
     }
 
     func nodeFinished(_ node: WorkNode, ran: Bool) {
-        update { state, action in
-            state.finished(node, ran: ran, sync: node.isSync)
-            state.requestRunners(into: &action)
-        }
+        updateRequestingRunners { $0.finished(node, ran: ran, sync: node.isSync) }
     }
 
     func reprioritize(_ node: WorkNode) {

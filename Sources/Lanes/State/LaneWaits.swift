@@ -101,9 +101,6 @@ enum LaneWaits {
         guard let token else { return }
         graph.withLock { graph in graph.edges.removeAll { $0.token == token } }
     }
-
-    /// How many waits are recorded now (for tests).
-    static var edgeCount: Int { graph.withLock { $0.edges.count } }
 }
 
 /// The concurrent enumeration a thread is taking part in, as a pseudo-lane of the wait graph: the caller of

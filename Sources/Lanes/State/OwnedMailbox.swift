@@ -39,11 +39,7 @@ struct OwnedMailbox<Value: Sendable>: Sendable {
     /// place, so no entry is ever lost; returns its generation.
     mutating func itemFinished(_ finished: UInt64) -> UInt64? {
         guard scheduled == finished else { return nil }
-        if entries.isEmpty {
-            scheduled = nil
-            return nil
-        }
-        return nextGeneration()
+        return drained()
     }
 
     private mutating func nextGeneration() -> UInt64 {

@@ -12,30 +12,8 @@
 /// including one already handed to the queue that has not run yet. Pass a `VirtualClock` from LanesTesting to test
 /// without waiting.
 public final class Debouncer<Value: Sendable>: Sendable {
-    private struct State: Sendable {
-        var pending: Value?
-        /// When the value becomes deliverable (last send + interval).
-        var deadline: UInt64 = 0
-        /// The alarm id armed now, if any.
-        var armed: UInt64?
-        var lastID: UInt64 = 0
-        /// Bumped by `cancel()`; a delivery made before it is dropped.
-        var epoch: UInt64 = 0
-    }
-
-    private enum Step: Sendable {
-        case none
-        case arm(id: UInt64, at: UInt64)
-        case deliver(Value, epoch: UInt64)
-    }
-
-    private let interval: UInt64
-    private let queue: WorkQueue?
-    private let clock: any LaneClock
-    private let label: String
-    private let handler: @Sendable (Value) -> Void
-    private let alarm: Alarm
-    private let state = LockedValue(State())
+    private typealias Step = Pacer<Value>.Step
+    private let pacer: Pacer<Value>
 
     /// - Parameters:
     ///   - interval: how long the input must stay quiet before the last value is delivered.
@@ -47,88 +25,39 @@ public final class Debouncer<Value: Sendable>: Sendable {
         interval: Duration, on queue: WorkQueue? = nil, clock: any LaneClock = SystemLaneClock(),
         label: String = "debounce", _ handler: @escaping @Sendable (Value) -> Void
     ) {
-        self.interval = interval.laneNanoseconds
-        self.queue = queue
-        self.clock = clock
-        self.label = label
-        self.handler = handler
+        let nanoseconds = interval.laneNanoseconds
         // A little slack lets the system batch timer wake-ups; a debounce is not a metronome.
-        alarm = Alarm(clock: clock, leeway: min(self.interval / 10, 10_000_000))
+        pacer = Pacer(
+            interval: nanoseconds, leeway: min(nanoseconds / 10, 10_000_000), queue: queue, clock: clock, label: label,
+            handler: handler
+        ) { state, value, now in
+            if let deadline = state.deadline, now < deadline {
+                // Newer values arrived while this alarm was set: wait for the rest of the quiet period.
+                return Step(arm: state.arm(at: deadline))
+            }
+            state.armed = nil
+            state.pending = nil
+            return Step(deliver: value)
+        }
     }
-
-    deinit { alarm.disarm(through: .max) }
 
     /// Offers a new value; it replaces any value still waiting and restarts the quiet period.
     public func send(_ value: Value) {
-        let now = clock.now
-        let step = state.withLock { state -> Step in
+        pacer.step { state, now in
             state.pending = value
-            state.deadline = now.laneAdding(interval)
-            guard state.armed == nil else { return .none }
-            state.lastID += 1
-            state.armed = state.lastID
-            return .arm(id: state.lastID, at: state.deadline)
+            let deadline = now.laneAdding(pacer.interval)
+            state.deadline = deadline
+            guard state.armed == nil else { return Step() }
+            return Step(arm: state.arm(at: deadline))
         }
-        perform(step)
     }
 
     /// Delivers the waiting value now, if there is one.
-    public func flush() {
-        let (step, last) = state.withLock { state -> (Step, UInt64) in
-            guard let value = state.pending else { return (.none, 0) }
-            state.pending = nil
-            state.armed = nil
-            return (.deliver(value, epoch: state.epoch), state.lastID)
-        }
-        alarm.disarm(through: last)
-        perform(step)
-    }
+    public func flush() { pacer.flush() }
 
     /// Drops the waiting value (and one already handed to the queue but not yet delivered).
-    public func cancel() {
-        let last = state.withLock { state -> UInt64 in
-            state.pending = nil
-            state.armed = nil
-            state.epoch += 1
-            return state.lastID
-        }
-        alarm.disarm(through: last)
-    }
+    public func cancel() { pacer.cancel() }
 
     /// Whether a value is waiting for the quiet period to end.
-    public var hasPendingValue: Bool { state.withLock { $0.pending != nil } }
-
-    private func fire(_ id: UInt64) {
-        let now = clock.now
-        let step = state.withLock { state -> Step in
-            guard state.armed == id else { return .none }
-            guard let value = state.pending else {
-                state.armed = nil
-                return .none
-            }
-            if now < state.deadline {
-                // Newer values arrived while this alarm was set: wait for the rest of the quiet period.
-                state.lastID += 1
-                state.armed = state.lastID
-                return .arm(id: state.lastID, at: state.deadline)
-            }
-            state.armed = nil
-            state.pending = nil
-            return .deliver(value, epoch: state.epoch)
-        }
-        perform(step)
-    }
-
-    private func perform(_ step: Step) {
-        switch step {
-        case .none:
-            break
-        case .arm(let id, let deadline):
-            alarm.arm(id: id, at: deadline) { [weak self] in self?.fire(id) }
-        case .deliver(let value, let epoch):
-            Delivery.run(on: queue, label: label) { [self] in
-                if state.withLock({ $0.epoch }) == epoch { handler(value) }
-            }
-        }
-    }
+    public var hasPendingValue: Bool { pacer.hasPendingValue }
 }

@@ -25,11 +25,17 @@ public final class LaneTimer: Sendable {
     private let action: @Sendable () -> Void
     private let state = LockedValue(State())
 
-    private init(queue: WorkQueue?, label: String, repeats: Bool, action: @escaping @Sendable () -> Void) {
+    /// A timer whose fires `schedule` arranges: it gets what to call at each fire and returns the clock's token.
+    private init(
+        queue: WorkQueue?, label: String, repeats: Bool, action: @escaping @Sendable () -> Void,
+        schedule: (_ fire: @escaping @Sendable () -> Void) -> ScheduledToken
+    ) {
         self.queue = queue
         self.label = label
         self.repeats = repeats
         self.action = action
+        let token = schedule { [self] in fire() }
+        state.withLock { $0.token = token }
     }
 
     /// Calls `action` once, `delay` from now, on `queue` (or on the clock's thread when `queue` is nil).
@@ -43,11 +49,9 @@ public final class LaneTimer: Sendable {
         clock: any LaneClock = SystemLaneClock(), label: String = "timer",
         _ action: @escaping @Sendable () -> Void
     ) -> LaneTimer {
-        let timer = LaneTimer(queue: queue, label: label, repeats: false, action: action)
-        timer.install(clock.schedule(at: clock.deadline(after: delay), leeway: leeway.laneNanoseconds) {
-            timer.fire()
-        })
-        return timer
+        LaneTimer(queue: queue, label: label, repeats: false, action: action) { fire in
+            clock.schedule(at: clock.deadline(after: delay), leeway: leeway.laneNanoseconds, fire)
+        }
     }
 
     /// Calls `action` every `interval` (first after one interval) on `queue` until cancelled. `leeway` lets the
@@ -61,14 +65,10 @@ public final class LaneTimer: Sendable {
         clock: any LaneClock = SystemLaneClock(), label: String = "timer",
         _ action: @escaping @Sendable () -> Void
     ) -> LaneTimer {
-        let timer = LaneTimer(queue: queue, label: label, repeats: true, action: action)
         let step = max(1, interval.laneNanoseconds)
-        timer.install(clock.scheduleRepeating(
-            from: clock.now.laneAdding(step), every: step, leeway: leeway.laneNanoseconds
-        ) {
-            timer.fire()
-        })
-        return timer
+        return LaneTimer(queue: queue, label: label, repeats: true, action: action) { fire in
+            clock.scheduleRepeating(from: clock.now.laneAdding(step), every: step, leeway: leeway.laneNanoseconds, fire)
+        }
     }
 
     /// Whether ``cancel()`` was called.
@@ -85,15 +85,6 @@ public final class LaneTimer: Sendable {
             return state.token
         }
         token?.cancel()
-    }
-
-    private func install(_ token: ScheduledToken) {
-        let cancelNow = state.withLock { state -> Bool in
-            if state.cancelled { return true }
-            state.token = token
-            return false
-        }
-        if cancelNow { token.cancel() }
     }
 
     private func fire() {

@@ -17,27 +17,28 @@ public struct SystemLaneClock: LaneClock {
     public var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     public func schedule(at deadline: UInt64, leeway: UInt64, _ action: @escaping @Sendable () -> Void) -> ScheduledToken {
-        let source = TimerSource()
-        let token = ScheduledToken { source.cancel() }
-        // The handler keeps the token (and so the source) alive until it fires or is cancelled; cancelling a
-        // dispatch source releases its handler, which breaks the cycle.
-        source.start(
-            deadline: deadline, repeating: nil, leeway: leeway,
-            handler: { [token] in
-                source.cancel()
-                if !token.isCancelled { action() }
-            })
-        return token
+        start(at: deadline, repeating: nil, leeway: leeway, action)
     }
 
     public func scheduleRepeating(
         from first: UInt64, every interval: UInt64, leeway: UInt64, _ action: @escaping @Sendable () -> Void
     ) -> ScheduledToken {
+        start(at: first, repeating: max(1, interval), leeway: leeway, action)
+    }
+
+    /// A timer source firing at `deadline`, then every `repeating` nanoseconds if given; a one-shot cancels its
+    /// source when it fires.
+    private func start(
+        at deadline: UInt64, repeating: UInt64?, leeway: UInt64, _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledToken {
         let source = TimerSource()
         let token = ScheduledToken { source.cancel() }
+        // The handler keeps the token (and so the source) alive until it fires or is cancelled; cancelling a
+        // dispatch source releases its handler, which breaks the cycle.
         source.start(
-            deadline: first, repeating: max(1, interval), leeway: leeway,
+            deadline: deadline, repeating: repeating, leeway: leeway,
             handler: { [token] in
+                if repeating == nil { source.cancel() }
                 if !token.isCancelled { action() }
             })
         return token
@@ -52,13 +53,9 @@ final class TimerSource: @unchecked Sendable {
     func start(deadline: UInt64, repeating: UInt64?, leeway: UInt64, handler: @escaping @Sendable () -> Void) {
         source.setEventHandler(handler: handler)
         let leewayInterval = DispatchTimeInterval.nanoseconds(Int(clamping: leeway))
-        let start = DispatchTime(uptimeNanoseconds: max(1, deadline))
-        if let repeating {
-            source.schedule(
-                deadline: start, repeating: .nanoseconds(Int(clamping: repeating)), leeway: leewayInterval)
-        } else {
-            source.schedule(deadline: start, repeating: .never, leeway: leewayInterval)
-        }
+        source.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: max(1, deadline)),
+            repeating: repeating.map { DispatchTimeInterval.nanoseconds(Int(clamping: $0)) } ?? .never, leeway: leewayInterval)
         source.activate()
     }
 

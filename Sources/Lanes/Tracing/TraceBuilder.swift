@@ -112,10 +112,7 @@ struct TraceBuilder {
 
         var json = TraceJSON(capacity: 200 * (events.count + markers.count) + 4_096)
         for (pid, name) in [(1, "queues"), (2, "threads"), (3, "markers")] {
-            json.event([("name", .string("process_name")), ("ph", .string("M")), ("pid", .integer(pid)),
-                        ("tid", .integer(0)), ("args", .object([("name", .string(name))]))])
-            json.event([("name", .string("process_sort_index")), ("ph", .string("M")), ("pid", .integer(pid)),
-                        ("tid", .integer(0)), ("args", .object([("sort_index", .integer(pid))]))])
+            metadata(&json, of: "process", pid: pid, tid: 0, name: name, sort: pid)
         }
         for thread in threadSlices.keys.sorted() {
             let name = threadNames[thread].flatMap { $0.isEmpty ? nil : "\($0) (\(thread))" } ?? "thread \(thread)"
@@ -149,10 +146,13 @@ struct TraceBuilder {
                             ("otherData", .object([("droppedEvents", .integer(dropped)), ("source", .string("Lanes"))]))])
     }
 
-    private func metadata(_ json: inout TraceJSON, pid: Int, tid: Int, name: String, sort: Int) {
-        json.event([("name", .string("thread_name")), ("ph", .string("M")), ("pid", .integer(pid)),
+    /// The name and sort index of a track (`kind` "thread") or of a process (`kind` "process").
+    private func metadata(
+        _ json: inout TraceJSON, of kind: String = "thread", pid: Int, tid: Int, name: String, sort: Int
+    ) {
+        json.event([("name", .string(kind + "_name")), ("ph", .string("M")), ("pid", .integer(pid)),
                     ("tid", .integer(tid)), ("args", .object([("name", .string(name))]))])
-        json.event([("name", .string("thread_sort_index")), ("ph", .string("M")), ("pid", .integer(pid)),
+        json.event([("name", .string(kind + "_sort_index")), ("ph", .string("M")), ("pid", .integer(pid)),
                     ("tid", .integer(tid)), ("args", .object([("sort_index", .integer(sort))]))])
     }
 

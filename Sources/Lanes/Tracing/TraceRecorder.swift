@@ -1,12 +1,5 @@
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Records the core's event stream and writes it as a Chrome trace-event JSON file that Perfetto
 /// (ui.perfetto.dev) and `chrome://tracing` open: one track per queue (a concurrent queue gets one track per
