@@ -35,13 +35,17 @@ extension ImagePipeline {
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
                 // the decode: it then fails before allocating, and the body goes with it).
                 cost: { body in
-                    if let arrived = body.arrived, arrived.serves(size, decoder: decoder) { return arrived.cost(for: size) }
+                    if let arrived = body.arrived, arrived.serves(size, decoder: decoder) {
+                        return arrived.cost(for: size)
+                    }
                     let cost = Self.decodeCost(of: body.data, size: size, maxPixels: maxPixels)
                     return cost == 0 ? 0 : cost + body.data.count
                 }, on: decodeQueue
             ) { body, _ in
                 // Decoded as it arrived (previews): not decoded again.
-                if let arrived = body.arrived, arrived.serves(size, decoder: decoder) { return try arrived.image(for: size) }
+                if let arrived = body.arrived, arrived.serves(size, decoder: decoder) {
+                    return try arrived.image(for: size)
+                }
                 counters.count(\.decodes)
                 return try decoder.decode(body.data, targetSize: size, maxPixels: maxPixels)
             }
@@ -117,7 +121,9 @@ extension ImagePipeline {
             let startedAt = context.priority
             let handle = self.fetchFeedingPreviews(url, priority: startedAt) { result in
                 if case .success(let body) = result, writes, let disk {
-                    diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(body.data, forKey: key) }
+                    diskWrites.add(label: "store " + key, priority: .utility) { _ in
+                        try disk.store(body.data, forKey: key)
+                    }
                 }
                 // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.
                 finish(result.mapError { error -> any Error in error == .cancelled ? CancellationError() : error })

@@ -156,7 +156,8 @@ private final class PreviewDecoding: @unchecked Sendable {
             throw ImageError.unsupportedVariant(info.format, "no previews")
         }
         let denominator = listeners.map { listener in
-            ImageDecoder.decodeDenominator(info, target: ImageDecoder.storedTarget(info, targetSize: listener.targetSize))
+            let target = ImageDecoder.storedTarget(info, targetSize: listener.targetSize)
+            return ImageDecoder.decodeDenominator(info, target: target)
         }.min() ?? 1
         let decoder = IncrementalDecoder(previews: true, maxPixels: maxPixels, scaleDenominator: denominator)
         try decoder.append(head)

@@ -90,7 +90,8 @@ struct PreviewDecodeOnceTests {
           [nil, TargetSize(maxWidth: 200), TargetSize(maxWidth: 97, maxHeight: 97)])
     func decodedOnce(fixture: String, target: TargetSize?) async throws {
         let body = try Fixture.data(fixture)
-        let (images, previews, stats) = try await Self.load(body, [(ImageRequest(url: Self.url, targetSize: target), true)])
+        let request = ImageRequest(url: Self.url, targetSize: target)
+        let (images, previews, stats) = try await Self.load(body, [(request, true)])
         #expect(previews >= 1)
         #expect(stats.decodes == 1, "\(stats)")
         #expect(images.first?.pixels == (try ImageDecoder().decode(body, targetSize: target).pixels))
