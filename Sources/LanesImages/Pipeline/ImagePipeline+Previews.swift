@@ -113,7 +113,7 @@ extension ImagePipeline {
 }
 
 /// A transfer that feeds previews: its priority is the feed's too.
-private struct FeedingTransfer: FetchHandle {
+struct FeedingTransfer: FetchHandle {
     let transfer: any FetchHandle
     let feed: PreviewFeed
 

@@ -88,6 +88,9 @@ final class PreviewFeed: Sendable {
         decoding.setPriority(priority)
     }
 
+    /// The priority the feed's decoding runs at.
+    var priority: WorkPriority { decoding.priority }
+
     /// The body ended: no more previews. A whole body is finished on the lane, after its last chunk, and `done` is
     /// handed the image the decoder ended with (nil where it did not: not progressive, stopped, not a complete valid
     /// file); a failed or cancelled one is handed nil at once.

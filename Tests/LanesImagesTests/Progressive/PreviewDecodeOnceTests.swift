@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import Lanes
-import LanesImages
+@testable import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
@@ -110,5 +111,28 @@ struct PreviewDecodeOnceTests {
         #expect(stats.decodes == 2, "\(stats)")   // the feed's, at 1/8, and the whole size's
         #expect(images.map(\.pixels) == [try ImageDecoder().decode(body, targetSize: small).pixels,
                                          try ImageDecoder().decode(body).pixels])
+    }
+}
+
+/// The preview feed's decoding follows the fetch's priority: the stage hands priority changes to the transfer handle,
+/// which passes them to the feed's lane as well.
+@Suite("Preview feed priority")
+struct PreviewFeedPriorityTests {
+    final class Recording: FetchHandle {
+        let priorities = Recorder<WorkPriority>()
+        func cancel() {}
+        func setPriority(_ priority: WorkPriority) { priorities.append(priority) }
+    }
+
+    @Test("A priority change reaches both the transfer and the feed's lane")
+    func followsTheFetch() {
+        let feed = PreviewFeed(url: "https://example.com/a.jpg", listeners: PreviewListeners(), interval: .seconds(1),
+                               clock: VirtualClock(), maxPixels: 1_000_000, priority: .prefetch,
+                               counters: Counters(ImagePipelineStatistics()))
+        let transfer = Recording()
+        #expect(feed.priority == .prefetch)
+        FeedingTransfer(transfer: transfer, feed: feed).setPriority(.visible)
+        #expect(transfer.priorities.elements == [.visible])
+        #expect(feed.priority == .visible)
     }
 }
