@@ -2,13 +2,12 @@ import CLanesCodecs
 import Foundation
 
 extension ImageEncoder {
-    /// A JPEG encoder fed rows top to bottom, with ``Format/jpeg(quality:background:optimizedCoding:)``'s settings and
-    /// the same bytes as ``encode(_:as:)`` of the same rows. The bytes go to a file descriptor as libjpeg makes them
-    /// (64 KB at a time), or into memory (``finish()`` returns them). With `optimizedCoding: false` it holds a few rows
-    /// whatever the height (``workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every
-    /// quantised coefficient until ``finish()``.
-    ///
-    /// One thread at a time may use a stream. After any error, or after ``finish()``, every call throws.
+    /// A JPEG encoder fed rows top to bottom (a ``RowStream``), with the settings of
+    /// ``Format/jpeg(quality:background:optimizedCoding:)`` and the same bytes as ``encode(_:as:)`` of the same rows.
+    /// The bytes go to a file descriptor as libjpeg makes them (64 KB at a time), or into memory
+    /// (``RowStream/finish()`` returns them). With `optimizedCoding: false` it holds a few rows whatever the height
+    /// (``workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every quantised
+    /// coefficient until ``RowStream/finish()``.
     ///
     /// ```swift
     /// let stream = try ImageEncoder.JPEGStream(width: 640, height: 480, quality: 85, optimizedCoding: false)

@@ -2,12 +2,10 @@ import CLanesCodecs
 import Foundation
 
 extension ImageEncoder {
-    /// A PNG encoder fed rows top to bottom, so encoding can start before the whole image
-    /// exists (for example while a blur is still producing the rows below). The bytes go to a
-    /// file descriptor as they are produced, or into memory (``finish()`` returns them).
-    ///
-    /// One thread at a time may use a stream. After any error, or after ``finish()``, every
-    /// call throws. `hasAlpha: false` writes RGB and ignores the alpha byte of the rows.
+    /// A PNG encoder fed rows top to bottom (a ``RowStream``), so encoding can start before the whole image exists (for
+    /// example while a blur is still producing the rows below). The bytes go to a file descriptor as they are produced,
+    /// or into memory (``RowStream/finish()`` returns them). `hasAlpha: false` writes RGB and ignores the alpha byte of
+    /// the rows.
     ///
     /// ```swift
     /// let stream = try ImageEncoder.PNGStream(width: 640, height: 480, hasAlpha: false,

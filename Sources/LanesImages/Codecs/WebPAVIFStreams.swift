@@ -3,9 +3,10 @@ import Foundation
 
 extension ImageEncoder {
     /// A WebP encoder fed rows top to bottom (RGBA8), like ``PNGStream``. libwebp encodes a whole picture, so the rows
-    /// are gathered into one canvas (4 bytes a pixel) and encoded at ``finish()``; the file goes to a descriptor or
-    /// into memory. `quality` is 0...100 (for a lossless file: how hard libwebp compresses), `effort` libwebp's
-    /// method 0 (fastest) ... 6 (smallest), 4 by default as in libvips; `hasAlpha: false` ignores the alpha bytes.
+    /// are gathered into one canvas (4 bytes a pixel) and encoded at ``RowStream/finish()``; the file goes to a
+    /// descriptor or into memory. `quality` is 0...100 (for a lossless file: how hard libwebp compresses), `effort`
+    /// libwebp's method 0 (fastest) ... 6 (smallest), 4 by default as in libvips; `hasAlpha: false` ignores the alpha
+    /// bytes.
     ///
     /// ```swift
     /// let stream = try ImageEncoder.WebPStream(width: 640, height: 480, hasAlpha: false, quality: 75)
