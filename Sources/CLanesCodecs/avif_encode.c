@@ -11,10 +11,6 @@
 #define CLANES_AVIF_MAX_SIDE 65535u
 
 static int32_t clanes_avif_check(const clanes_encode_options *options, char *message, size_t capacity) {
-    if (options->effort < 0 || options->effort > 9) {
-        clanes_set_message(message, capacity, "AVIF effort %d is not 0...9", options->effort);
-        return CLANES_ERR_ARGUMENT;
-    }
     if (options->lossless) {
         clanes_set_message(message, capacity, "lossless AVIF is not supported");
         return CLANES_ERR_ARGUMENT;
@@ -23,7 +19,7 @@ static int32_t clanes_avif_check(const clanes_encode_options *options, char *mes
         clanes_set_message(message, capacity, "AVIF threads %d is not 1...64", options->threads);
         return CLANES_ERR_ARGUMENT;
     }
-    return clanes_canvas_check(options, "AVIF", message, capacity);
+    return clanes_canvas_check(options, "AVIF", 9, message, capacity);
 }
 
 static int32_t clanes_avif_end(clanes_encoder *e) {

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int32_t clanes_canvas_check(const clanes_encode_options *options, const char *name, char *message, size_t capacity) {
+int32_t clanes_canvas_check(const clanes_encode_options *options, const char *name, int32_t max_effort, char *message,
+                            size_t capacity) {
+    if (options->effort < 0 || options->effort > max_effort) {
+        clanes_set_message(message, capacity, "%s effort %d is not 0...%d", name, options->effort, max_effort);
+        return CLANES_ERR_ARGUMENT;
+    }
     if (options->channels != 4 || options->bytes_per_sample != 1) {
         clanes_set_message(message, capacity, "%s rows must be RGBA8 (got %d channel(s) of %d byte(s))", name,
                            options->channels, options->bytes_per_sample);

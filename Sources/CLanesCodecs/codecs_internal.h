@@ -70,6 +70,9 @@ void clanes_png_limit_ancillary(struct png_struct_def *png);
 /* libpng's warnings (a harmless oddity of a file) are not errors: every PNG read and write struct drops them. */
 void clanes_png_ignore_warning(struct png_struct_def *png, const char *text);
 
+/* What every libpng error callback does: "`prefix`: `text`" into the message buffer, then back to the setjmp. */
+void clanes_png_raise(struct png_struct_def *png, char *message, size_t capacity, const char *prefix, const char *text);
+
 /* The transforms from any PNG to a layout (see png.c); 0 when a colour PNG is asked for grey. */
 struct png_info_def;
 int clanes_png_set_layout(struct png_struct_def *png, struct png_info_def *info, int32_t channels,

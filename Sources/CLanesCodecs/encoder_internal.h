@@ -32,7 +32,8 @@ extern const clanes_encoder_format clanes_avif_encoder_format;
  * The parts of the formats whose libraries encode a whole picture (WebP, AVIF; canvas_encoder.c): the rows are gathered
  * into one RGBA8 canvas, which the format's `end` encodes (clanes_canvas_pixels) and frees (clanes_canvas_release).
  */
-int32_t clanes_canvas_check(const clanes_encode_options *options, const char *name, char *message, size_t capacity);
+int32_t clanes_canvas_check(const clanes_encode_options *options, const char *name, int32_t max_effort, char *message,
+                            size_t capacity);
 int32_t clanes_canvas_start(clanes_encoder *encoder);
 int32_t clanes_canvas_rows(clanes_encoder *encoder, const uint8_t *pixels, size_t bytes_per_row, uint32_t count);
 const uint8_t *clanes_canvas_pixels(const clanes_encoder *encoder);

@@ -110,15 +110,8 @@ static int append_input(clanes_incremental *d, const uint8_t *data, size_t size)
 
 static void png_failed(png_structp png, png_const_charp text) {
     clanes_incremental *d = (clanes_incremental *)png_get_error_ptr(png);
-    if (d->failure == CLANES_OK) {
-        clanes_set_message(d->message, d->capacity, "PNG: %s", text);
-    }
-    png_longjmp(png, 1);
-}
-
-static void png_warned(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
+    if (d->failure != CLANES_OK) png_longjmp(png, 1); /* its message is set */
+    clanes_png_raise(png, d->message, d->capacity, "PNG", text);
 }
 
 static void png_header(png_structp png, png_infop info) {
@@ -252,10 +245,6 @@ static void png_preview(clanes_incremental *d, clanes_incremental_call *call) {
 
 /* ---------- JPEG ---------- */
 
-static void jpeg_source_init(j_decompress_ptr cinfo) {
-    (void)cinfo;
-}
-
 static boolean jpeg_source_fill(j_decompress_ptr cinfo) {
     clanes_incremental *d = (clanes_incremental *)cinfo->client_data;
     if (!d->end_of_input) {
@@ -280,10 +269,6 @@ static void jpeg_source_skip(j_decompress_ptr cinfo, long count) {
     d->skip += skip - d->source.bytes_in_buffer;
     d->source.next_input_byte += d->source.bytes_in_buffer;
     d->source.bytes_in_buffer = 0;
-}
-
-static void jpeg_source_term(j_decompress_ptr cinfo) {
-    (void)cinfo;
 }
 
 /* Points libjpeg's source at the unconsumed input (after any skip it still owes). */
@@ -434,7 +419,7 @@ int32_t clanes_incremental_create(const clanes_incremental_options *options, cla
     d->message = message;
     d->capacity = message_capacity;
     if (options->format == CLANES_FORMAT_PNG) {
-        d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, png_failed, png_warned);
+        d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, png_failed, clanes_png_ignore_warning);
         d->info = d->png ? png_create_info_struct(d->png) : NULL;
         if (d->png == NULL || d->info == NULL) {
             clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
@@ -452,12 +437,7 @@ int32_t clanes_incremental_create(const clanes_incremental_options *options, cla
     clanes_jpeg_create_limited(&d->cinfo, &d->progress);
     d->jpeg_created = 1;
     d->cinfo.client_data = d;
-    d->source.init_source = jpeg_source_init;
-    d->source.fill_input_buffer = jpeg_source_fill;
-    d->source.skip_input_data = jpeg_source_skip;
-    d->source.resync_to_restart = jpeg_resync_to_restart;
-    d->source.term_source = jpeg_source_term;
-    d->cinfo.src = &d->source;
+    clanes_jpeg_use_source(&d->cinfo, &d->source, jpeg_source_fill, jpeg_source_skip);
     return CLANES_OK;
 }
 

@@ -93,6 +93,20 @@ void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr
     cinfo->progress = progress;
 }
 
+static void clanes_jpeg_source_nothing(j_decompress_ptr cinfo) {
+    (void)cinfo;
+}
+
+void clanes_jpeg_use_source(j_decompress_ptr cinfo, struct jpeg_source_mgr *source,
+                            boolean (*fill)(j_decompress_ptr), void (*skip)(j_decompress_ptr, long)) {
+    source->init_source = clanes_jpeg_source_nothing;
+    source->fill_input_buffer = fill;
+    source->skip_input_data = skip;
+    source->resync_to_restart = jpeg_resync_to_restart;
+    source->term_source = clanes_jpeg_source_nothing;
+    cinfo->src = source;
+}
+
 uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom) {
     if (scale_denom <= 1) {
         return dimension;

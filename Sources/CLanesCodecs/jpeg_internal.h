@@ -28,6 +28,11 @@ void clanes_jpeg_limit_scans(j_common_ptr cinfo);
  * decoder starts this way, after its setjmp. */
 void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress);
 
+/* Makes `source` (which must outlive `cinfo`) cinfo's source manager: `fill` and `skip` feed it, libjpeg's own
+ * resync_to_restart handles restart markers, and there is nothing to do at its start or end. */
+void clanes_jpeg_use_source(j_decompress_ptr cinfo, struct jpeg_source_mgr *source,
+                            boolean (*fill)(j_decompress_ptr), void (*skip)(j_decompress_ptr, long));
+
 /* Chooses RGBA8 output for a grey, YCbCr or RGB JPEG and CMYK (converted by clanes_cmyk_to_rgba, *cmyk set) for
  * a CMYK or YCCK one; CLANES_ERR_UNSUPPORTED with a message for any other colour space. */
 int32_t clanes_jpeg_choose_rgba_output(j_decompress_ptr cinfo, int *cmyk, char *message, size_t capacity);

@@ -45,13 +45,17 @@ static void png_counting_free(png_structp png, png_voidp pointer) {
 
 static void png_decode_error(png_structp png, png_const_charp text) {
     png_decode_context *ctx = (png_decode_context *)png_get_error_ptr(png);
-    clanes_set_message(ctx->message, ctx->capacity, "PNG: %s", text);
-    png_longjmp(png, 1);
+    clanes_png_raise(png, ctx->message, ctx->capacity, "PNG", text);
 }
 
 void clanes_png_ignore_warning(png_structp png, png_const_charp text) {
     (void)png;
     (void)text;
+}
+
+void clanes_png_raise(png_structp png, char *message, size_t capacity, const char *prefix, png_const_charp text) {
+    clanes_set_message(message, capacity, "%s: %s", prefix, text);
+    png_longjmp(png, 1);
 }
 
 static void png_read_memory(png_structp png, png_bytep out, size_t length) {

@@ -31,8 +31,7 @@ int clanes_png_colour_type(int32_t channels, int opaque) {
 
 static void png_encoder_error(png_structp png, png_const_charp text) {
     clanes_encoder *e = (clanes_encoder *)png_get_error_ptr(png);
-    clanes_set_message(e->message, e->capacity, "PNG encoder: %s", text);
-    png_longjmp(png, 1);
+    clanes_png_raise(png, e->message, e->capacity, "PNG encoder", text);
 }
 
 static void png_encoder_write(png_structp png, png_bytep bytes, size_t length) {

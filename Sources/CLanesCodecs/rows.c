@@ -83,8 +83,7 @@ static size_t rows_row_bytes(const clanes_row_decoder *d) {
 
 static void rows_png_error(png_structp png, png_const_charp text) {
     clanes_row_decoder *d = (clanes_row_decoder *)png_get_error_ptr(png);
-    clanes_set_message(d->message, d->capacity, "PNG: %s", text);
-    png_longjmp(png, 1);
+    clanes_png_raise(png, d->message, d->capacity, "PNG", text);
 }
 
 static void rows_png_read(png_structp png, png_bytep out, size_t length) {
@@ -159,10 +158,6 @@ static int32_t rows_png_read_rows(clanes_row_decoder *d, uint8_t *rows, size_t b
 
 /* ---------- JPEG ---------- */
 
-static void rows_jpeg_source_init(j_decompress_ptr cinfo) {
-    (void)cinfo;
-}
-
 static boolean rows_jpeg_source_fill(j_decompress_ptr cinfo) {
     clanes_row_decoder *d = (clanes_row_decoder *)cinfo->client_data;
     size_t got = rows_read_input(d, d->chunk, ROWS_READ_CHUNK);
@@ -193,10 +188,6 @@ static void rows_jpeg_source_skip(j_decompress_ptr cinfo, long count) {
     d->offset = skip > d->size - d->offset ? d->size : d->offset + skip;
 }
 
-static void rows_jpeg_source_term(j_decompress_ptr cinfo) {
-    (void)cinfo;
-}
-
 static int32_t rows_jpeg_open(clanes_row_decoder *d, int32_t scale_denom) {
     if (setjmp(d->error.jump)) {
         return d->error.status;
@@ -212,12 +203,7 @@ static int32_t rows_jpeg_open(clanes_row_decoder *d, int32_t scale_denom) {
             clanes_set_message(d->message, d->capacity, "out of memory for a read buffer");
             return CLANES_ERR_NO_MEMORY;
         }
-        d->source.init_source = rows_jpeg_source_init;
-        d->source.fill_input_buffer = rows_jpeg_source_fill;
-        d->source.skip_input_data = rows_jpeg_source_skip;
-        d->source.resync_to_restart = jpeg_resync_to_restart;
-        d->source.term_source = rows_jpeg_source_term;
-        d->cinfo.src = &d->source;
+        clanes_jpeg_use_source(&d->cinfo, &d->source, rows_jpeg_source_fill, rows_jpeg_source_skip);
     }
     if (jpeg_read_header(&d->cinfo, TRUE) != JPEG_HEADER_OK) {
         clanes_set_message(d->message, d->capacity, "JPEG holds tables but no image");

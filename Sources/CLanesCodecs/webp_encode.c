@@ -23,11 +23,7 @@ static const char *clanes_webp_error(WebPEncodingError code) {
 }
 
 static int32_t clanes_webp_check(const clanes_encode_options *options, char *message, size_t capacity) {
-    if (options->effort < 0 || options->effort > 6) {
-        clanes_set_message(message, capacity, "WebP effort %d is not 0...6", options->effort);
-        return CLANES_ERR_ARGUMENT;
-    }
-    return clanes_canvas_check(options, "WebP", message, capacity);
+    return clanes_canvas_check(options, "WebP", 6, message, capacity);
 }
 
 static int32_t clanes_webp_end(clanes_encoder *e) {

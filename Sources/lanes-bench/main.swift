@@ -18,6 +18,8 @@ import LanesAppSupport
 
 // `lanes-bench cache-writer DIR`: the disk-cache crash test's writer (it never returns).
 if CommandLine.arguments.dropFirst().first == "cache-writer" { CacheCrashWriter.run(Array(CommandLine.arguments.dropFirst(2))) }
+// `lanes-bench preview-load FILE [LOADS] [WIDTH]`: one progressive download with previews, timed (see PreviewLoad).
+if CommandLine.arguments.dropFirst().first == "preview-load" { PreviewLoad.run(Array(CommandLine.arguments.dropFirst(2))) }
 
 // `--trace FILE` records every item of the run as a Chrome trace (large for the big scenarios: name one).
 let trace = TraceRecorder.fromArguments(CommandLine.arguments)

@@ -1,4 +1,5 @@
 import Foundation
+import Lanes
 import LanesImages
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,7 @@ import Darwin
 /// to 16-bit rows of its stored layout when none does, so it stays 16-bit. `--greyscale` is a row stage too
 /// (``GreyscaleRows``, then folded to one grey channel, with alpha when the file has an alpha channel). An `http(s)`
 /// PNG or JPEG runs in bands too, decoded as its bytes arrive (``StreamedRows``; 8-bit rows). Not banded (nil from
-/// ``prepare(_:plan:maxPixels:fetcher:isCancelled:)``, and the job takes the whole-bitmap path): other non-file
+/// ``prepare(_:plan:maxPixels:fetcher:context:isCancelled:)``, and the job takes the whole-bitmap path): other non-file
 /// inputs, WebP, GIF and AVIF, a 16-bit download with none of those steps, and an Exif orientation other than "up",
 /// since flipping the row order or transposing needs the whole image.
 ///
@@ -52,12 +53,13 @@ final class BandedWrite {
 
     /// The chain for `job`, or nil when the job must take the whole-bitmap path. An `http(s)` input streams through
     /// `fetcher` (``StreamedRows``: decoded as its bytes arrive; nil `fetcher`: the whole path); when its header
-    /// rules bands out, the download is cancelled and the whole path fetches it again.
+    /// rules bands out, the download is cancelled and the whole path fetches it again. Cancelling `context` (the job's
+    /// item) cancels the download and ends a wait for its bytes.
     static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int, fetcher: (any DataFetching)? = nil,
-                        isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
+                        context: WorkContext? = nil, isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
         guard job.source.isFileURL else {
             guard let fetcher, ["http", "https"].contains(job.source.scheme?.lowercased() ?? "") else { return nil }
-            let rows = try StreamedRows(url: job.source, fetcher: fetcher, maxPixels: maxPixels) {
+            let rows = try StreamedRows(url: job.source, fetcher: fetcher, maxPixels: maxPixels, context: context) {
                 shape(of: $0, plan: plan)?.denominator ?? 1
             }
             // The incremental decoder hands out 8-bit rows: a 16-bit download that stays 16-bit takes the whole path.

@@ -28,7 +28,7 @@ struct BatchRunner: Sendable {
         let files = WorkQueue("lanes-image files", maxConcurrency: concurrency)
         progress.begin(total: jobs.count)
         let items = jobs.map { job in
-            files.add(label: job.displayName) { _ in await self.runOne(job) }
+            files.add(label: job.displayName) { context in await self.runOne(job, context: context) }
         }
         var results: [JobResult] = []
         for (job, item) in zip(jobs, items) {
@@ -41,14 +41,16 @@ struct BatchRunner: Sendable {
         return results
     }
 
-    private func runOne(_ job: ImageJob) async -> JobResult {
+    /// `context`: the job's item, whose cancellation also ends a download's wait for bytes.
+    private func runOne(_ job: ImageJob, context: WorkContext) async -> JobResult {
         progress.started(job)
         let start = Date()
         let result: JobResult
         do {
             let (width, height, bytes): (Int, Int, Int)
             if let banded, let run = try BandedWrite.prepare(job, plan: plan, maxPixels: banded.maxPixels,
-                                                             fetcher: banded.fetcher, isCancelled: { Task.isCancelled }) {
+                                                             fetcher: banded.fetcher, context: context,
+                                                             isCancelled: { Task.isCancelled }) {
                 // Reserve what the stages hold, then decode, process and encode row band by row band.
                 let reservation = try await banded.budget?.reserve(run.heldBytes, priority: .normal)
                 defer { reservation?.release() }

@@ -205,6 +205,29 @@ struct OwnedStateTests {
         #expect(seen.elements == [1, 3, 6, 10])
     }
 
+    @Test("setPriority moves the lane item waiting to run the owner's operations, and later ones are made at it")
+    func priorityFollows() async throws {
+        let lane = WorkQueue("follows", maxConcurrency: 1)
+        let owned = try Owned(0, sharing: lane, priority: .background)
+        let order = Recorder<String>()
+        lane.suspend()
+        owned.mutate { _ in order.append("owner") }
+        let other = lane.add(label: "other", priority: .normal) { _ in order.append("other") }
+        owned.setPriority(.visible)   // without it the owner's batch (background) runs after `other`
+        #expect(owned.priority == .visible)
+        lane.resume()
+        _ = try await other.value
+        #expect(await owned.snapshot() == 0)
+        #expect(order.elements == ["owner", "other"])
+        lane.suspend()
+        owned.mutate { _ in order.append("owner again") }
+        let last = lane.add(label: "last", priority: .normal) { _ in order.append("last") }
+        lane.resume()
+        _ = try await last.value
+        _ = await owned.snapshot()
+        #expect(order.elements == ["owner", "other", "owner again", "last"])
+    }
+
     @Test("an owner on the main queue: awaited reads work, a blocking read from the main queue throws")
     func mainLane() async throws {
         let ui = try Owned("title", sharing: .main)

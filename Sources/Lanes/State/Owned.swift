@@ -27,14 +27,16 @@ public final class Owned<Value: Sendable>: Sendable {
     public let name: String
     /// The serial lane every access runs on.
     public let lane: WorkQueue
-    /// The priority of the lane items that run this owner's operations.
-    public let priority: WorkPriority
+    /// The priority of the lane items that run this owner's operations (see ``setPriority(_:)``).
+    public var priority: WorkPriority { scheduling.withLock { $0.priority } }
 
     // The value is only touched by entries running on the (serial) lane, so this lock is never contended; it keeps
     // the value safe even if someone raises the lane's limit later. Entries run user code under it: the only way
     // back to this lock from there is a blocking call into this lane, which the wait graph refuses first.
     private let value: LockedValue<Value>
     private let mailbox = LockedValue(OwnedMailbox<Value>())
+    /// The priority of the owner's lane items and the last one made (which ``setPriority(_:)`` moves).
+    private let scheduling: LockedValue<(priority: WorkPriority, item: WorkItem<Void>?)>
 
     /// Creates a value with a serial lane of its own, named `name`.
     ///
@@ -44,7 +46,7 @@ public final class Owned<Value: Sendable>: Sendable {
     public init(_ initial: Value, name: String, priority: WorkPriority = .normal) {
         self.name = name
         self.lane = WorkQueue(name, maxConcurrency: 1)
-        self.priority = priority
+        self.scheduling = LockedValue((priority, nil))
         self.value = LockedValue(initial)
     }
 
@@ -64,7 +66,7 @@ public final class Owned<Value: Sendable>: Sendable {
         guard limit == 1 else { throw .invalidLimit(limit) }
         self.name = name ?? lane.name
         self.lane = lane
-        self.priority = priority
+        self.scheduling = LockedValue((priority, nil))
         self.value = LockedValue(initial)
     }
 
@@ -160,6 +162,24 @@ public final class Owned<Value: Sendable>: Sendable {
         }
     }
 
+    // MARK: Priority
+
+    /// Runs the owner's operations at `priority` from now on: the lane item waiting to run them moves at once, later
+    /// ones are made at it. For an owner that works for others, so its work follows theirs (a download's decoding
+    /// following the requests that wait for it).
+    ///
+    /// ```swift
+    /// let decoding = Owned(0, name: "decoding", priority: .prefetch)
+    /// decoding.setPriority(.visible)   // its row scrolled into view
+    /// ```
+    public func setPriority(_ priority: WorkPriority) {
+        let item = scheduling.withLock { scheduling in
+            scheduling.priority = priority
+            return scheduling.item
+        }
+        item?.priority = priority
+    }
+
     // MARK: Running on the lane
 
     /// The blocking path shared by `read`, `update` and `snapshot`.
@@ -182,7 +202,14 @@ public final class Owned<Value: Sendable>: Sendable {
     }
 
     private func schedule(_ generation: UInt64) {
+        let priority = self.priority
         let item = lane.add(label: name, priority: priority) { [self] _ in drain() }
+        // A priority set while the item was being made did not reach it.
+        let now = scheduling.withLock { scheduling in
+            scheduling.item = item
+            return scheduling.priority
+        }
+        if now != priority { item.priority = now }
         item.node.onFinish { [self] _ in
             if let next = mailbox.withLock({ $0.itemFinished(generation) }) { schedule(next) }
         }

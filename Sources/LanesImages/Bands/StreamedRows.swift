@@ -9,7 +9,9 @@ import Lanes
 /// A PNG or JPEG only (``info`` is read from the first bytes before anything is decoded; other formats throw
 /// ``ImageError/unsupportedVariant(_:_:)`` from the initializer). What it holds (``retainedBytes``): the decoder's
 /// (a few rows, a progressive JPEG's coefficients, an interlaced PNG's image) and the chunks not decoded yet.
-/// Deinitialising it cancels the fetch.
+/// Deinitialising it cancels the fetch. A read never waits on the fetch's own deadlines alone: cancelling the work
+/// item it runs in (`context`) cancels the fetch and wakes it at once (``ImageError/cancelled``), and a wait for
+/// bytes longer than `stallLimit` ends it (``FetchError/timedOut(url:)``).
 ///
 /// ```swift
 /// let rows = try StreamedRows(url: photoURL, fetcher: DataFetcher())
@@ -36,17 +38,30 @@ public final class StreamedRows: RowSource, OpacityReporting {
 
     /// Starts fetching `url` and waits (blocking) until its header has arrived. `scaleDenominator` picks a JPEG's
     /// DCT scale (1, 2, 4 or 8) from the header; headers over `maxPixels` are refused before any allocation.
+    /// `context`: the work item the rows are read in; cancelling it cancels the fetch and wakes a waiting read, and
+    /// the fetch follows its priority. A wait for the next bytes longer than `stallLimit` on `clock` (nil: none)
+    /// fails.
     ///
     /// ```swift
-    /// let rows = try StreamedRows(url: url, fetcher: fetcher, scaleDenominator: { _ in 2 })
+    /// queue.add(label: "thumbnail") { context in
+    ///     let rows = try StreamedRows(url: url, fetcher: fetcher, context: context, scaleDenominator: { _ in 2 })
+    ///     return try Bitmap(readingAllRowsOf: rows)
+    /// }
     /// ```
     public init(url: URL, fetcher: any DataFetching, priority: WorkPriority = .normal,
-                maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                maxPixels: Int = ImageDecoder.defaultMaxPixels, context: WorkContext? = nil,
+                stallLimit: Duration? = .seconds(30), clock: any LaneClock = SystemLaneClock(),
                 scaleDenominator: (ImageInfo) -> Int = { _ in 1 }) throws {
-        let pipe = ChunkPipe()
+        let pipe = ChunkPipe(stall: stallLimit.map { (limit: $0, clock: clock) }, url: url.absoluteString)
         self.pipe = pipe
-        let handle = fetcher.fetch(url, priority: priority, chunks: { pipe.push($0) }) { pipe.end($0) }
+        let startedAt = context?.priority ?? priority
+        let handle = fetcher.fetch(url, priority: startedAt, chunks: { pipe.push($0) }) { pipe.end($0) }
         self.handle = handle
+        context?.onPriorityChange(since: startedAt) { handle.setPriority($0) }
+        context?.onCancel {
+            handle.cancel()
+            pipe.end(.failure(.cancelled))
+        }
         var head = Data()
         var ended = false
         do {
@@ -112,7 +127,8 @@ public final class StreamedRows: RowSource, OpacityReporting {
 }
 
 /// The chunks of a fetch on their way from the fetcher's thread to the reader's: a lock-guarded queue the reader
-/// waits on.
+/// waits on. The end of the body, its failure, a cancellation or a stall (no chunk for the stall limit while the reader
+/// waits) wakes the reader.
 private final class ChunkPipe: Sendable {
     enum Next {
         case chunk(Data)
@@ -125,26 +141,46 @@ private final class ChunkPipe: Sendable {
         var waitingBytes = 0
         var ending: Result<Void, FetchError>?
         var endTaken = false
+        /// The alarm of the reader's wait, and its number (a late alarm of an earlier wait does nothing).
+        var alarm: ScheduledToken?
+        var alarms: UInt64 = 0
     }
 
+    private let stall: (limit: Duration, clock: any LaneClock)?
+    private let url: String
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private nonisolated(unsafe) var state = State()
 
+    init(stall: (limit: Duration, clock: any LaneClock)?, url: String) {
+        self.stall = stall
+        self.url = url
+    }
+
     var waitingBytes: Int { locked { $0.waitingBytes } }
 
     func push(_ chunk: Data) {
-        locked { state in
+        let alarm = locked { state in
             state.chunks.append(chunk)
             state.waitingBytes += chunk.count
+            defer { state.alarm = nil }
+            return state.alarm
         }
+        alarm?.cancel()
     }
 
+    /// The body ended, failed, or was cancelled (the first ending counts).
     func end(_ result: Result<Void, FetchError>) {
-        locked { state in if state.ending == nil { state.ending = result } }
+        let alarm = locked { state in
+            if state.ending == nil { state.ending = result }
+            defer { state.alarm = nil }
+            return state.alarm
+        }
+        alarm?.cancel()
     }
 
-    /// The next chunk, or the end; waits for one. Throws the fetch's error.
+    /// The next chunk, or the end; waits for one. Throws the fetch's error (``ImageError/cancelled`` when it was
+    /// cancelled).
     func next() throws -> Next {
         condition.lock()
         defer { condition.unlock() }
@@ -159,10 +195,28 @@ private final class ChunkPipe: Sendable {
                 guard !state.endTaken else { throw ImageError.truncated }
                 state.endTaken = true
                 return .end
+            case .failure(.cancelled)?:
+                throw ImageError.cancelled
             case .failure(let error)?:
                 throw error
             case nil:
+                armStallAlarm()
                 condition.wait()
+            }
+        }
+    }
+
+    /// Under the lock, before the reader waits: the alarm that ends the wait after the stall limit (one per wait).
+    private func armStallAlarm() {
+        guard let stall, state.alarm == nil else { return }
+        state.alarms += 1
+        let number = state.alarms
+        // The clock never calls back before `schedule` returns, so the lock is not taken twice.
+        state.alarm = stall.clock.schedule(at: stall.clock.deadline(after: stall.limit), leeway: 0) { [self] in
+            locked { state in
+                guard state.alarms == number, state.alarm != nil, state.ending == nil else { return }
+                state.ending = .failure(.timedOut(url: url))
+                state.alarm = nil
             }
         }
     }

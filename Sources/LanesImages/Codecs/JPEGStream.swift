@@ -2,26 +2,22 @@ import CLanesCodecs
 import Foundation
 
 extension ImageEncoder {
-    /// A JPEG encoder fed rows top to bottom, with ``Format/jpeg(quality:background:optimizedCoding:)``'s settings and
-    /// the same bytes as ``encode(_:as:)`` of the same rows. The bytes go to a file descriptor as libjpeg makes them
-    /// (64 KB at a time), or into memory (``finish()`` returns them). With `optimizedCoding: false` it holds a few rows
-    /// whatever the height (``workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every
-    /// quantised coefficient until ``finish()``.
-    ///
-    /// One thread at a time may use a stream. After any error, or after ``finish()``, every call throws.
+    /// A JPEG encoder fed rows top to bottom (a ``RowStream``), with the settings of
+    /// ``Format/jpeg(quality:background:optimizedCoding:)`` and the same bytes as ``encode(_:as:)`` of the same rows.
+    /// The bytes go to a file descriptor as libjpeg makes them (64 KB at a time), or into memory
+    /// (``RowStream/finish()`` returns them). With `optimizedCoding: false` it holds a few rows whatever the height
+    /// (``workingSetBytes(width:height:layout:optimizedCoding:)``); with `true` libjpeg keeps every quantised
+    /// coefficient until ``RowStream/finish()``.
     ///
     /// ```swift
     /// let stream = try ImageEncoder.JPEGStream(width: 640, height: 480, quality: 85, optimizedCoding: false)
     /// try stream.write(rows: 0..<480, of: bitmap)
     /// let jpeg = try stream.finish()   // the whole file
     /// ```
-    public final class JPEGStream: RowEncoder {
-        /// Width and height in pixels.
-        public let width: Int, height: Int
-        /// The layout of the rows written (``PixelLayout/rgba8`` unless given): grey layouts make a greyscale JPEG;
-        /// alpha is flattened on the background.
-        public let layout: PixelLayout
-        private let stream: CodecStream
+    ///
+    /// The rows are in the layout given (``PixelLayout/rgba8`` unless given): grey layouts make a greyscale JPEG; alpha
+    /// is flattened on the background.
+    public final class JPEGStream: RowStream {
 
         /// Starts a JPEG of `width` x `height`. With `fileDescriptor` the bytes are written there as they are made
         /// (the descriptor is never closed); without it they are kept in memory. Throws
@@ -38,15 +34,12 @@ extension ImageEncoder {
             guard (1...100).contains(quality) else {
                 throw ImageError.invalidArgument("JPEG quality \(quality) is not 1...100")
             }
-            self.width = width
-            self.height = height
-            self.layout = layout
             var options = clanes_encode_options(format: CLANES_FORMAT_JPEG, width: width, height: height, layout: layout,
                                                 fileDescriptor: fileDescriptor)
             options.quality = Int32(quality)
             options.optimize_coding = optimizedCoding ? 1 : 0
             options.background = background.rgb24
-            stream = try CodecStream(options)
+            try super.init(options, layout: layout)
         }
 
         /// An upper bound of what a stream holds besides the caller's rows: its output window and flattened row,
@@ -63,23 +56,6 @@ extension ImageEncoder {
             let blocks = layout.isGrey ? ((width + 7) / 8) * ((height + 7) / 8) : ((width + 15) / 16) * ((height + 15) / 16) * 6
             return rows + blocks * 128
         }
-
-        /// Bytes of the finished JPEG (0 until ``finish()`` succeeds).
-        public var byteCount: Int { stream.byteCount }
-
-        /// Rows encoded so far.
-        public var rowsWritten: Int { stream.rowsWritten }
-
-        /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
-        /// `bytesPerRow` says otherwise). Writing past `height` throws.
-        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
-            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * layout.bytesPerPixel)
-        }
-
-        /// Ends the JPEG once all `height` rows are written. Returns the encoded file when writing to memory; with a
-        /// file descriptor the bytes are already written and the result is empty.
-        @discardableResult
-        public func finish() throws -> Data { try stream.finish() }
     }
 }
 

@@ -2,12 +2,10 @@ import CLanesCodecs
 import Foundation
 
 extension ImageEncoder {
-    /// A PNG encoder fed rows top to bottom, so encoding can start before the whole image
-    /// exists (for example while a blur is still producing the rows below). The bytes go to a
-    /// file descriptor as they are produced, or into memory (``finish()`` returns them).
-    ///
-    /// One thread at a time may use a stream. After any error, or after ``finish()``, every
-    /// call throws. `hasAlpha: false` writes RGB and ignores the alpha byte of the rows.
+    /// A PNG encoder fed rows top to bottom (a ``RowStream``), so encoding can start before the whole image exists (for
+    /// example while a blur is still producing the rows below). The bytes go to a file descriptor as they are produced,
+    /// or into memory (``RowStream/finish()`` returns them). `hasAlpha: false` writes RGB and ignores the alpha byte of
+    /// the rows.
     ///
     /// ```swift
     /// let stream = try ImageEncoder.PNGStream(width: 640, height: 480, hasAlpha: false,
@@ -15,12 +13,9 @@ extension ImageEncoder {
     /// try bitmap.withUnsafePixels { try stream.write(rows: $0.baseAddress!, count: 480) }
     /// let png = try stream.finish()   // the whole file
     /// ```
-    public final class PNGStream: RowEncoder {
-        /// Width and height in pixels.
-        public let width: Int, height: Int
-        /// The layout of the rows written (``PixelLayout/rgba8`` unless given).
-        public let layout: PixelLayout
-        private let stream: CodecStream
+    ///
+    /// The rows are in the layout given (``PixelLayout/rgba8`` unless given).
+    public final class PNGStream: RowStream {
 
         /// Starts a PNG of `width` x `height` and writes its header. With `fileDescriptor`, bytes
         /// are written there as they are produced (the descriptor is never closed); without it
@@ -39,32 +34,12 @@ extension ImageEncoder {
             guard (0...9).contains(compressionLevel) else {
                 throw ImageError.invalidArgument("PNG compression level \(compressionLevel) is not 0...9")
             }
-            self.width = width
-            self.height = height
-            self.layout = layout
             var options = clanes_encode_options(format: CLANES_FORMAT_PNG, width: width, height: height, layout: layout,
                                                 fileDescriptor: fileDescriptor)
             options.has_alpha = hasAlpha ? 1 : 0
             options.compression_level = Int32(compressionLevel)
             options.filters = filter.flags
-            stream = try CodecStream(options)
+            try super.init(options, layout: layout)
         }
-
-        /// Bytes of the finished PNG (0 until ``finish()`` succeeds).
-        public var byteCount: Int { stream.byteCount }
-
-        /// Rows encoded so far.
-        public var rowsWritten: Int { stream.rowsWritten }
-
-        /// Encodes the next `count` rows, read from `rows` (`width * layout.bytesPerPixel` bytes each, unless
-        /// `bytesPerRow` says otherwise). Writing past `height` throws.
-        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
-            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * layout.bytesPerPixel)
-        }
-
-        /// Ends the PNG once all `height` rows are written. Returns the encoded file when writing to memory; with a
-        /// file descriptor the bytes are already written and the result is empty.
-        @discardableResult
-        public func finish() throws -> Data { try stream.finish() }
     }
 }

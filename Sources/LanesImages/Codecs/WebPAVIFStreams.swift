@@ -3,21 +3,17 @@ import Foundation
 
 extension ImageEncoder {
     /// A WebP encoder fed rows top to bottom (RGBA8), like ``PNGStream``. libwebp encodes a whole picture, so the rows
-    /// are gathered into one canvas (4 bytes a pixel) and encoded at ``finish()``; the file goes to a descriptor or
-    /// into memory. `quality` is 0...100 (for a lossless file: how hard libwebp compresses), `effort` libwebp's
-    /// method 0 (fastest) ... 6 (smallest), 4 by default as in libvips; `hasAlpha: false` ignores the alpha bytes.
+    /// are gathered into one canvas (4 bytes a pixel) and encoded at ``RowStream/finish()``; the file goes to a
+    /// descriptor or into memory. `quality` is 0...100 (for a lossless file: how hard libwebp compresses), `effort`
+    /// libwebp's method 0 (fastest) ... 6 (smallest), 4 by default as in libvips; `hasAlpha: false` ignores the alpha
+    /// bytes.
     ///
     /// ```swift
     /// let stream = try ImageEncoder.WebPStream(width: 640, height: 480, hasAlpha: false, quality: 75)
     /// try stream.write(rows: 0..<480, of: bitmap)
     /// let webp = try stream.finish()
     /// ```
-    public final class WebPStream: RowEncoder {
-        /// Width and height in pixels.
-        public let width: Int, height: Int
-        /// Always ``PixelLayout/rgba8``.
-        public let layout = PixelLayout.rgba8
-        private let stream: CodecStream
+    public final class WebPStream: RowStream {
 
         /// Starts a WebP of `width` x `height`; throws ``ImageError/invalidArgument(_:)`` for a size beyond
         /// 16383 per side, a quality outside 0...100 or an effort outside 0...6.
@@ -27,26 +23,10 @@ extension ImageEncoder {
         /// ```
         public init(width: Int, height: Int, hasAlpha: Bool, quality: Int = 75, lossless: Bool = false, effort: Int = 4,
                     fileDescriptor: Int32? = nil) throws {
-            self.width = width
-            self.height = height
-            stream = try CodecStream(canvasFormat: CLANES_FORMAT_WEBP, codec: "WebP", width: width, height: height,
-                                     hasAlpha: hasAlpha, quality: quality, lossless: lossless, effort: effort,
-                                     threads: 1, fileDescriptor: fileDescriptor)
+            try super.init(.canvas(CLANES_FORMAT_WEBP, codec: "WebP", width: width, height: height, hasAlpha: hasAlpha,
+                                   quality: quality, lossless: lossless, effort: effort, threads: 1,
+                                   fileDescriptor: fileDescriptor), layout: .rgba8)
         }
-
-        /// Bytes of the finished file (0 until ``finish()`` succeeds).
-        public var byteCount: Int { stream.byteCount }
-        /// Rows written so far.
-        public var rowsWritten: Int { stream.rowsWritten }
-
-        /// Copies the next `count` RGBA8 rows into the canvas.
-        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
-            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * 4)
-        }
-
-        /// Encodes the canvas once all `height` rows are in: the file in memory, or empty with a descriptor.
-        @discardableResult
-        public func finish() throws -> Data { try stream.finish() }
     }
 
     /// An AVIF encoder fed rows top to bottom (RGBA8), like ``WebPStream``: 8-bit 4:2:0, alpha kept when `hasAlpha`.
@@ -59,12 +39,7 @@ extension ImageEncoder {
     /// try stream.write(rows: 0..<480, of: bitmap)
     /// let avif = try stream.finish()
     /// ```
-    public final class AVIFStream: RowEncoder {
-        /// Width and height in pixels.
-        public let width: Int, height: Int
-        /// Always ``PixelLayout/rgba8``.
-        public let layout = PixelLayout.rgba8
-        private let stream: CodecStream
+    public final class AVIFStream: RowStream {
 
         /// Starts an AVIF of `width` x `height`; throws ``ImageError/invalidArgument(_:)`` for a quality outside
         /// 0...100, an effort outside 0...9 or threads outside 1...64.
@@ -74,34 +49,18 @@ extension ImageEncoder {
         /// ```
         public init(width: Int, height: Int, hasAlpha: Bool, quality: Int = 50, effort: Int = 4, threads: Int = 1,
                     fileDescriptor: Int32? = nil) throws {
-            self.width = width
-            self.height = height
-            stream = try CodecStream(canvasFormat: CLANES_FORMAT_AVIF, codec: "AVIF", width: width, height: height,
-                                     hasAlpha: hasAlpha, quality: quality, lossless: false, effort: effort,
-                                     threads: threads, fileDescriptor: fileDescriptor)
+            try super.init(.canvas(CLANES_FORMAT_AVIF, codec: "AVIF", width: width, height: height, hasAlpha: hasAlpha,
+                                   quality: quality, lossless: false, effort: effort, threads: threads,
+                                   fileDescriptor: fileDescriptor), layout: .rgba8)
         }
-
-        /// Bytes of the finished file (0 until ``finish()`` succeeds).
-        public var byteCount: Int { stream.byteCount }
-        /// Rows written so far.
-        public var rowsWritten: Int { stream.rowsWritten }
-
-        /// Copies the next `count` RGBA8 rows into the canvas.
-        public func write(rows: UnsafePointer<UInt8>, count: Int, bytesPerRow: Int?) throws {
-            try stream.write(rows: rows, count: count, bytesPerRow: bytesPerRow ?? width * 4)
-        }
-
-        /// Encodes the canvas once all `height` rows are in: the file in memory, or empty with a descriptor.
-        @discardableResult
-        public func finish() throws -> Data { try stream.finish() }
     }
 }
 
-extension CodecStream {
-    /// The one encoder for a format whose library encodes a whole picture (WebP, AVIF: RGBA8 rows gathered into a
-    /// canvas), its options checked here first so a bad value fails with the option's name before any pixel is read.
-    convenience init(canvasFormat format: Int32, codec: String, width: Int, height: Int, hasAlpha: Bool, quality: Int,
-                     lossless: Bool, effort: Int, threads: Int, fileDescriptor: Int32?) throws {
+extension clanes_encode_options {
+    /// The options of a format whose library encodes a whole picture (WebP, AVIF: RGBA8 rows gathered into a canvas),
+    /// checked here first so a bad value fails with the option's name before any pixel is read.
+    static func canvas(_ format: Int32, codec: String, width: Int, height: Int, hasAlpha: Bool, quality: Int,
+                       lossless: Bool, effort: Int, threads: Int, fileDescriptor: Int32?) throws -> Self {
         guard width > 0, height > 0, width <= 65535, height <= 65535 else {
             throw ImageError.invalidArgument("a \(codec) stream needs a size of 1...65535 per side, got \(width)x\(height)")
         }
@@ -116,6 +75,6 @@ extension CodecStream {
         options.lossless = lossless ? 1 : 0
         options.effort = Int32(effort)
         options.threads = Int32(threads)
-        try self.init(options)
+        return options
     }
 }

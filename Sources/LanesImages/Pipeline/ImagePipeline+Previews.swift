@@ -69,26 +69,31 @@ extension ImagePipeline {
     }
 
     /// The fetch of the stage graph's fetch stage: the fetcher's, and while someone listens for previews of `url`,
-    /// each chunk goes to a ``PreviewFeed`` as well.
+    /// each chunk goes to a ``PreviewFeed`` as well, whose decoder's final image comes with the body (so the decode
+    /// stage does not decode it again). The feed's decoding follows the fetch's priority.
     func fetchFeedingPreviews(
-        _ url: URL, priority: WorkPriority, completion: @escaping @Sendable (Result<Data, FetchError>) -> Void
+        _ url: URL, priority: WorkPriority, completion: @escaping @Sendable (Result<FetchedBody, FetchError>) -> Void
     ) -> any FetchHandle {
         let fetcher = configuration.fetcher
         let key = url.absoluteString
         guard let interval = configuration.previewInterval, !url.isFileURL,
               !previewListeners.listeners(for: key).isEmpty else {
-            return fetcher.fetch(url, priority: priority, completion: completion)
+            return fetcher.fetch(url, priority: priority) { completion($0.map { FetchedBody(data: $0) }) }
         }
         let feed = PreviewFeed(url: key, listeners: previewListeners, interval: interval,
-                               clock: configuration.previewClock, maxPixels: configuration.maxPixels)
+                               clock: configuration.previewClock, maxPixels: configuration.maxPixels,
+                               priority: priority, counters: counters)
         let body = LockedValue(Data()) // the stage decodes (and the disk cache keeps) the whole body
-        return fetcher.fetch(url, priority: priority, chunks: { chunk in
+        let transfer = fetcher.fetch(url, priority: priority, chunks: { chunk in
             body.withLock { $0.append(chunk) }
             feed.take(chunk)
         }) { result in
-            feed.end()
-            completion(result.map { body.withLock { body in defer { body = Data() }; return body } })
+            let data = body.withLock { body in defer { body = Data() }; return body }
+            feed.end(complete: (try? result.get()) != nil) { arrived in
+                completion(result.map { FetchedBody(data: data, arrived: arrived) })
+            }
         }
+        return FeedingTransfer(transfer: transfer, feed: feed)
     }
 
     /// While the loader's job for `request` runs, the bindings with a preview handler that show `request` receive
@@ -104,6 +109,19 @@ extension ImagePipeline {
             }
         }, url: url)
         return { listeners.remove(id, url: url) }
+    }
+}
+
+/// A transfer that feeds previews: its priority is the feed's too.
+struct FeedingTransfer: FetchHandle {
+    let transfer: any FetchHandle
+    let feed: PreviewFeed
+
+    func cancel() { transfer.cancel() }
+
+    func setPriority(_ priority: WorkPriority) {
+        transfer.setPriority(priority)
+        feed.setPriority(priority)
     }
 }
 

@@ -34,13 +34,20 @@ extension ImagePipeline {
                 after: fetch, label: label,
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
                 // the decode: it then fails before allocating, and the body goes with it).
-                cost: { data in
-                    let cost = Self.decodeCost(of: data, size: size, maxPixels: maxPixels)
-                    return cost == 0 ? 0 : cost + data.count
+                cost: { body in
+                    if let arrived = body.arrived, arrived.serves(size, decoder: decoder) {
+                        return arrived.cost(for: size)
+                    }
+                    let cost = Self.decodeCost(of: body.data, size: size, maxPixels: maxPixels)
+                    return cost == 0 ? 0 : cost + body.data.count
                 }, on: decodeQueue
-            ) { data, _ in
+            ) { body, _ in
+                // Decoded as it arrived (previews): not decoded again.
+                if let arrived = body.arrived, arrived.serves(size, decoder: decoder) {
+                    return try arrived.image(for: size)
+                }
                 counters.count(\.decodes)
-                return try decoder.decode(data, targetSize: size, maxPixels: maxPixels)
+                return try decoder.decode(body.data, targetSize: size, maxPixels: maxPixels)
             }
         }
         var upstream = request
@@ -98,7 +105,7 @@ extension ImagePipeline {
     /// Disk cache first (network URLs only), then the fetcher (feeding previews to whoever listens), whose transfer
     /// follows the stage's priority; fetched network bytes are written to the disk cache in the background (each as
     /// `policy` allows).
-    private func makeFetch(_ stage: StageKey, url: URL, policy: ImageRequest.CachePolicy) -> WorkItem<Data> {
+    private func makeFetch(_ stage: StageKey, url: URL, policy: ImageRequest.CachePolicy) -> WorkItem<FetchedBody> {
         let disk = url.isFileURL ? nil : configuration.diskCache
         let reads = policy.contains(.readsDisk), writes = policy.contains(.writesDisk)
         let key = url.absoluteString
@@ -107,14 +114,16 @@ extension ImagePipeline {
         return fetchQueue.add(label: stage.label, priority: .background, callback: { context, finish in
             if reads, let disk, let data = disk.data(forKey: key) {
                 counters.count(\.diskHits)
-                return finish(.success(data))
+                return finish(.success(FetchedBody(data: data)))
             }
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
             counters.count(\.fetches)
             let startedAt = context.priority
             let handle = self.fetchFeedingPreviews(url, priority: startedAt) { result in
-                if case .success(let data) = result, writes, let disk {
-                    diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
+                if case .success(let body) = result, writes, let disk {
+                    diskWrites.add(label: "store " + key, priority: .utility) { _ in
+                        try disk.store(body.data, forKey: key)
+                    }
                 }
                 // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.
                 finish(result.mapError { error -> any Error in error == .cancelled ? CancellationError() : error })

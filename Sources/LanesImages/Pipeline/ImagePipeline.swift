@@ -41,7 +41,7 @@ public final class ImagePipeline: Sendable {
     let diskWrites: WorkQueue
     let counters = Counters(ImagePipelineStatistics())
     /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
-    let fetches: WorkTable<StageKey, Data>
+    let fetches: WorkTable<StageKey, FetchedBody>
     let bitmaps: WorkTable<StageKey, Bitmap>
     /// Where stages wait for room in the memory budget. A wait's body only asks the budget, so it runs at once on
     /// the thread that made it ready (no limit, no thread of its own).

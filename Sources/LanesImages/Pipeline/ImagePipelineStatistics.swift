@@ -16,7 +16,8 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var fetches = 0
     /// Fetches answered from the disk cache.
     public var diskHits = 0
-    /// Decode bodies run.
+    /// Decodes run: decode stages', and downloads decoded as they arrive for previews (whose image then serves
+    /// the decode stage, which does not decode again).
     public var decodes = 0
     /// Processor steps run: one per processor of a chain (`[a, b]` runs two; `[a]` and `[a, b]` together run
     /// `a` once).

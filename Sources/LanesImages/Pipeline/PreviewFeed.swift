@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Lanes
 import LanesLists
@@ -40,93 +39,135 @@ final class PreviewListeners: Sendable {
     }
 }
 
-/// Decodes a download's previews as its chunks arrive: a progressive JPEG's scans, an interlaced PNG's passes. The
-/// chunks are decoded on a serial queue of the feed's own (never on the fetcher's delivery queue); previews are
-/// rendered at most once per `interval` (a ``Throttler``: the first at once, the latest at the end of each interval),
-/// fitted to each listener's target size and handed to every listener of the URL.
+/// Decodes a download's previews as its chunks arrive: a progressive JPEG's scans, an interlaced PNG's passes; and at
+/// the end of the body, the image itself (``ArrivedImage``), so the decode stage need not decode the body again.
 ///
-/// The feed stops for good — it drops its decoder and the chunks still to come — when the body ends, when the URL
-/// has no listener left (every request that wanted previews completed or was cancelled), when the image turns out
-/// not to be progressive, or when its bytes do not decode. A feed whose first chunk finds no listener never starts
-/// (it cannot join a body midway).
+/// The decoding state is ``Owned`` by a serial lane of the feed's own: chunks are decoded in order there (never on
+/// the fetcher's delivery thread), at the priority of the fetch (``setPriority(_:)``: it follows the requests that
+/// wait for the download). Previews are rendered at most once per `interval` (a ``Throttler``: the first at once,
+/// the latest at the end of each interval), fitted to each listener's target size and handed to every listener of
+/// the URL. A JPEG is decoded at the DCT scale the listeners' sizes allow (the largest any of them needs).
+///
+/// The feed stops for good — it drops its decoder and the chunks still to come — when the URL has no listener left
+/// (every request that wanted previews completed or was cancelled), when the image turns out not to be progressive,
+/// or when its bytes do not decode. A feed whose first chunk finds no listener never starts (it cannot join a body
+/// midway).
 final class PreviewFeed: Sendable {
     private let url: String
     private let listeners: PreviewListeners
-    private let queue: DispatchQueue
-    private let decoding: Confined
+    private let decoding: Owned<PreviewDecoding>
     private let throttler: Throttler<Int>
 
-    init(url: String, listeners: PreviewListeners, interval: Duration, clock: any LaneClock, maxPixels: Int) {
+    init(
+        url: String, listeners: PreviewListeners, interval: Duration, clock: any LaneClock, maxPixels: Int,
+        priority: WorkPriority, counters: Counters<ImagePipelineStatistics>
+    ) {
         self.url = url
         self.listeners = listeners
-        let queue = DispatchQueue(label: "lanes.previews")
-        self.queue = queue
-        let decoding = Confined(maxPixels: maxPixels)
+        let decoding = Owned(PreviewDecoding(maxPixels: maxPixels, counters: counters), name: "image previews",
+                             priority: priority)
         self.decoding = decoding
         throttler = Throttler(interval: interval, edges: .both, clock: clock, label: "previews") { _ in
-            queue.async { decoding.renderAndDeliver(url: url, to: listeners) }
+            decoding.mutate { $0.renderAndDeliver(url: url, to: listeners) }
         }
     }
 
     /// The next chunk of the body (from the fetcher, in order).
     func take(_ chunk: Data) {
-        queue.async { [self] in
-            if decoding.decode(chunk, hasListeners: !listeners.listeners(for: url).isEmpty) {
+        decoding.mutate { [url, listeners, throttler] decoding in
+            if decoding.decode(chunk, listeners: listeners.listeners(for: url)) {
                 throttler.send(decoding.previewsReady)
-            } else {
+            } else if decoding.isStopped {
                 throttler.cancel()
             }
         }
     }
 
-    /// The body ended (or failed, or was cancelled): no more previews.
-    func end() {
-        throttler.cancel()
-        queue.async { [decoding] in decoding.stop() }
+    /// The feed's decoding follows the fetch's priority.
+    func setPriority(_ priority: WorkPriority) {
+        decoding.setPriority(priority)
     }
 
-    /// Waits until every chunk handed over so far has been decoded (tests).
-    func drain() {
-        queue.sync {}
+    /// The priority the feed's decoding runs at.
+    var priority: WorkPriority { decoding.priority }
+
+    /// The body ended: no more previews. A whole body is finished on the lane, after its last chunk, and `done` is
+    /// handed the image the decoder ended with (nil where it did not: not progressive, stopped, not a complete valid
+    /// file); a failed or cancelled one is handed nil at once.
+    func end(complete: Bool, _ done: @escaping @Sendable (ArrivedImage?) -> Void) {
+        throttler.cancel()
+        guard complete else {
+            decoding.mutate { $0.stop() }
+            return done(nil)
+        }
+        decoding.mutate { done($0.finish()) }
     }
 }
 
 /// The decoding state of a ``PreviewFeed``.
 ///
-/// `@unchecked Sendable`: every property is read and written only on the feed's serial queue (`take`, `end` and
-/// the throttler's handler all hop onto it), so no two threads touch it at once.
-private final class Confined: @unchecked Sendable {
+/// `@unchecked Sendable`: it lives in an ``Owned``, so only operations on the owner's serial lane touch it, under
+/// the owner's lock.
+private final class PreviewDecoding: @unchecked Sendable {
     private let maxPixels: Int
+    private let counters: Counters<ImagePipelineStatistics>
     private var decoder: IncrementalDecoder?
-    private var started = false
+    private var info: ImageInfo?
+    /// The first bytes, until the header can be read.
+    private var head = Data()
+    private(set) var isStopped = false
     /// The previews ready when the last one was rendered.
     private var shown = 0
 
-    init(maxPixels: Int) {
+    init(maxPixels: Int, counters: Counters<ImagePipelineStatistics>) {
         self.maxPixels = maxPixels
+        self.counters = counters
     }
 
     var previewsReady: Int { decoder?.previewsReady ?? 0 }
 
     /// Decodes `chunk`; true when a preview newer than the last one is ready, false when there is none (or the feed
     /// has stopped).
-    func decode(_ chunk: Data, hasListeners: Bool) -> Bool {
-        if !started {
-            started = true
-            if hasListeners { decoder = IncrementalDecoder(previews: true, maxPixels: maxPixels) }
-        }
-        guard let decoder, hasListeners else { stop(); return false }
+    func decode(_ chunk: Data, listeners: [PreviewListeners.Listener]) -> Bool {
+        guard !isStopped, !listeners.isEmpty else { stop(); return false }
         do {
-            try decoder.append(chunk)
+            if let decoder {
+                try decoder.append(chunk)
+            } else {
+                try start(chunk, listeners: listeners)
+            }
         } catch {
-            stop() // not a PNG or JPEG, or bad bytes: the final decode reports it
+            stop() // not a PNG or JPEG, not progressive, or bad bytes: the decode stage decodes (and reports) it
             return false
         }
-        if decoder.hasHeader && !decoder.isProgressive {
-            stop() // a baseline JPEG or a plain PNG: its rows are final as they arrive, no previews
-            return false
-        }
+        guard let decoder else { return false }
         return decoder.previewsReady > shown
+    }
+
+    /// Gathers the first bytes until the header can be read, then makes the decoder: a JPEG at the DCT scale that
+    /// covers every listener's size.
+    private func start(_ chunk: Data, listeners: [PreviewListeners.Listener]) throws {
+        head.append(chunk)
+        let info: ImageInfo
+        do {
+            info = try ImageDecoder().probe(head)
+        } catch ImageError.truncated {
+            return
+        }
+        guard info.isProgressive, info.format == .png || info.format == .jpeg else {
+            // A baseline JPEG or a plain PNG: its rows are final as they arrive, no previews.
+            throw ImageError.unsupportedVariant(info.format, "no previews")
+        }
+        let denominator = listeners.map { listener in
+            let target = ImageDecoder.storedTarget(info, targetSize: listener.targetSize)
+            return ImageDecoder.decodeDenominator(info, target: target)
+        }.min() ?? 1
+        let decoder = IncrementalDecoder(previews: true, maxPixels: maxPixels, scaleDenominator: denominator)
+        try decoder.append(head)
+        head = Data()
+        self.decoder = decoder
+        self.info = info
+        counters.count(\.decodes)
     }
 
     func renderAndDeliver(url: String, to listeners: PreviewListeners) {
@@ -142,9 +183,23 @@ private final class Confined: @unchecked Sendable {
         }
     }
 
+    /// After the body's last byte: the image the decoder ends with (nil: stopped, or not a complete valid file).
+    func finish() -> ArrivedImage? {
+        defer { stop() }
+        guard let decoder, let info else { return nil }
+        do {
+            try decoder.append(Data(), isLast: true)
+            return ArrivedImage(bitmap: try decoder.decodeRemainingImage(), info: info,
+                                scaleDenominator: decoder.scaleDenominator)
+        } catch {
+            return nil
+        }
+    }
+
     func stop() {
         decoder = nil
-        started = true
+        head = Data()
+        isStopped = true
     }
 
     private static func fit(_ bitmap: Bitmap, in size: TargetSize?) -> Bitmap? {

@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import Lanes
+import LanesImages
+
+/// `lanes-bench preview-load FILE [LOADS] [WIDTH] [GAP_MS]`: loads FILE (a progressive JPEG) LOADS times (5) through
+/// a fresh ``ImagePipeline`` with a preview handler, the body handed out from memory as a download would be, in 64 KB
+/// chunks GAP_MS apart (10: about 6 MB/s; an `https` URL, so previews are decoded as it arrives), to WIDTH pixels wide
+/// (0: full size, the default). Prints one JSON line: medians of a load's wall time and of the time from its last
+/// byte to its image, the process's CPU time a load, the decodes the pipeline counted and the previews shown.
+/// Run it under `/usr/bin/time -f %M` for its peak RSS (`scripts/bench-previews` runs it before and after a change).
+enum PreviewLoad {
+    /// Hands out a body in chunks on a thread of its own.
+    final class ChunkedMemory: DataFetching {
+        struct Done: FetchHandle {
+            func cancel() {}
+            func setPriority(_ priority: WorkPriority) {}
+        }
+
+        let body: Data
+        let gap: Double
+        /// When the last chunk was handed out (uptime nanoseconds).
+        let lastChunk = LockedValue<UInt64>(0)
+
+        init(_ body: Data, gap: Double) {
+            self.body = body
+            self.gap = gap
+        }
+
+        func fetch(_ url: URL, priority: WorkPriority,
+                   completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) -> any FetchHandle {
+            let body = self.body
+            Thread { completion(.success(body)) }.start()
+            return Done()
+        }
+
+        func fetch(_ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
+                   completion: @escaping @Sendable (Result<Void, FetchError>) -> Void) -> any FetchHandle {
+            let body = self.body, gap = self.gap, lastChunk = self.lastChunk
+            Thread {
+                for start in stride(from: 0, to: body.count, by: 64 << 10) {
+                    if start > 0 { Thread.sleep(forTimeInterval: gap) } // the network's pace
+                    chunks(body.subdata(in: start..<min(body.count, start + (64 << 10))))
+                }
+                lastChunk.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+                completion(.success(()))
+            }.start()
+            return Done()
+        }
+    }
+
+    static func run(_ arguments: [String]) -> Never {
+        guard let path = arguments.first, let body = FileManager.default.contents(atPath: path) else {
+            FileHandle.standardError.write(Data("usage: lanes-bench preview-load FILE [LOADS] [WIDTH]\n".utf8))
+            exit(2)
+        }
+        let loads = arguments.count > 1 ? max(1, Int(arguments[1]) ?? 5) : 5
+        let width = arguments.count > 2 ? Int(arguments[2]) ?? 0 : 0
+        let gap = (arguments.count > 3 ? Double(arguments[3]) ?? 10 : 10) / 1000
+        var seconds: [Double] = [], tails: [Double] = []
+        var decodes = 0, previews = 0
+        let cpuBefore = cpuSeconds()
+        for load in 0..<loads {
+            let fetcher = ChunkedMemory(body, gap: gap)
+            let pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(fetcher: fetcher))
+            let request = ImageRequest(url: URL(string: "https://bench.invalid/\(load).jpg")!,
+                                       targetSize: width > 0 ? TargetSize(maxWidth: width) : nil)
+            let shown = LockedValue(0)
+            let done = DispatchSemaphore(value: 0)
+            let start = DispatchTime.now().uptimeNanoseconds
+            pipeline.load(request, on: nil, preview: { _ in shown.withLock { $0 += 1 } }) { result in
+                if case .failure(let error) = result {
+                    FileHandle.standardError.write(Data("preview-load: \(error)\n".utf8))
+                    exit(1)
+                }
+                done.signal()
+            }
+            done.wait()
+            let end = DispatchTime.now().uptimeNanoseconds
+            seconds.append(Double(end - start) / 1e9)
+            tails.append(Double(end - fetcher.lastChunk.withLock { $0 }) / 1e9)
+            decodes += pipeline.statistics.decodes
+            previews += shown.withLock { $0 }
+        }
+        let cpu = (cpuSeconds() - cpuBefore) / Double(loads)
+        let median = seconds.sorted()[seconds.count / 2], tail = tails.sorted()[tails.count / 2]
+        print("{\"scenario\":\"preview-load\",\"loads\":\(loads),\"width\":\(width),\"median_s\":\(median),"
+              + "\"tail_s\":\(tail),\"cpu_s_per_load\":\(cpu),\"decodes_per_load\":\(Double(decodes) / Double(loads)),\"previews_per_load\":"
+              + "\(Double(previews) / Double(loads))}")
+        exit(0)
+    }
+
+    /// The process's user and system CPU time so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
