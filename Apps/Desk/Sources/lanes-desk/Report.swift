@@ -26,6 +26,8 @@ enum Report {
         add("in_flight", Double(counters.inFlight))
         add("monitor_hitches", Double(counters.monitorHitches))
         add("monitor_p99_ms", counters.monitorP99Ms)
+        add("monitor_hitch_rate_ms_per_s", counters.monitorHitchRate)
+        add("monitor_hangs", Double(counters.monitorHangs))
         add("photo_cache_hits", Double(photos.cacheHits))
         add("photo_renders_started", Double(photos.rendersStarted))
         add("photo_renders_cancelled", Double(photos.rendersCancelled))
