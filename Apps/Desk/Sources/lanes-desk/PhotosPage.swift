@@ -225,6 +225,10 @@ final class PhotosPage {
     /// wait (unloaded) until they come near or on screen.
     private var preloadTracker = PreloadTracker()
     private var preloadLines = PreloadRows.empty
+    /// The frame clock's time of the last frame (ns, monotonic): the tracker times the scroll by the frames that
+    /// drew it, not by when the after-paint hook got to run (which jitters with the frame's own work and the load,
+    /// and made a steady scroll look like flicks and stops: the plan flapped and rows were dropped and asked again).
+    private var frameTime: UInt64 = 0
 
     /// The viewport in lines: the line height, the first line's offset and the page height (nil before the first
     /// layout). The list's rows are all the same height, so the adjustment says which rows the viewport shows.
@@ -254,6 +258,7 @@ final class PhotosPage {
 
     /// Feeds the scroll position to the preload tracker and keeps its window of lines.
     private func updatePreloadWindow() {
+        if frameTime == 0 { frameTime = UInt64(g_get_monotonic_time()) * 1000 }
         guard let viewport else { return }
         let first = Int((viewport.value / viewport.lineHeight).rounded(.down))
         let last = Int(((viewport.value + viewport.page) / viewport.lineHeight).rounded(.up))
@@ -261,7 +266,7 @@ final class PhotosPage {
             costs: pipeline.loader.costs, threads: pipeline.configuration.decodeConcurrency,
             itemsPerRow: viewport.perLine)
         preloadTracker.update(
-            offset: viewport.value / viewport.lineHeight, at: DispatchTime.now().uptimeNanoseconds, rowHeight: 1,
+            offset: viewport.value / viewport.lineHeight, at: frameTime, rowHeight: 1,
             viewportHeight: viewport.page / viewport.lineHeight)
         let visible = first..<max(first, last)
         if fixedPreload {
@@ -290,9 +295,10 @@ final class PhotosPage {
         return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < height
     }
 
-    /// Once a frame: promotes rows that entered the viewport, demotes those that left, starts rows that came near
-    /// and withdraws rows that went far.
-    func updatePriorities() {
+    /// Once a frame (`frameTime`: the frame clock's, µs): promotes rows that entered the viewport, demotes those that
+    /// left, starts rows that came near and withdraws rows that went far.
+    func updatePriorities(frameTime microseconds: Int64? = nil) {
+        if let microseconds, microseconds > 0 { frameTime = UInt64(microseconds) * 1000 }
         guard !naive, !isSuspended else { return }
         updatePreloadWindow()
         for cell in cells.values {
