@@ -121,7 +121,8 @@ struct PreloadTrackerPlanTests {
                 offset += 25
                 _ = tracker.update(offset: offset, at: clock.now, rowHeight: 1, viewportHeight: 20)
             }
-            return (tracker.preloadRows(around: Int(offset)..<Int(offset) + 20, rowCount: 100_000), tracker.preloadPriority)
+            let rows = tracker.preloadRows(around: Int(offset)..<Int(offset) + 20, rowCount: 100_000)
+            return (rows, tracker.preloadPriority)
         }
         let list = plan(itemsPerRow: 1), grid = plan(itemsPerRow: 5)
         // One photo a line: 8 ms on two threads, ready within the frame the line is on screen.

@@ -81,6 +81,10 @@ public struct PreloadTracker: Sendable {
     /// `DispatchTime.now().uptimeNanoseconds` or a `LaneClock`'s `now`). Returns the rows to preload now. An update
     /// that does not move keeps the last answer.
     ///
+    /// Give the time the offset is drawn for when the toolkit has one (GTK's frame clock's frame time, a display
+    /// link's timestamp): the speed and slow-down are estimated from these times, and a time taken whenever a
+    /// callback happens to run jitters with the frame's own work, so a steady scroll looks like flicks and stops.
+    ///
     /// ```swift
     /// let extent = tracker.update(offset: 120, at: clock.now, rowHeight: 44, viewportHeight: 880)
     /// ```

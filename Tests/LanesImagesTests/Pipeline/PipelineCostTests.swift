@@ -27,7 +27,8 @@ struct PipelineCostTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))])
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let costs = pipeline.loader.costs
-        #expect(pipeline.loader(deliveringOn: WorkQueue("other", maxConcurrency: 1, executor: executor)).costs === costs)
+        let other = WorkQueue("other", maxConcurrency: 1, executor: executor)
+        #expect(pipeline.loader(deliveringOn: other).costs === costs)   // every loader of the pipeline shares it
         let runs = Recorder<Double>()
         let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40), processors: [Timed(runs: runs)])
         let results = ResultBox()
