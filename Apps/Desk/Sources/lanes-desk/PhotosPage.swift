@@ -250,7 +250,8 @@ final class PhotosPage {
         let line = row / viewport.perLine
         let top = Double(line) * viewport.lineHeight, bottom = top + viewport.lineHeight
         if bottom > viewport.value && top < viewport.value + viewport.page {
-            return RowLoad(priority: fixedPreload ? .visible : preloadTracker.loadPriority(forRow: line), onScreen: true)
+            let priority = fixedPreload ? .visible : preloadTracker.loadPriority(forRow: line)
+            return RowLoad(priority: priority, onScreen: true)
         }
         guard preloadLines.contains(line) else { return nil }
         return RowLoad(priority: fixedPreload ? .prefetch : preloadTracker.preloadPriority, onScreen: false)
