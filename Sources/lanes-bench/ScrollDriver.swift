@@ -256,7 +256,11 @@ final class ScrollDriver {
         timer.resume()
     }
 
+    /// `LANES_BENCH_FRAME_BUDGET=1`: each tick begins a `MainFrame` frame, as an app's frame clock would.
+    private static let beginsFrames = ProcessInfo.processInfo.environment["LANES_BENCH_FRAME_BUDGET"] == "1"
+
     private func tick() {
+        if Self.beginsFrames { MainFrame.beginFrame() }
         let start = now()
         let lateBy = probe.tickFired(at: start)
         frame += 1

@@ -34,8 +34,33 @@ struct FrameLedgerTests {
         // The marker posted behind the waiting work runs (after the frame callback): turns run again.
         ledger.resumed(at: now + 2 * ms)
         #expect(ledger.turn(priority: .visible, at: now + 2 * ms) == .run)
-        #expect(ledger.turn(priority: .visible, at: now + 9 * ms) == .run)                     // 7 ms since the marker
-        #expect(ledger.turn(priority: .visible, at: now + 10 * ms) == .yieldToFrame(starts: true))
+        #expect(ledger.turn(priority: .visible, at: now + 7 * ms) == .run)                     // 5 ms since the marker
+        // The next frame is due 16 ms after this one began, before the window's 8 ms are up: the turns yield to it.
+        #expect(ledger.turn(priority: .visible, at: now + 8 * ms) == .yieldToFrame(starts: true))
+    }
+
+    @Test("a flood never holds a frame that is due; while it is late, turns run in slices of a millisecond")
+    func dueFrameIsNotHeld() {
+        var ledger = FrameLedger(interval: 16 * ms)
+        ledger.beginFrame(at: 1_000 * ms)
+        #expect(ledger.turn(priority: .visible, at: 1_008 * ms) == .yieldToFrame(starts: true))
+        // The frame took 10 ms to paint; its marker ran after it.
+        ledger.resumed(at: 1_010 * ms)
+        #expect(ledger.turn(priority: .visible, at: 1_015 * ms) == .run)
+        // The next frame is due at 1,016 ms, 2 ms before the window's half interval ends.
+        #expect(ledger.turn(priority: .visible, at: 1_016 * ms) == .yieldToFrame(starts: true))
+        // The marker ran before the frame came (its timer fires a little late): the frame is late, turns run a
+        // millisecond at a time, so it waits at most that long once it is ready.
+        ledger.resumed(at: 1_016 * ms + ms / 2)
+        #expect(ledger.turn(priority: .visible, at: 1_017 * ms) == .run)
+        #expect(ledger.turn(priority: .visible, at: 1_017 * ms + ms / 2) == .yieldToFrame(starts: true))
+        ledger.resumed(at: 1_018 * ms)
+        #expect(ledger.turn(priority: .visible, at: 1_018 * ms + ms / 2) == .run)
+        #expect(ledger.turn(priority: .visible, at: 1_019 * ms) == .yieldToFrame(starts: true))
+        // It came: the next window is half an interval again.
+        ledger.beginFrame(at: 1_019 * ms + ms / 2)
+        #expect(ledger.turn(priority: .visible, at: 1_027 * ms) == .run)
+        #expect(ledger.turn(priority: .visible, at: 1_028 * ms) == .yieldToFrame(starts: true))
     }
 
     @Test("speculative results wait for the next frame after a quarter of it; visible ones use the rest")

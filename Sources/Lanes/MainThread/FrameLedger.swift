@@ -3,9 +3,12 @@
 ///
 /// While frames come (``beginFrame(at:)`` less than four intervals ago):
 /// - **starvation guard**: once main-queue items have run for `guardShare` of an interval (half by default, leaving
-///   the rest to the frame's own layout and painting) since the frame began or the last yield ended, every turn
-///   yields: it goes behind the main-queue work already waiting (the frame's own callback among it), and the items
-///   run again after that;
+///   the rest to the frame's own layout and painting) since the frame began or the last yield ended, or the next
+///   frame is due (an interval after the last began), every turn yields: it goes behind the main-queue work already
+///   waiting (the frame's own callback among it), and the items run again after that. When the next frame is late
+///   (due, and the yield ended without it), turns yield every sixteenth of an interval, so the frame runs within
+///   about a millisecond of coming rather than behind another half interval of items (which put a frame a refresh
+///   late: 33 ms apart on the desk's flood);
 /// - **idle-time work**: a turn below ``WorkPriority/normal`` (a prefetched result) that comes after `idleShare` of
 ///   the frame (a quarter by default) waits for the next frame, so results for rows on screen take the frame's
 ///   remaining budget first.
@@ -53,7 +56,7 @@ package struct FrameLedger: Sendable {
     package mutating func turn(priority: WorkPriority, at now: UInt64) -> Decision {
         guard framesActive(at: now) else { return .run }
         if yielding { return .yieldToFrame(starts: false) }
-        if now >= windowStart, Double(now - windowStart) >= guardShare * Double(interval) {
+        if now >= windowEnd {
             yielding = true
             return .yieldToFrame(starts: true)
         }
@@ -61,6 +64,16 @@ package struct FrameLedger: Sendable {
             return .waitForNextFrame
         }
         return .run
+    }
+
+    /// When the turns of the current window must yield: `guardShare` of an interval after it began, or when the next
+    /// frame is due if that is sooner; a sixteenth of an interval after it began when that frame is already late.
+    private var windowEnd: UInt64 {
+        let budget = UInt64(guardShare * Double(interval))
+        guard let frameStart else { return windowStart + budget }
+        let due = frameStart + interval
+        if windowStart < due { return min(windowStart + budget, due) }
+        return windowStart + min(budget, max(1, interval / 16))
     }
 
     /// The yield's marker ran at `now`: the work that was waiting ahead of it (the frame) has run.

@@ -8,8 +8,9 @@ import Synchronization
 ///   result, a cache fill) that comes after the first quarter of the frame waits for the next frame; items for what is
 ///   on screen (``WorkPriority/visible``: ContentBinding deliveries) use the frame's remaining budget first.
 /// - **Starvation guard.** Once main-queue items have run for half a frame interval since the frame began (or since
-///   the last yield ended), the next ones go behind the main-queue work already waiting (the frame callback, input),
-///   so a flood of results can hold a frame for at most half an interval, leaving the rest to layout and painting.
+///   the last yield ended), or the next frame is due, the next ones go behind the main-queue work already waiting
+///   (the frame callback, input), so a flood of results takes at most half of each interval and does not hold a
+///   frame that is due (while one is late, items run in slices of a sixteenth of an interval).
 ///
 /// Until ``beginFrame()`` is first called, and whenever frames stop (none for four intervals), main-queue items run
 /// as they come, exactly as without it.

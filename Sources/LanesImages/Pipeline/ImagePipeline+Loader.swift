@@ -67,7 +67,7 @@ extension ImagePipeline {
         loaders.withLock { loaders in
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
-                name: "image", deliveryQueue: queue, cache: memoryCache
+                name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs
             ) { [unowned self] request in
                 // A binding that shows previews hears them while this request's work runs.
                 let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)

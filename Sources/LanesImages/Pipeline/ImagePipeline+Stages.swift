@@ -22,7 +22,18 @@ extension ImagePipeline {
         bitmaps.item(for: request.finalKey) { _ in makeStage(for: request) }
     }
 
+    /// The stage for `request`, made now: when it succeeds, what its chain's decode and processor steps took on their
+    /// threads goes into ``costs`` (steps joined in flight or read from the memory cache add nothing: they cost this
+    /// request nothing more; the fetch waits rather than works).
     func makeStage(for request: ImageRequest) -> WorkItem<Bitmap> {
+        let times = LockedValue(0.0), costs = self.costs
+        let stage = makeStage(for: request, times: times)
+        stage.onFinishInline { if case .success = $0 { costs.record(seconds: times.withLock { $0 }) } }
+        return stage
+    }
+
+    /// A stage of `request`'s chain (the last or an upstream one), its steps' work time added to `times`.
+    private func makeStage(for request: ImageRequest, times: LockedValue<Double>) -> WorkItem<Bitmap> {
         let counters = self.counters
         let label = request.finalKey.label
         guard let processor = request.processors.last else {
@@ -31,7 +42,7 @@ extension ImagePipeline {
             let policy = request.cachePolicy
             let fetch = fetches.item(for: .fetch(url: url.absoluteString)) { makeFetch($0, url: url, policy: policy) }.item
             return run(
-                after: fetch, label: label,
+                after: fetch, label: label, times: times,
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
                 // the decode: it then fails before allocating, and the body goes with it).
                 cost: { body in
@@ -57,9 +68,11 @@ extension ImagePipeline {
             counters.count(\.intermediateHits)
             input = budgetWaits.add(label: label, priority: .background) { _ in cached }
         } else {
-            input = stage(for: upstream).item
+            input = bitmaps.item(for: upstream.finalKey) { _ in makeStage(for: upstream, times: times) }.item
         }
-        return run(after: input, label: label, cost: { processor.workingSetBytes(for: $0) }, on: processQueue) {
+        return run(
+            after: input, label: label, times: times, cost: { processor.workingSetBytes(for: $0) }, on: processQueue
+        ) {
             bitmap, context in
             counters.count(\.processorRuns)
             return try processor.process(bitmap, isCancelled: { context.isCancelled })
@@ -68,11 +81,21 @@ extension ImagePipeline {
 
     /// Runs `work` on `queue` with `input`'s output, once `cost(output)` bytes fit in the budget. The wait for room
     /// is an item of its own (``ImagePipeline/budgetWaits``), so it holds no slot of `queue`: it follows the stage's
-    /// priority (`onPriorityChange`) and is withdrawn when the stage is cancelled.
+    /// priority (`onPriorityChange`) and is withdrawn when the stage is cancelled. The time `work` takes is added to
+    /// `times`.
     private func run<Input: Sendable>(
-        after input: WorkItem<Input>, label: String, cost: @escaping @Sendable (Input) -> Int, on queue: WorkQueue,
-        work: @escaping @Sendable (Input, WorkContext) throws -> Bitmap
+        after input: WorkItem<Input>, label: String, times: LockedValue<Double>,
+        cost: @escaping @Sendable (Input) -> Int, on queue: WorkQueue,
+        work untimed: @escaping @Sendable (Input, WorkContext) throws -> Bitmap
     ) -> WorkItem<Bitmap> {
+        let work: @Sendable (Input, WorkContext) throws -> Bitmap = { input, context in
+            let start = ContinuousClock.now
+            defer {
+                let seconds = Double((ContinuousClock.now - start).laneNanoseconds) / 1e9
+                times.withLock { $0 += seconds }
+            }
+            return try untimed(input, context)
+        }
         guard let budget else {
             return queue.add(consuming: input, policy: .fail, label: label, priority: .background) { value, context in
                 try context.checkCancellation()

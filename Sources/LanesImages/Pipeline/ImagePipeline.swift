@@ -46,6 +46,9 @@ public final class ImagePipeline: Sendable {
     /// Where stages wait for room in the memory budget. A wait's body only asks the budget, so it runs at once on
     /// the thread that made it ready (no limit, no thread of its own).
     let budgetWaits: WorkQueue
+    /// What a request's decode and processors take on their threads (the loaders' ``ContentLoader/costs``, shared
+    /// by all of them).
+    let costs = CostEstimate()
     /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
     let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
     /// Who wants previews of which download (see ``PreviewFeed``), and the bindings that show them.

@@ -40,6 +40,17 @@ struct ListGeometry: Equatable {
 }
 
 extension ListGeometry {
+    /// The rows `span` preloads around `visible` when the list moves in `direction`: a window on each side, or, for a
+    /// cost-aware span that skips rows too close to be ready, the rows after the skip (keeping `old`'s rows still
+    /// ahead, see ``skippingRows(ahead:visible:direction:keeping:)``).
+    func preloadRows(
+        for span: PreloadSpan, visible: Range<Int>, direction: ScrollDirection, keeping old: PreloadRows
+    ) -> PreloadRows {
+        if span.skip > 0 { return skippingRows(ahead: span, visible: visible, direction: direction, keeping: old) }
+        let window = preloadWindow(around: visible, direction: direction, ahead: span.ahead, behind: span.behind)
+        return PreloadRows(window: window, visible: visible)
+    }
+
     /// The preload rows of a cost-aware span that skips the rows too close to be ready: `span.ahead` rows after the
     /// first `span.skip` past `visible` in `direction`. Rows of `old` still ahead of the screen stay (their work may
     /// have started and they are about to appear: skipping is for rows not started yet); while the new rows lie
@@ -66,35 +77,5 @@ extension ListGeometry {
             if upper < old.above.lowerBound { start = old.above.lowerBound }
         }
         return PreloadRows(above: start..<max(start, end), below: 0..<0)
-    }
-}
-
-/// The rows of a preload window that are not visible: up to two ranges, one on each side.
-struct PreloadRows: Equatable {
-    var above: Range<Int>
-    var below: Range<Int>
-
-    static let empty = PreloadRows(above: 0..<0, below: 0..<0)
-
-    init(above: Range<Int>, below: Range<Int>) {
-        self.above = above
-        self.below = below
-    }
-
-    init(window: Range<Int>, visible: Range<Int>) {
-        if visible.isEmpty {
-            self = .empty
-        } else {
-            above = window.lowerBound..<max(window.lowerBound, visible.lowerBound)
-            below = min(window.upperBound, visible.upperBound)..<window.upperBound
-        }
-    }
-
-    func contains(_ row: Int) -> Bool { above.contains(row) || below.contains(row) }
-
-    /// Every row, in the order of travel for `direction` (ascending when forward).
-    func rows(_ direction: ScrollDirection) -> [Int] {
-        let ascending = Array(above) + Array(below)
-        return direction == .forward ? ascending : ascending.reversed()
     }
 }

@@ -297,15 +297,7 @@ public final class ListModel<Cell> {
             span = .none
         }
         preloadSpan = span
-        let newPreload: PreloadRows
-        if span.skip > 0 {
-            newPreload = geometry.skippingRows(
-                ahead: span, visible: newVisible, direction: direction, keeping: oldPreload)
-        } else {
-            let window = geometry.preloadWindow(
-                around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
-            newPreload = PreloadRows(window: window, visible: newVisible)
-        }
+        let newPreload = geometry.preloadRows(for: span, visible: newVisible, direction: direction, keeping: oldPreload)
         visibleRows = newVisible
         preloadRange = newPreload
         isLaidOut = true

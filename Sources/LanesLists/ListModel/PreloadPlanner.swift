@@ -72,14 +72,21 @@ struct PreloadSpan: Equatable {
     static let none = PreloadSpan(ahead: 0, behind: 0)
 }
 
-/// What a row costs the preload: `seconds` of work to get one ready (a loader's running estimate) on each of
-/// `threads` threads.
+/// What a row costs the preload: `seconds` of work to get one of its `itemsPerRow` items ready (a loader's running
+/// estimate) on each of `threads` threads.
 struct PreloadCost: Equatable {
     var seconds: Double
     var threads: Int
     /// All the threads of the loader's queue: the plan takes them when rows on screen cannot be ready anyway (the
     /// list moves faster than they render), since nothing visible is left for the threads kept from prefetch.
     var allThreads: Int
+    /// Loads per row: 1 for a list, the columns of a grid whose rows are its lines.
+    var itemsPerRow = 1
+
+    /// Seconds until the first `rows` rows' items are ready, started together on `threads` threads.
+    func ready(rows: Int, threads: Int) -> Double {
+        seconds * (Double(max(1, itemsPerRow) * rows) / Double(max(1, threads))).rounded(.up)
+    }
 }
 
 /// The adaptive preload's state: the offsets of the current run (motion one way, since the list started moving, turned
@@ -170,9 +177,10 @@ struct PreloadPlanner {
         }
         // The k-th row started is ready after k / threads rounds of work, and lands a frame later at worst. When the
         // first row past the screen cannot make it, neither can the rows on it: the plan takes every thread.
-        let outruns = leaves.first.map { cost.seconds + Self.deliveryMargin > $0 } ?? false
-        let threads = outruns ? max(cost.threads, cost.allThreads) : cost.threads
-        func ready(_ k: Int) -> Double { cost.seconds * Double(k / threads + 1) + Self.deliveryMargin }
+        let allThreads = max(cost.threads, cost.allThreads)
+        let outruns = leaves.first.map { cost.ready(rows: 1, threads: allThreads) + Self.deliveryMargin > $0 } ?? false
+        let threads = outruns ? allThreads : cost.threads
+        func ready(_ k: Int) -> Double { cost.ready(rows: k + 1, threads: threads) + Self.deliveryMargin }
         func feasible(from first: Int) -> Int {
             var k = 0
             while first + k < leaves.count, ready(k) <= leaves[first + k] { k += 1 }

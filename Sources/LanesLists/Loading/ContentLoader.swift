@@ -15,7 +15,7 @@ import Lanes
 ///   before is delivered.
 ///
 /// The work for a key is a work item: one synchronous body on ``queue``, or the last item of a chain across queues
-/// (``init(name:deliveryQueue:cache:cachesFailures:failureLimit:make:)``), such as the image pipeline's
+/// (``init(name:deliveryQueue:cache:cachesFailures:failureLimit:costs:make:)``), such as the image pipeline's
 /// fetch → decode → filter. Each request is a consumer of that item in the core's graph: it lends the item its
 /// priority, and the item is cancelled — through its chain — when the last request leaves, unless it was kept
 /// (`keep()`) or something else needs it.
@@ -65,12 +65,13 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     private let prefetches = LockedValue<[Key: WorkClaim<Key, Value>]>([:])
     let counters: LoaderCounters
     /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
-    /// `Make` records its own). ``ListModel/connect(to:key:binding:)`` sizes the list's preload with it.
+    /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:key:binding:)`` sizes the
+    /// list's preload with it.
     ///
     /// ```swift
     /// print(charts.costs.seconds.map { "\($0 * 1000) ms a chart" } ?? "no chart yet")
     /// ```
-    public let costs = CostEstimate()
+    public let costs: CostEstimate
 
     /// Creates a loader whose work for a key is a chain of one or more items.
     /// - Parameters:
@@ -81,6 +82,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ///   - cache: where finished values go (it may be shared with other loaders of the same keys).
     ///   - cachesFailures: remember failures too (at most `failureLimit` of them).
     ///   - failureLimit: how many failures are remembered.
+    ///   - costs: the loader's ``costs``, which the chains `make` builds record their times into (the work of a key,
+    ///     summed over its steps, not the waits between them).
     ///   - make: makes and enqueues the work for a key and returns its last item (see ``Make``).
     ///
     /// ```swift
@@ -91,11 +94,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// ```
     public convenience init(
         name: String = "content", deliveryQueue: WorkQueue = .main, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool = false, failureLimit: Int = 256, make: @escaping Make
+        cachesFailures: Bool = false, failureLimit: Int = 256, costs: CostEstimate = CostEstimate(),
+        make: @escaping Make
     ) {
         self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, makeWork: { _, _ in make })
+            failureLimit: failureLimit, costs: costs, makeWork: { _, _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -119,7 +123,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ) {
         self.init(
             name: name, queue: queue, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit
+            failureLimit: failureLimit, costs: CostEstimate()
         ) { counters, costs in
             { key in
                 queue.add(label: "\(name) \(key)", priority: .background) { context in
@@ -135,8 +139,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool, failureLimit: Int, makeWork: (LoaderCounters, CostEstimate) -> Make
+        cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, makeWork: (LoaderCounters, CostEstimate) -> Make
     ) {
+        self.costs = costs
         self.name = name
         self.queue = queue
         self.deliveryQueue = deliveryQueue

@@ -54,21 +54,26 @@ import LanesLists
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 117)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 120)
 @MainActor final class PhotoGrid {
     var tracker = PreloadTracker()
-    var window: Range<Int> = 0..<0
+    var preload = PreloadRows.empty
+
+    /// `costs`: the loader's estimate of one photo's work (a pipeline's `loader.costs`); `threads`: where it runs.
+    init(costs: CostEstimate = CostEstimate(), threads: Int = 2, photosPerRow: Int = 1) {
+        tracker.planPreload(costs: costs, threads: threads, itemsPerRow: photosPerRow)
+    }
 
     /// Once a frame, with the toolkit's scroll position and visible rows (rows of height 1).
     func frame(scrollTop: Double, visible: Range<Int>, rowCount: Int, now: UInt64) {
-        let extent = tracker.update(offset: scrollTop, at: now, rowHeight: 1, viewportHeight: Double(visible.count))
-        window = extent.window(around: visible, rowCount: rowCount)
+        tracker.update(offset: scrollTop, at: now, rowHeight: 1, viewportHeight: Double(visible.count))
+        preload = tracker.preloadRows(around: visible, rowCount: rowCount)
     }
 
     /// What a bound row should load at: nil leaves it waiting.
     func priority(for row: Int, visible: Range<Int>) -> WorkPriority? {
-        if visible.contains(row) { return .visible }
-        return window.contains(row) ? .prefetch : nil
+        if visible.contains(row) { return tracker.loadPriority(forRow: row) }
+        return preload.contains(row) ? tracker.preloadPriority : nil
     }
 }
 #sourceLocation()

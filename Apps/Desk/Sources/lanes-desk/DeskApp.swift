@@ -95,8 +95,8 @@ final class DeskApp {
         gtk_window_present(gcast(window))
         monitor.start()
         startStatusTimer()
-        frames.onFrame { [unowned self] _ in
-            Profile.measure("priorities") { photos.updatePriorities() }
+        frames.onFrame { [unowned self] time in
+            Profile.measure("priorities") { photos.updatePriorities(frameTime: time) }
             Profile.measure("stocks tick") { stocks.frameTick() }
         }
         if let script = options.script {

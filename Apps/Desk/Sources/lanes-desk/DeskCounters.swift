@@ -16,6 +16,9 @@ struct DeskCounters: Equatable {
     /// The status bar's responsiveness monitor: main-thread latency p99 (ms) and hitches.
     let monitorP99Ms: Double
     let monitorHitches: Int
+    /// The same monitor's hitch rate (ms of hitch per second of activity, Apple's bands) and hangs (stalls > 250 ms).
+    let monitorHitchRate: Double
+    let monitorHangs: Int
     /// Frames drawn in the last second, or nil while the idle watch sleeps (nothing is drawn).
     let framesPerSecond: Int?
     /// Image stages and charts in flight, renders withdrawn before they finished, results served from a cache.
@@ -29,6 +32,8 @@ struct DeskCounters: Equatable {
         mode = app.options.naive ? "naive" : "lanes"
         monitorP99Ms = Scripts.milliseconds(stats.p99)
         monitorHitches = stats.hitches
+        monitorHitchRate = stats.hitchRate
+        monitorHangs = stats.hangs
         framesPerSecond = app.activity.isAsleep
             ? nil : app.frames.framesInLastSecond(now: Int64(g_get_monotonic_time()))
         inFlight = app.photos.inFlight + charts.inFlight

@@ -19,7 +19,8 @@ final class PhotoCell {
     /// What ``failureLabel`` says (nil while the cell shows an image or a placeholder).
     private(set) var failure: String?
     private(set) var row: Int?
-    private(set) var priority: WorkPriority?
+    /// How the row loads now (nil: not loading).
+    private(set) var load: RowLoad?
     /// Whether the picture shows the row's image (not a placeholder).
     private(set) var hasImage = false
     /// When the row came into the viewport without its image, and when the list came to rest with it still waiting
@@ -70,7 +71,7 @@ final class PhotoCell {
         if self.row != nil {
             // Rebound without an unbind (GTK always unbinds first; a tilt-shift toggle rebinds): drop the old load.
             withdraw()
-            priority = nil
+            load = nil
         }
         self.row = row
         setLabel(caption, page.library.title(row))
@@ -83,7 +84,7 @@ final class PhotoCell {
             return
         }
         showPlaceholder()
-        updatePriority(page.priority(for: row))
+        updatePriority(page.load(for: row))
     }
 
     /// Stops showing the row (a list item's `unbind`): the load is withdrawn.
@@ -91,43 +92,44 @@ final class PhotoCell {
         noteVisibility(nil)
         withdraw()
         row = nil
-        priority = nil
+        load = nil
         showPlaceholder()
     }
 
     /// Loads the row again after the page was left and came back.
     func resume() {
         guard let row, !page.naive else { return }
-        priority = nil
-        updatePriority(page.priority(for: row))
+        load = nil
+        updatePriority(page.load(for: row))
     }
 
     /// Withdraws the load but keeps the row (the page was left).
     func suspend() {
         noteVisibility(nil)
         withdraw()
-        priority = nil
+        load = nil
     }
 
     /// Starts, re-prioritises or withdraws the row's load: `nil` means too far from the viewport to load now.
-    func updatePriority(_ wanted: WorkPriority?) {
+    func updatePriority(_ wanted: RowLoad?) {
         // A row whose entry cannot be loaded (found while listing) keeps saying why and loads nothing.
         guard let row, !page.naive, page.library.problem(row) == nil else { return }
         noteVisibility(wanted)
-        guard wanted != priority else { return }
-        priority = wanted
+        guard wanted != load else { return }
+        let old = load?.priority
+        load = wanted
         guard let wanted else {
             withdraw()
             return
         }
         if binding.request == nil {
-            if binding.show(page.thumbnailRequest(row), priority: wanted) {
+            if binding.show(page.thumbnailRequest(row), priority: wanted.priority) {
                 page.stats.cacheHits += 1
             } else {
                 page.stats.rendersStarted += 1
             }
-        } else {
-            binding.setPriority(wanted)
+        } else if wanted.priority != old {
+            binding.setPriority(wanted.priority)
         }
     }
 
@@ -176,7 +178,7 @@ final class PhotoCell {
         clearFailure()
         setTexture(makeTexture(bitmap), in: picture)
         hasImage = true
-        unseenImage = !page.naive && priority != .visible   // the naive mode keeps no priorities: it renders in bind
+        unseenImage = !page.naive && load?.onScreen != true   // the naive mode keeps no priorities: it renders in bind
         let now = DispatchTime.now().uptimeNanoseconds
         if let since = visibleSince { page.stats.visibleToShown.append(Double(now - min(now, since)) / 1e6) }
         if let since = restSince { page.stats.restToShown.append(Double(now - min(now, since)) / 1e6) }
@@ -184,11 +186,11 @@ final class PhotoCell {
         restSince = nil
     }
 
-    /// Times the row from when it comes on screen without its image to when the image shows (`priority` is the row's
-    /// priority now; nil when the row goes away); a row that leaves the screen still waiting is counted, and so is an
+    /// Times the row from when it comes on screen without its image to when the image shows (`load` is how the row
+    /// loads now; nil when the row goes away); a row that leaves the screen still waiting is counted, and so is an
     /// image that arrived for a row that goes away without coming on screen (a wasted prefetch).
-    private func noteVisibility(_ priority: WorkPriority?) {
-        if priority == .visible {
+    private func noteVisibility(_ load: RowLoad?) {
+        if load?.onScreen == true {
             unseenImage = false
             if visibleSince == nil, !hasImage, row != nil { visibleSince = DispatchTime.now().uptimeNanoseconds }
         } else if visibleSince != nil {
@@ -196,7 +198,7 @@ final class PhotoCell {
             visibleSince = nil
             restSince = nil
         }
-        if priority == nil, unseenImage {
+        if load == nil, unseenImage {
             page.stats.neverShown += 1
             unseenImage = false
         }

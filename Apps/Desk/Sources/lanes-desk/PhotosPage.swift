@@ -26,6 +26,13 @@ struct PhotoStats {
     var listingMainMaxMs = 0.0
 }
 
+/// How a bound row loads now: at what priority, and whether it is on screen (a row on screen loads at utility when
+/// the preload plan says its line leaves the screen before its image could be ready).
+struct RowLoad: Equatable {
+    var priority: WorkPriority
+    var onScreen: Bool
+}
+
 /// The Photos page: a virtualised grid over the library (GtkGridView recycles cells; each bound cell loads its
 /// thumbnail through the pipeline at visible or prefetch priority, by the viewport) and a detail view.
 @MainActor
@@ -211,11 +218,17 @@ final class PhotosPage {
     // MARK: Viewport
 
     /// Which lines (rows of the grid) are worth loading beyond the viewport: LanesLists' adaptive preload, fed the
-    /// scroll position once a frame. Nothing at rest, while the user jitters or just turned; ahead of a steady scroll
-    /// or a fling by its speed (at most a screen); dropped on a jump. GTK keeps ~200 rows bound around the viewport;
-    /// bound rows outside this window wait (unloaded) until they come near or on screen.
+    /// scroll position once a frame and planned against what a thumbnail costs (the pipeline loader's running
+    /// estimate, on the pool's threads). Nothing at rest, while the user jitters or just turned; ahead of a steady
+    /// scroll or a fling, the lines the threads can have ready before they leave the screen (skipping those too close
+    /// to make it); dropped on a jump. GTK keeps ~200 rows bound around the viewport; bound rows outside these lines
+    /// wait (unloaded) until they come near or on screen.
     private var preloadTracker = PreloadTracker()
-    private var preloadLines: Range<Int> = 0..<0
+    private var preloadLines = PreloadRows.empty
+    /// The frame clock's time of the last frame (ns, monotonic): the tracker times the scroll by the frames that
+    /// drew it, not by when the after-paint hook got to run (which jitters with the frame's own work and the load,
+    /// and made a steady scroll look like flicks and stops: the plan flapped and rows were dropped and asked again).
+    private var frameTime: UInt64 = 0
 
     /// The viewport in lines: the line height, the first line's offset and the page height (nil before the first
     /// layout). The list's rows are all the same height, so the adjustment says which rows the viewport shows.
@@ -228,31 +241,42 @@ final class PhotosPage {
         return (upper / Double(lines), gtk_adjustment_get_value(adjustment), page, lines, perLine)
     }
 
-    /// The priority row `row` should load at now: visible in the viewport, prefetch in the preload window, nil when
-    /// not worth loading yet.
-    func priority(for row: Int) -> WorkPriority? {
+    /// How row `row` should load now: on screen at visible priority (utility when the plan says its line leaves the
+    /// screen before it could be ready), in the preload lines at the plan's priority (prefetch, or normal while the
+    /// scroll outruns the threads), nil when not worth loading yet.
+    func load(for row: Int) -> RowLoad? {
         // Before the first layout the viewport is unknown: the first rows are what will show; the rest wait a frame.
-        guard let viewport else { return row < 12 ? .visible : nil }
+        guard let viewport else { return row < 12 ? RowLoad(priority: .visible, onScreen: true) : nil }
         let line = row / viewport.perLine
         let top = Double(line) * viewport.lineHeight, bottom = top + viewport.lineHeight
-        if bottom > viewport.value && top < viewport.value + viewport.page { return .visible }
-        return preloadLines.contains(line) ? .prefetch : nil
+        if bottom > viewport.value && top < viewport.value + viewport.page {
+            let priority = fixedPreload ? .visible : preloadTracker.loadPriority(forRow: line)
+            return RowLoad(priority: priority, onScreen: true)
+        }
+        guard preloadLines.contains(line) else { return nil }
+        return RowLoad(priority: fixedPreload ? .prefetch : preloadTracker.preloadPriority, onScreen: false)
     }
 
     /// Feeds the scroll position to the preload tracker and keeps its window of lines.
     private func updatePreloadWindow() {
+        if frameTime == 0 { frameTime = UInt64(g_get_monotonic_time()) * 1000 }
         guard let viewport else { return }
         let first = Int((viewport.value / viewport.lineHeight).rounded(.down))
         let last = Int(((viewport.value + viewport.page) / viewport.lineHeight).rounded(.up))
-        let extent = preloadTracker.update(
-            offset: viewport.value / viewport.lineHeight, at: DispatchTime.now().uptimeNanoseconds, rowHeight: 1,
+        preloadTracker.planPreload(
+            costs: pipeline.loader.costs, threads: pipeline.configuration.decodeConcurrency,
+            itemsPerRow: viewport.perLine)
+        preloadTracker.update(
+            offset: viewport.value / viewport.lineHeight, at: frameTime, rowHeight: 1,
             viewportHeight: viewport.page / viewport.lineHeight)
         let visible = first..<max(first, last)
         if fixedPreload {
             let margin = Int((1.5 * viewport.page / viewport.lineHeight).rounded(.up))
-            preloadLines = max(0, first - margin)..<min(viewport.lines, visible.upperBound + margin)
+            preloadLines = PreloadRows(
+                above: max(0, first - margin)..<first,
+                below: visible.upperBound..<max(visible.upperBound, min(viewport.lines, visible.upperBound + margin)))
         } else {
-            preloadLines = extent.window(around: visible, rowCount: viewport.lines)
+            preloadLines = preloadTracker.preloadRows(around: visible, rowCount: viewport.lines)
         }
     }
 
@@ -272,14 +296,15 @@ final class PhotosPage {
         return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < height
     }
 
-    /// Once a frame: promotes rows that entered the viewport, demotes those that left, starts rows that came near
-    /// and withdraws rows that went far.
-    func updatePriorities() {
+    /// Once a frame (`frameTime`: the frame clock's, µs): promotes rows that entered the viewport, demotes those that
+    /// left, starts rows that came near and withdraws rows that went far.
+    func updatePriorities(frameTime microseconds: Int64? = nil) {
+        if let microseconds, microseconds > 0 { frameTime = UInt64(microseconds) * 1000 }
         guard !naive, !isSuspended else { return }
         updatePreloadWindow()
         for cell in cells.values {
             guard let row = cell.row else { continue }
-            cell.updatePriority(priority(for: row))
+            cell.updatePriority(load(for: row))
         }
     }
 

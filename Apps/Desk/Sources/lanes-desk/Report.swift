@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import LanesAppSupport
 import LanesImages
+import LanesLists
 
 /// The `--report FILE` JSON: one object, the script's figures first, then the app's counters.
 @MainActor
@@ -26,10 +27,13 @@ enum Report {
         add("in_flight", Double(counters.inFlight))
         add("monitor_hitches", Double(counters.monitorHitches))
         add("monitor_p99_ms", counters.monitorP99Ms)
+        add("monitor_hitch_rate_ms_per_s", counters.monitorHitchRate)
+        add("monitor_hangs", Double(counters.monitorHangs))
         add("photo_cache_hits", Double(photos.cacheHits))
         add("photo_renders_started", Double(photos.rendersStarted))
         add("photo_renders_cancelled", Double(photos.rendersCancelled))
         add("photo_deliveries", Double(photos.delivered))
+        add("photo_cost_ms", (app.photos.pipeline.loader.costs.seconds ?? 0) * 1000)
         add("pipeline_decodes", Double(pipeline.decodes))
         add("pipeline_processor_runs", Double(pipeline.processorRuns))
         add("pipeline_cancelled_stages", Double(pipeline.cancelledStages))

@@ -50,6 +50,21 @@ enum Scripts {
         app.report.append((key, .number(value)))
     }
 
+    /// Where the frames in `window` spent their time (``FrameRecorder/FrameCost``): GTK's own frame work, our
+    /// after-paint hooks, and for each frame over 25 ms its parts ("interval=paint+hooks+gap/main-thread CPU", ms).
+    static func recordFrameCosts(_ app: DeskApp, _ prefix: String, in window: Range<Int64>) {
+        let times = app.frames.paintTimes(in: window)
+        record(app, prefix + "frame_paint_p99_ms", times.paintP99)
+        record(app, prefix + "frame_paint_max_ms", times.paintMax)
+        record(app, prefix + "frame_hooks_max_ms", times.hooksMax)
+        let slow = app.frames.slowFrames(in: window, over: 25)
+        record(app, prefix + "slow_frames_paint_ms", slow.paint)
+        record(app, prefix + "slow_frames_hooks_ms", slow.hooks)
+        record(app, prefix + "slow_frames_gap_ms", slow.gap)
+        record(app, prefix + "slow_frames_main_cpu_ms", slow.cpu)
+        app.report.append((prefix + "slow_frames", .text(slow.text)))
+    }
+
     /// Moves `adjustment` from `start` at `pixelsPerSecond`, one step per frame, for `seconds`; returns the frame-clock
     /// window (microseconds) the motion covered.
     private static func scroll(
@@ -98,6 +113,7 @@ enum Scripts {
         record(app, "frame_interval_p99_ms", percentile(intervals, 0.99))
         record(app, "frame_interval_max_ms", intervals.max() ?? 0)
         record(app, "frames_over_25ms", Double(intervals.filter { $0 > 25 }.count))
+        recordFrameCosts(app, "", in: done)
         record(app, "main_latency_p50_ms", milliseconds(latency.p50))
         record(app, "main_latency_p99_ms", milliseconds(latency.p99))
         record(app, "main_latency_max_ms", milliseconds(latency.max))
@@ -287,6 +303,7 @@ enum Scripts {
         record(app, "flood_results_frame_interval_p99_ms", percentile(intervals, 0.99))
         record(app, "flood_results_frame_interval_max_ms", intervals.max() ?? 0)
         record(app, "flood_results_frames_over_25ms", Double(intervals.filter { $0 > 25 }.count))
+        recordFrameCosts(app, "flood_results_", in: window)
         record(app, "flood_results_hitch_rate_ms_per_s", latency.hitchRate)
         record(app, "flood_results_hangs", Double(latency.hangs))
         _ = await timeUntil(deadlineMilliseconds: 5_000) { WorkQueue.main.counts.unfinished == 0 }
