@@ -22,14 +22,27 @@ extension ImagePipeline {
         bitmaps.item(for: request.finalKey) { _ in makeStage(for: request) }
     }
 
+    /// Makes the stage whose result answers `request` (its upstream stages joined or made too). Its result goes to
+    /// the memory cache as it ends, before the table lets go of it (the table's handler comes second: a request
+    /// arriving in between finds the stage or the cache, never neither), when a request still waiting for it asked for
+    /// that (``CacheWrites``).
     func makeStage(for request: ImageRequest) -> WorkItem<Bitmap> {
+        let stage = makeWork(for: request)
+        let key = request.finalKey, cacheWrites = self.cacheWrites, memoryCache = self.memoryCache
+        stage.onFinishInline { result in
+            if case .success(let bitmap) = result, cacheWrites.wanted(key) { memoryCache.insert(bitmap, forKey: request) }
+        }
+        return stage
+    }
+
+    private func makeWork(for request: ImageRequest) -> WorkItem<Bitmap> {
         let counters = self.counters
         let label = request.finalKey.label
         guard let processor = request.processors.last else {
             let url = request.url, size = request.targetSize
             let decoder = configuration.decoder, maxPixels = configuration.maxPixels
-            let policy = request.cachePolicy
-            let fetch = fetches.item(for: .fetch(url: url.absoluteString)) { makeFetch($0, url: url, policy: policy) }.item
+            let readsDisk = request.cachePolicy.contains(.readsDisk)
+            let fetch = fetches.item(for: request.fetchKey) { makeFetch($0, url: url, readsDisk: readsDisk) }.item
             return run(
                 after: fetch, label: label,
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
@@ -95,17 +108,16 @@ extension ImagePipeline {
 
     // MARK: Fetch
 
-    /// Disk cache first (network URLs only), then the fetcher (feeding previews to whoever listens), whose transfer
-    /// follows the stage's priority; fetched network bytes are written to the disk cache in the background (each as
-    /// `policy` allows).
-    private func makeFetch(_ stage: StageKey, url: URL, policy: ImageRequest.CachePolicy) -> WorkItem<Data> {
+    /// Disk cache first (network URLs only, when the stage's requests read it), then the fetcher (feeding previews to
+    /// whoever listens), whose transfer follows the stage's priority; fetched network bytes are written to the disk
+    /// cache in the background when a request still waiting for them asked for that (``CacheWrites``).
+    private func makeFetch(_ stage: StageKey, url: URL, readsDisk: Bool) -> WorkItem<Data> {
         let disk = url.isFileURL ? nil : configuration.diskCache
-        let reads = policy.contains(.readsDisk), writes = policy.contains(.writesDisk)
         let key = url.absoluteString
-        let counters = self.counters
+        let counters = self.counters, cacheWrites = self.cacheWrites
         let diskWrites = self.diskWrites
         return fetchQueue.add(label: stage.label, priority: .background, callback: { context, finish in
-            if reads, let disk, let data = disk.data(forKey: key) {
+            if readsDisk, let disk, let data = disk.data(forKey: key) {
                 counters.count(\.diskHits)
                 return finish(.success(data))
             }
@@ -113,7 +125,7 @@ extension ImagePipeline {
             counters.count(\.fetches)
             let startedAt = context.priority
             let handle = self.fetchFeedingPreviews(url, priority: startedAt) { result in
-                if case .success(let data) = result, writes, let disk {
+                if case .success(let data) = result, let disk, cacheWrites.wanted(stage) {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in try disk.store(data, forKey: key) }
                 }
                 // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.

@@ -84,11 +84,6 @@ final class PreviewFeed: Sendable {
         throttler.cancel()
         queue.async { [decoding] in decoding.stop() }
     }
-
-    /// Waits until every chunk handed over so far has been decoded (tests).
-    func drain() {
-        queue.sync {}
-    }
 }
 
 /// The decoding state of a ``PreviewFeed``.

@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import LanesAppSupport
 import LanesImages
+import LanesLists
 
 /// The `--report FILE` JSON: one object, the script's figures first, then the app's counters.
 @MainActor
@@ -33,7 +34,7 @@ enum Report {
         add("pipeline_decodes", Double(pipeline.decodes))
         add("pipeline_processor_runs", Double(pipeline.processorRuns))
         add("pipeline_cancelled_stages", Double(pipeline.cancelledStages))
-        add("pipeline_memory_hits", Double(pipeline.memoryHits))
+        add("pipeline_memory_hits", Double(pipeline.loads.cacheHits))
         add("chart_renders_started", Double(charts.started))
         add("chart_renders_cancelled", Double(charts.cancelled))
         add("chart_deliveries", Double(charts.delivered))
