@@ -29,14 +29,6 @@ struct ListGeometry: Equatable {
         guard screens > 0, screenRows > 0 else { return 0 }
         return Int(max(0, min(Double(rowCount), (screens * screenRows).rounded(.up))))
     }
-
-    /// The preload window around `visible` (visible rows included): `ahead` rows in the scroll direction, `behind`
-    /// rows the other way.
-    func preloadWindow(around visible: Range<Int>, direction: ScrollDirection, ahead: Int, behind: Int) -> Range<Int> {
-        guard !visible.isEmpty else { return visible }
-        let (before, after) = direction == .forward ? (behind, ahead) : (ahead, behind)
-        return max(0, visible.lowerBound - before)..<min(rowCount, visible.upperBound + after)
-    }
 }
 
 extension ListGeometry {

@@ -302,9 +302,8 @@ public final class ListModel<Cell> {
             newPreload = geometry.skippingRows(
                 ahead: span, visible: newVisible, direction: direction, keeping: oldPreload)
         } else {
-            let window = geometry.preloadWindow(
-                around: newVisible, direction: direction, ahead: span.ahead, behind: span.behind)
-            newPreload = PreloadRows(window: window, visible: newVisible)
+            let extent = PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction)
+            newPreload = PreloadRows(window: extent.window(around: newVisible, rowCount: rowCount), visible: newVisible)
         }
         visibleRows = newVisible
         preloadRange = newPreload
