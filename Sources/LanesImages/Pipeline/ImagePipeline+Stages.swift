@@ -32,15 +32,27 @@ extension ImagePipeline {
         return stage
     }
 
-    /// A stage of `request`'s chain (the last or an upstream one), its steps' work time added to `times`.
+    /// A stage of `request`'s chain (the last or an upstream one), its steps' work time added to `times`. Its result
+    /// goes to the memory cache as it ends, before the table lets go of it (the table's handler comes second: a
+    /// request arriving in between finds the stage or the cache, never neither), when a request still waiting for it
+    /// asked for that (``CacheWrites``).
     private func makeStage(for request: ImageRequest, times: LockedValue<Double>) -> WorkItem<Bitmap> {
+        let stage = makeWork(for: request, times: times)
+        let key = request.finalKey, cacheWrites = self.cacheWrites, memoryCache = self.memoryCache
+        stage.onFinishInline { result in
+            if case .success(let bitmap) = result, cacheWrites.wanted(key) { memoryCache.insert(bitmap, forKey: request) }
+        }
+        return stage
+    }
+
+    private func makeWork(for request: ImageRequest, times: LockedValue<Double>) -> WorkItem<Bitmap> {
         let counters = self.counters
         let label = request.finalKey.label
         guard let processor = request.processors.last else {
             let url = request.url, size = request.targetSize
             let decoder = configuration.decoder, maxPixels = configuration.maxPixels
-            let policy = request.cachePolicy
-            let fetch = fetches.item(for: .fetch(url: url.absoluteString)) { makeFetch($0, url: url, policy: policy) }.item
+            let readsDisk = request.cachePolicy.contains(.readsDisk)
+            let fetch = fetches.item(for: request.fetchKey) { makeFetch($0, url: url, readsDisk: readsDisk) }.item
             return run(
                 after: fetch, label: label, times: times,
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
@@ -125,17 +137,16 @@ extension ImagePipeline {
 
     // MARK: Fetch
 
-    /// Disk cache first (network URLs only), then the fetcher (feeding previews to whoever listens), whose transfer
-    /// follows the stage's priority; fetched network bytes are written to the disk cache in the background (each as
-    /// `policy` allows).
-    private func makeFetch(_ stage: StageKey, url: URL, policy: ImageRequest.CachePolicy) -> WorkItem<FetchedBody> {
+    /// Disk cache first (network URLs only, when the stage's requests read it), then the fetcher (feeding previews to
+    /// whoever listens), whose transfer follows the stage's priority; fetched network bytes are written to the disk
+    /// cache in the background when a request still waiting for them asked for that (``CacheWrites``).
+    private func makeFetch(_ stage: StageKey, url: URL, readsDisk: Bool) -> WorkItem<FetchedBody> {
         let disk = url.isFileURL ? nil : configuration.diskCache
-        let reads = policy.contains(.readsDisk), writes = policy.contains(.writesDisk)
         let key = url.absoluteString
-        let counters = self.counters
+        let counters = self.counters, cacheWrites = self.cacheWrites
         let diskWrites = self.diskWrites
         return fetchQueue.add(label: stage.label, priority: .background, callback: { context, finish in
-            if reads, let disk, let data = disk.data(forKey: key) {
+            if readsDisk, let disk, let data = disk.data(forKey: key) {
                 counters.count(\.diskHits)
                 return finish(.success(FetchedBody(data: data)))
             }
@@ -143,7 +154,7 @@ extension ImagePipeline {
             counters.count(\.fetches)
             let startedAt = context.priority
             let handle = self.fetchFeedingPreviews(url, priority: startedAt) { result in
-                if case .success(let body) = result, writes, let disk {
+                if case .success(let body) = result, let disk, cacheWrites.wanted(stage) {
                     diskWrites.add(label: "store " + key, priority: .utility) { _ in
                         try disk.store(body.data, forKey: key)
                     }

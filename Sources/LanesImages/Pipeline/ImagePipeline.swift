@@ -40,6 +40,8 @@ public final class ImagePipeline: Sendable {
     let processQueue: WorkQueue
     let diskWrites: WorkQueue
     let counters = Counters(ImagePipelineStatistics())
+    /// The cache writes asked for by the requests in flight, by the stage whose result they would write.
+    let cacheWrites = CacheWrites()
     /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
     let fetches: WorkTable<StageKey, FetchedBody>
     let bitmaps: WorkTable<StageKey, Bitmap>
@@ -109,31 +111,33 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        counters.count(\.requests)
+        counters.count(\.loads.requests)
         let counters = self.counters
-        let task = ImageTask(request: request, priority: priority) { result in
-            if case .failure(let error) = result, !(error is CancellationError) {
-                counters.count(\.failures)
+        let finish: @Sendable (Result<Bitmap, any Error>) -> Void = { result in
+            switch result {
+            case .success: counters.count(\.loads.deliveries)
+            case .failure(let error) where error is CancellationError: counters.count(\.loads.cancelled)
+            case .failure: counters.count(\.loads.deliveries, \.loads.failed)
             }
             Self.deliver(result, on: queue, to: completion)
         }
-        let policy = request.cachePolicy
-        if policy.contains(.readsMemory), let cached = memoryCache[request] {
-            counters.count(\.memoryHits)
+        if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[request] {
+            counters.count(\.loads.cacheHits)
+            let task = ImageTask(request: request, priority: priority, deliver: finish)
             task.complete(.success(cached))
             return task
         }
-        let memoryCache = self.memoryCache
-        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in
-            let stage = makeStage(for: request)
-            // Cached as the stage ends, before the table lets go of it (its handler comes second): a request arriving
-            // in between finds the stage or the cache, never neither (it would fetch and decode again).
-            if policy.contains(.writesMemory) {
-                stage.onFinishInline { if case .success(let bitmap) = $0 { memoryCache.insert(bitmap, forKey: request) } }
-            }
-            return stage
+        // The request's cache writes count while it waits: a shared stage writes the caches that any request still
+        // waiting for it asked for (see `CacheWrites`).
+        let withdraw = cacheWrites.add(request)
+        let task = ImageTask(request: request, priority: priority) { result in
+            withdraw()
+            finish(result)
         }
-        if !made { counters.count(\.coalesced) }
+        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in
+            makeStage(for: request)
+        }
+        if made { counters.count(\.loads.scheduled) } else { counters.count(\.loads.joined) }
         task.attach(claim, madeAt: priority)
         return task
     }
@@ -221,7 +225,6 @@ public final class ImagePipeline: Sendable {
     }
 }
 
-/// Where ``ImagePipeline/image(for:priority:)`` keeps its task for the cancellation handler.
 /// Runs a queue's items on the thread that makes them ready (the budget waits, whose bodies return at once).
 private struct CallerThread: WorkExecutor {
     func schedule(_ runner: WorkRunner) { runner.run() }

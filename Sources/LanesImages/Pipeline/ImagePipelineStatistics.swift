@@ -1,17 +1,21 @@
-/// What an ``ImagePipeline`` has done: the counts that prove coalescing and caching work.
+import LanesLists
+
+/// What an ``ImagePipeline`` has done: its requests, counted the way a list loader counts its own, and what its
+/// stages did — the counts that prove coalescing and caching work.
 ///
 /// ```swift
 /// let stats = pipeline.statistics
-/// print(stats)   // requests 100 · memory hits 0 · fetches 1 · decodes 1 · processor runs 1 · ...
+/// print(stats.loads.joined, stats.fetches, stats.decodes)   // 99 1 1: a hundred requests, one fetch, one decode
 /// ```
 public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConvertible {
-    /// Requests made with ``ImagePipeline/load(_:priority:on:completion:)`` and ``ImagePipeline/image(for:priority:)``.
-    /// Bindings, lists and prefetches go through ``ImagePipeline/loader``, which counts its own (`loader.stats`).
-    public var requests = 0
-    /// Requests answered from the memory cache.
-    public var memoryHits = 0
-    /// Requests that joined work already in flight instead of starting their own.
-    public var coalesced = 0
+    /// The requests made with ``ImagePipeline/load(_:priority:on:completion:)`` and
+    /// ``ImagePipeline/image(for:priority:)``, in a loader's terms, one count per request: `requests`, `cacheHits`
+    /// (answered from the memory cache), `joined` (joined a stage in flight), `scheduled` (started their own),
+    /// `deliveries` (images and errors handed over), `failed` (ended in an error) and `cancelled` (ended cancelled:
+    /// ``ImageTask/cancel()``, a cancelled Swift task, or a stage cancelled from outside). The counts only a list's
+    /// bindings and prefetches make stay 0: those go through ``ImagePipeline/loader``, which counts its own
+    /// (`loader.stats`).
+    public var loads = ContentLoaderStats()
     /// Fetches that went to the fetcher (network or file system).
     public var fetches = 0
     /// Fetches answered from the disk cache.
@@ -27,15 +31,13 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var intermediateHits = 0
     /// Stages cancelled because their last consumer left.
     public var cancelledStages = 0
-    /// Requests that ended in an error (cancellation excluded).
-    public var failures = 0
 
+    /// All zero.
     public init() {}
 
+    /// One line for logs and HUDs: the loads' counts, then the stages'.
     public var description: String {
-        "requests \(requests) · memory hits \(memoryHits) · coalesced \(coalesced) · fetches \(fetches) · "
-            + "disk hits \(diskHits) · decodes \(decodes) · processor runs \(processorRuns) · "
-            + "intermediate hits \(intermediateHits) · "
-            + "cancelled stages \(cancelledStages) · failures \(failures)"
+        "\(loads) · fetches \(fetches), disk hits \(diskHits), decodes \(decodes), processor runs \(processorRuns), "
+            + "intermediate hits \(intermediateHits), cancelled stages \(cancelledStages)"
     }
 }

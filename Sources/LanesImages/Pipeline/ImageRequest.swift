@@ -3,8 +3,8 @@ import Foundation
 /// What to load: a URL (`file://`, `http://`, `https://`), the size to fit it in, and the processors to run on it.
 ///
 /// Two requests are equal when they name the same URL, size and processor chain (by ``ImageProcessor/identifier``),
-/// so equal requests share every stage of the pipeline and one cache entry. The ``cachePolicy`` is not part of
-/// equality: it says which caches this request reads and writes.
+/// so equal requests share one cache entry, and every stage of the pipeline when they read the same caches. The
+/// ``cachePolicy`` is not part of equality: it says which caches this request reads and writes.
 ///
 /// ```swift
 /// let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg")!,
@@ -38,8 +38,11 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// Which caches a request reads and writes, switch by switch (Nuke's request options): the memory cache of
     /// final and intermediate bitmaps, and the disk cache of fetched bytes. A request that does not read the memory
-    /// cache runs its stages (it still joins stages in flight); one that does not read the disk cache fetches.
-    /// The list loader (`pipeline.loader`, bindings, prefetch) always uses the memory cache: it is its cache.
+    /// cache runs its stages; one that does not read the disk cache fetches. Each request's switches hold when it
+    /// shares stages with others: requests share a stage only when they read the same caches (so one that skips a
+    /// cache never receives what another read from it), and a shared stage writes a cache when any request still
+    /// waiting for it asked for that write. The list loader (`pipeline.loader`, bindings, prefetch) always uses the
+    /// memory cache: it is its cache.
     ///
     /// ```swift
     /// let reload = ImageRequest(url: url, cachePolicy: .all.subtracting([.readsMemory, .readsDisk]))
@@ -84,8 +87,16 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The key of the stage whose result answers this request.
     var finalKey: StageKey {
-        processors.isEmpty
-            ? .decode(url: url.absoluteString, size: targetSize)
-            : .process(url: url.absoluteString, size: targetSize, processors: processorIdentifier)
+        let url = url.absoluteString, readsDisk = cachePolicy.contains(.readsDisk)
+        return processors.isEmpty
+            ? .decode(url: url, size: targetSize, readsDisk: readsDisk)
+            : .process(
+                url: url, size: targetSize, processors: processorIdentifier,
+                reads: cachePolicy.intersection([.readsMemory, .readsDisk]))
+    }
+
+    /// The key of the fetch of this request's bytes.
+    var fetchKey: StageKey {
+        .fetch(url: url.absoluteString, readsDisk: cachePolicy.contains(.readsDisk))
     }
 }

@@ -29,14 +29,6 @@ struct ListGeometry: Equatable {
         guard screens > 0, screenRows > 0 else { return 0 }
         return Int(max(0, min(Double(rowCount), (screens * screenRows).rounded(.up))))
     }
-
-    /// The preload window around `visible` (visible rows included): `ahead` rows in the scroll direction, `behind`
-    /// rows the other way.
-    func preloadWindow(around visible: Range<Int>, direction: ScrollDirection, ahead: Int, behind: Int) -> Range<Int> {
-        guard !visible.isEmpty else { return visible }
-        let (before, after) = direction == .forward ? (behind, ahead) : (ahead, behind)
-        return max(0, visible.lowerBound - before)..<min(rowCount, visible.upperBound + after)
-    }
 }
 
 extension ListGeometry {
@@ -47,8 +39,8 @@ extension ListGeometry {
         for span: PreloadSpan, visible: Range<Int>, direction: ScrollDirection, keeping old: PreloadRows
     ) -> PreloadRows {
         if span.skip > 0 { return skippingRows(ahead: span, visible: visible, direction: direction, keeping: old) }
-        let window = preloadWindow(around: visible, direction: direction, ahead: span.ahead, behind: span.behind)
-        return PreloadRows(window: window, visible: visible)
+        let extent = PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction)
+        return PreloadRows(window: extent.window(around: visible, rowCount: rowCount), visible: visible)
     }
 
     /// The preload rows of a cost-aware span that skips the rows too close to be ready: `span.ahead` rows after the

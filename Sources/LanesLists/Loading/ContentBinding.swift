@@ -141,7 +141,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
             return
         }
         request = nil
-        if case .failure(let error) = result, error.isCancellation {
+        if case .failure(let error) = result, error is CancellationError {
             // The work was cancelled behind the loader's back: back to the placeholder; the next show loads again.
             placeholder(key)
             return

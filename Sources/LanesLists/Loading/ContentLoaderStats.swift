@@ -15,7 +15,7 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
     public var joined = 0
     /// Jobs started (one per key in flight).
     public var scheduled = 0
-    /// Bodies of `Work` that started (a loader made with a `Start` counts its own steps, if it wants to).
+    /// Bodies of `Work` that started (a loader made with a `Make` counts none: its items are its own).
     public var started = 0
     /// Jobs that produced a value.
     public var completed = 0
@@ -80,7 +80,7 @@ extension Counters where Stats == ContentLoaderStats {
         case .finished(let key, .success(let value), let current, let delivered):
             if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
             if current { cache.insert(value, forKey: key) }
-        case .finished(_, .failure(let error), _, let delivered) where error.isCancellation:
+        case .finished(_, .failure(let error), _, let delivered) where error is CancellationError:
             // Cancelled behind the loader's back (its queue's `cancelAll()`); withdrawn jobs were counted already.
             if delivered { count(\.cancelled) }
         case .finished(let key, .failure(let error), _, let delivered):
@@ -89,13 +89,5 @@ extension Counters where Stats == ContentLoaderStats {
         case .withdrawn:
             count(\.cancelled)
         }
-    }
-}
-
-extension Error {
-    /// Whether the error says the work was cancelled rather than that it failed.
-    var isCancellation: Bool {
-        if self is CancellationError { return true }
-        return false
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
@@ -97,7 +98,7 @@ struct PipelineCancellationTests {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))], holds: true)
         let (pipeline, executor) = manualPipeline(fetcher: fetcher)
         let waiter = Task { try await pipeline.image(for: ImageRequest(url: photoURL)) }
-        try await waitUntil("the request to reach the pipeline") { pipeline.statistics.requests > 0 }
+        try await waitUntil("the request to reach the pipeline") { pipeline.statistics.loads.requests > 0 }
         executor.runAll()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
@@ -114,7 +115,7 @@ struct PipelineCancellationTests {
         }
         await #expect(throws: CancellationError.self) { try await waiter.value }
         executor.runAll()
-        #expect(pipeline.statistics.requests == 0)
+        #expect(pipeline.statistics.loads.requests == 0)
         #expect(fetcher.handles.isEmpty)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
@@ -26,7 +27,7 @@ struct PipelineCoalescingTests {
         #expect(results.successes.allSatisfy { $0 == first })
         let stats = pipeline.statistics
         #expect(stats.fetches == 1 && stats.decodes == 1 && stats.processorRuns == 1)
-        #expect(stats.requests == 100 && stats.coalesced == 99)
+        #expect(stats.loads.requests == 100 && stats.loads.joined == 99)
         #expect(pipeline.stagesInFlight == (fetches: 0, bitmaps: 0))
     }
 
@@ -59,7 +60,7 @@ struct PipelineCoalescingTests {
         pipeline.load(request, on: nil) { second.append($0) }
         #expect(second.successes.count == 1)   // before any executor turn
         #expect(executor.pendingRunners == 0)
-        #expect(pipeline.statistics.memoryHits == 1 && pipeline.statistics.fetches == 1)
+        #expect(pipeline.statistics.loads.cacheHits == 1 && pipeline.statistics.fetches == 1)
         // The intermediate full decode was not cached: only requests' results are.
         #expect(pipeline.cachedImage(for: ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 64))) == nil)
     }
@@ -74,7 +75,7 @@ struct PipelineCoalescingTests {
         executor.runAll()
         #expect(results.errors.count == 2)
         #expect(results.errors.allSatisfy { ($0 as? FetchError) == .httpStatus(code: 404, url: photoURL.absoluteString) })
-        #expect(pipeline.statistics.failures == 2 && pipeline.statistics.decodes == 0)
+        #expect(pipeline.statistics.loads.failed == 2 && pipeline.statistics.decodes == 0)
         // Failures are not cached: the next request fetches again.
         pipeline.load(ImageRequest(url: photoURL), on: nil) { results.append($0) }
         executor.runAll()

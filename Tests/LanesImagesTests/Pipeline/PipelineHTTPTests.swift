@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
@@ -22,7 +23,7 @@ struct PipelineHTTPTests {
         let images = try await withThrowingTaskGroup(of: Bitmap.self) { group in
             for _ in 0..<20 { group.addTask { try await pipeline.image(for: request, priority: .visible) } }
             // Counted once a request has joined the stage in flight (`requests` counts it before it looks).
-            try await waitUntil("19 requests joined the first") { pipeline.statistics.coalesced >= 19 }
+            try await waitUntil("19 requests joined the first") { pipeline.statistics.loads.joined >= 19 }
             server.open("go")
             return try await group.reduce(into: [Bitmap]()) { $0.append($1) }
         }

@@ -1,6 +1,7 @@
 import CGtk
 import Lanes
 import LanesImages
+import LanesLists
 
 /// The app's counters at one moment, from one place: the status bar shows them and the report writes them, so the
 /// two can never disagree about the same moment.
@@ -38,6 +39,6 @@ struct DeskCounters: Equatable {
             ? nil : app.frames.framesInLastSecond(now: Int64(g_get_monotonic_time()))
         inFlight = app.photos.inFlight + charts.inFlight
         cancelled = photos.rendersCancelled + charts.cancelled
-        cached = photos.cacheHits + pipeline.memoryHits + charts.cacheHits
+        cached = photos.cacheHits + pipeline.loads.cacheHits + charts.cacheHits
     }
 }

@@ -37,7 +37,7 @@ enum Report {
         add("pipeline_decodes", Double(pipeline.decodes))
         add("pipeline_processor_runs", Double(pipeline.processorRuns))
         add("pipeline_cancelled_stages", Double(pipeline.cancelledStages))
-        add("pipeline_memory_hits", Double(pipeline.memoryHits))
+        add("pipeline_memory_hits", Double(pipeline.loads.cacheHits))
         add("chart_renders_started", Double(charts.started))
         add("chart_renders_cancelled", Double(charts.cancelled))
         add("chart_deliveries", Double(charts.delivered))

@@ -1,0 +1,33 @@
+import Lanes
+
+/// The cache writes the requests in flight asked for, by the stage whose result would be written: the memory cache
+/// by a request's final stage, the disk cache by its URL's fetch. A stage shared by requests whose
+/// ``ImageRequest/cachePolicy`` differ writes a cache when any request still waiting for it asked for that write: the
+/// request that happened to start the stage does not decide for the others, and one that left no longer counts.
+final class CacheWrites: Sendable {
+    /// How many requests in flight want each stage's result written.
+    private let wishes = LockedValue([StageKey: Int]())
+
+    /// Records the writes `request` asks for; returns what withdraws them, to call once when the request ends.
+    func add(_ request: ImageRequest) -> @Sendable () -> Void {
+        var keys: [StageKey] = []
+        if request.cachePolicy.contains(.writesMemory) { keys.append(request.finalKey) }
+        if request.cachePolicy.contains(.writesDisk) { keys.append(request.fetchKey) }
+        guard !keys.isEmpty else { return {} }
+        let wishes = self.wishes, added = keys
+        wishes.withLock { wishes in for key in added { wishes[key, default: 0] += 1 } }
+        return {
+            wishes.withLock { wishes in
+                for key in added {
+                    wishes[key, default: 0] -= 1
+                    if wishes[key] == 0 { wishes[key] = nil }
+                }
+            }
+        }
+    }
+
+    /// Whether a request in flight wants the result of the stage `key` written to its cache.
+    func wanted(_ key: StageKey) -> Bool {
+        wishes.withLock { $0[key] != nil }
+    }
+}
