@@ -1,4 +1,4 @@
-import Synchronization
+import Lanes
 
 /// A running estimate of how long one key takes to get ready (seconds from the start of its work to its value), kept
 /// the way Android's RecyclerView keeps its per-view-type bind time: each finished piece of work moves the estimate a
@@ -16,7 +16,13 @@ import Synchronization
 /// print(costs.seconds ?? 0)            // 0.005
 /// ```
 public final class CostEstimate: Sendable {
-    private let state = Mutex<(seconds: Double?, samples: Int)>((nil, 0))
+    // The project's lock (a pthread mutex under ThreadSanitizer builds, which it can see into).
+    private let state = LockedValue<Estimate>(Estimate())
+
+    private struct Estimate: Sendable {
+        var seconds: Double?
+        var samples = 0
+    }
 
     /// An estimate with no samples yet (``seconds`` is nil).
     ///
