@@ -49,6 +49,45 @@ struct AdaptivePreloadWiringTests {
         for row in list.visibleRows { #expect(list.cell(forRow: row)!.shown.last == "v:row \(row)") }
     }
 
+    @Test("a loader made of chains plans on the threads it was given, as a queue's loader does")
+    func chainLoaderPlansOnItsThreads() {
+        let h = LoaderHarness(costLimit: 100_000)
+        let clock = VirtualClock(start: 1_000_000_000)
+        let costs = CostEstimate()
+        costs.record(seconds: 0.000_01)
+        let work = h.work
+        let planned = ContentLoader<String, String>(
+            name: "chain", deliveryQueue: h.main, cache: CostLimitedCache(costLimit: 100_000, cost: { $0.count }),
+            costs: costs, threads: 2
+        ) { key in
+            work.add(priority: .background) { _ in "v:" + key }
+        }
+        let unplanned = ContentLoader<String, String>(
+            name: "chain", deliveryQueue: h.main, cache: CostLimitedCache(costLimit: 100_000, cost: { $0.count }),
+            costs: costs
+        ) { key in
+            work.add(priority: .background) { _ in "v:" + key }
+        }
+        #expect(planned.threads == 2)
+        #expect(unplanned.threads == nil)
+        var leads: [Int] = []
+        for loader in [planned, unplanned] {
+            let list = ListModel(rowCount: 1_000, rowHeight: 1, viewportHeight: 4, preload: .adaptive(testPreload), clock: clock) {
+                TestCell(id: 0, loader: loader)
+            }
+            list.connect(to: loader, key: { "row \($0)" }, binding: { $0.content })
+            list.layoutIfNeeded()
+            h.settle()
+            move(list, clock, by: 0.5, frames: 20)    // 50 rows/s
+            leads.append(list.preloadRows.count)
+            h.settle()
+        }
+        // With a cost and threads, the lead is what two renders and a frame need (one row); without threads the list
+        // cannot plan and keeps the fixed lead.
+        #expect(leads[0] == 1)
+        #expect(leads[1] > leads[0])
+    }
+
     @Test("a jump cancels the speculative work at once: none of it runs")
     func jumpCancelsSpeculativeWork() {
         let h = LoaderHarness(costLimit: 100_000)

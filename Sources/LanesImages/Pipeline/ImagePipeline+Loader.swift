@@ -67,7 +67,8 @@ extension ImagePipeline {
         loaders.withLock { loaders in
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
-                name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs
+                name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs,
+                threads: decodeQueue.maxConcurrency
             ) { [unowned self] request in
                 // A binding that shows previews hears them while this request's work runs.
                 let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)

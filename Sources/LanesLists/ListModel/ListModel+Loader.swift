@@ -9,7 +9,8 @@ extension ListModel {
     /// prefetch priority; a prefetched row that comes on screen is promoted at once. The adaptive preload is planned
     /// against the loader's ``ContentLoader/costs`` (a visible row that would leave the screen before its work could
     /// be ready loads at `WorkPriority.utility`, behind the rows that can still make it) on the threads its queue lets
-    /// prefetch use (its speculative limit, or its width): see ``planPreload(costs:threads:allThreads:)``.
+    /// prefetch use (its speculative limit, or its width), or on the ``ContentLoader/threads`` a loader made with a
+    /// `Make` was given: see ``planPreload(costs:threads:allThreads:)``.
     ///
     /// ```swift
     /// @MainActor final class ChartRow {
@@ -29,6 +30,8 @@ extension ListModel {
             planPreload(
                 costs: loader.costs, threads: queue.speculativeLimit?.limit ?? queue.maxConcurrency,
                 allThreads: queue.maxConcurrency)
+        } else if let threads = loader.threads {
+            planPreload(costs: loader.costs, threads: threads)
         }
         observe { [unowned self] event in
             switch event {

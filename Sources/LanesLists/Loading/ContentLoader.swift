@@ -72,6 +72,15 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// print(charts.costs.seconds.map { "\($0 * 1000) ms a chart" } ?? "no chart yet")
     /// ```
     public let costs: CostEstimate
+    /// How many of the loader's jobs can run at once: its queue's width, or the `threads` a loader made with a
+    /// ``Make`` was given (nil when it was given none). ``ListModel/connect(to:key:binding:)`` plans the list's
+    /// preload on them.
+    ///
+    /// ```swift
+    /// print("\(charts.threads ?? 1) charts render at once")
+    /// ```
+    public var threads: Int? { queue?.maxConcurrency ?? madeThreads }
+    private let madeThreads: Int?
 
     /// Creates a loader whose work for a key is a chain of one or more items.
     /// - Parameters:
@@ -84,6 +93,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ///   - failureLimit: how many failures are remembered.
     ///   - costs: the loader's ``costs``, which the chains `make` builds record their times into (the work of a key,
     ///     summed over its steps, not the waits between them).
+    ///   - threads: how many keys' work can run at once (the width of the queue doing most of it), for planning a
+    ///     list's preload (``threads``); nil if unknown.
     ///   - make: makes and enqueues the work for a key and returns its last item (see ``Make``).
     ///
     /// ```swift
@@ -95,11 +106,11 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     public convenience init(
         name: String = "content", deliveryQueue: WorkQueue = .main, cache: CostLimitedCache<Key, Value>,
         cachesFailures: Bool = false, failureLimit: Int = 256, costs: CostEstimate = CostEstimate(),
-        make: @escaping Make
+        threads: Int? = nil, make: @escaping Make
     ) {
         self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, makeWork: { _, _ in make })
+            failureLimit: failureLimit, costs: costs, threads: threads, makeWork: { _, _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -139,9 +150,11 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, makeWork: (LoaderCounters, CostEstimate) -> Make
+        cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, threads: Int? = nil,
+        makeWork: (LoaderCounters, CostEstimate) -> Make
     ) {
         self.costs = costs
+        self.madeThreads = threads.map { max(1, $0) }
         self.name = name
         self.queue = queue
         self.deliveryQueue = deliveryQueue
