@@ -55,7 +55,7 @@ public struct DiskCacheStatistics: Sendable, Hashable, CustomStringConvertible {
     ///
     /// ```swift
     /// var expected = DiskCacheStatistics()   // all zero
-/// expected.stores = 1
+    /// expected.stores = 1
     /// ```
     public init() {}
 
