@@ -11,7 +11,7 @@ struct Options {
     /// Preload a fixed 1.5 screens each way instead of following the scroll (for comparison).
     var fixedPreload = false
     var tiltShift = true
-    var script: String?
+    var script: Scripts.Name?
     /// The folder is the one `--script hostile` built (``HostileFolder``), not the user's.
     var builtHostileFolder = false
     var report: String?
@@ -70,7 +70,13 @@ struct Options {
             case "--no-tilt-shift": options.tiltShift = false
             case "--fetch-timeout": options.fetchTimeout = try number(argument)
             case "--page": options.page = try value(argument)
-            case "--script": options.script = try value(argument)
+            case "--script":
+                let name = try value(argument)
+                guard let script = Scripts.Name(rawValue: name) else {
+                    let names = Scripts.Name.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw OptionError("unknown script \(name.debugDescription) (one of \(names))")
+                }
+                options.script = script
             case "--report": options.report = try value(argument)
             case "--screenshot": options.screenshot = try value(argument)
             case "--size":
@@ -82,9 +88,6 @@ struct Options {
             case "--help", "-h": throw OptionError(usage, isHelp: true)
             default: throw OptionError("unknown option \(argument.debugDescription) (--help lists them)")
             }
-        }
-        if let script = options.script, !Scripts.names.contains(script) {
-            throw OptionError("unknown script \(script) (one of \(Scripts.names.joined(separator: ", ")))")
         }
         guard ["photos", "stocks"].contains(options.page) else { throw OptionError("--page: photos or stocks") }
         return options

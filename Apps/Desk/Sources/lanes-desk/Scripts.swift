@@ -10,29 +10,30 @@ import Synchronization
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
 @MainActor
 enum Scripts {
-    nonisolated static let names = [
-        "fling", "flood", "flood-results", "idle", "memory", "detail", "pages", "categories", "screens", "hostile",
-        "animation", "all",
-    ]
+    /// The scripts `--script` runs, by name.
+    enum Name: String, CaseIterable, Sendable {
+        case fling, flood, floodResults = "flood-results", idle, memory, detail, pages, categories, screens, hostile
+        case animation, all
+    }
 
-    static func run(_ name: String, app: DeskApp) async {
+    static func run(_ name: Name, app: DeskApp) async {
         await pause(1500)  // the window is up and the first screen has loaded
         switch name {
-        case "fling": await fling(app)
-        case "flood": await flood(app)
-        case "flood-results": await floodResults(app)
-        case "idle": await idle(app)
-        case "memory": await memory(app)
-        case "detail": await detail(app)
-        case "pages": await pages(app)
-        case "categories":
+        case .fling: await fling(app)
+        case .flood: await flood(app)
+        case .floodResults: await floodResults(app)
+        case .idle: await idle(app)
+        case .memory: await memory(app)
+        case .detail: await detail(app)
+        case .pages: await pages(app)
+        case .categories:
             app.showPage("stocks")
             await pause(1500)
             await backOutOfCategory(app)
-        case "screens": await screens(app)
-        case "hostile": await hostile(app)
-        case "animation": await animation(app)
-        default:
+        case .screens: await screens(app)
+        case .hostile: await hostile(app)
+        case .animation: await animation(app)
+        case .all:
             await fling(app)
             await idle(app)
             await flood(app)

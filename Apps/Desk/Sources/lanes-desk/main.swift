@@ -19,7 +19,7 @@ do {
 
 // `--script hostile` without a folder builds its hostile folder (HostileFolder) and removes it at exit.
 var hostileFolder: HostileFolder?
-if parsed.script == "hostile", parsed.folder == nil, parsed.urlsFile == nil {
+if parsed.script == .hostile, parsed.folder == nil, parsed.urlsFile == nil {
     do {
         hostileFolder = try HostileFolder.build()
         parsed.folder = hostileFolder?.path
