@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 
 /// A photo opened large with live tilt-shift controls. Each change cancels the render in flight and asks for a quick
 /// quarter-size preview, then the full render; the preview never replaces a full render already shown. An animated
@@ -17,8 +18,16 @@ final class PhotoDetail {
     private let toggle: Widget
     private(set) var row: Int?
     private unowned let page: PhotosPage
-    private var tasks: [ImageTask] = []
-    private var generation = 0
+    /// The quarter-size preview and the full render: bindings, so a result for a request the view has moved on from
+    /// is never shown.
+    private lazy var previewImage = ImageBinding(pipeline: page.pipeline, placeholder: { _ in }) {
+        [unowned self] _, result in
+        if case .success(let bitmap) = result { show(bitmap, isPreview: true) }
+    }
+    private lazy var fullImage = ImageBinding(pipeline: page.pipeline, placeholder: { _ in }) {
+        [unowned self] _, result in
+        if case .success(let bitmap) = result { show(bitmap, isPreview: false) }
+    }
     private var showingFull = false
     /// Renders asked for, cancelled before they finished, previews shown, full renders shown.
     private(set) var requested = 0, cancelled = 0, previewsShown = 0, fullRendersShown = 0
@@ -116,13 +125,13 @@ final class PhotoDetail {
 
     /// Withdraws the renders in flight.
     func cancel() {
-        generation += 1
-        for task in tasks where !task.isFinished {
-            task.cancel()
-            cancelled += 1
-            page.stats.rendersCancelled += 1
+        for binding in [previewImage, fullImage] where binding.request != nil {
+            if !binding.isLoaded {
+                cancelled += 1
+                page.stats.rendersCancelled += 1
+            }
+            binding.clear()
         }
-        tasks = []
     }
 
     func resume() {
@@ -133,7 +142,6 @@ final class PhotoDetail {
         guard let row, !page.isSuspended else { return }
         cancel()
         showingFull = false
-        let expected = generation
         let full = fullSize
         let filter = tiltShift
         let previewFilter = filter.map {
@@ -141,17 +149,14 @@ final class PhotoDetail {
                       sigma: $0.sigma / 4)
         }
         let preview = TargetSize(maxWidth: full.maxWidth / 4, maxHeight: full.maxHeight / 4)
-        for (size, processor, isPreview) in [(preview, previewFilter, true), (full, filter, false)] {
-            let request = page.library.request(row, size: size, tiltShift: processor)
+        for (binding, size, processor) in [(previewImage, preview, previewFilter), (fullImage, full, filter)] {
             requested += 1
-            page.stats.rendersStarted += 1
-            let task = page.pipeline.load(request, priority: .visible, on: .main) { [weak self] result in
-                MainActor.assumeIsolated {
-                    guard let self, self.generation == expected, case .success(let bitmap) = result else { return }
-                    self.show(bitmap, isPreview: isPreview)
-                }
+            // A cached image is shown before `show` returns.
+            if binding.show(page.library.request(row, size: size, tiltShift: processor)) {
+                page.stats.cacheHits += 1
+            } else {
+                page.stats.rendersStarted += 1
             }
-            tasks.append(task)
         }
     }
 
