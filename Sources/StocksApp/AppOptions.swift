@@ -1,4 +1,5 @@
 import Foundation
+import LanesAppSupport
 
 /// The command line of `stocks`, parsed by hand.
 ///
@@ -91,8 +92,9 @@ struct AppOptions: Sendable, Equatable {
     }
 }
 
-/// A command line that does not parse.
+/// A command line that does not parse. Its description is safe to print: the argument it quotes came from the user
+/// (or a script), and a control character in it shows escaped (``TerminalText/sanitized(_:)``), never raw.
 struct OptionsError: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    var description: String { TerminalText.sanitized(message) }
 }
