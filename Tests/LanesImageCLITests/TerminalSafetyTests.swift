@@ -55,4 +55,18 @@ struct TerminalSafetyTests {
         #expect(!hasControls(summary.replacingOccurrences(of: "\n", with: "")))
         #expect(summary.contains(#"x\e]0;PWN\x07.png: corrupt \e[31m"#))
     }
+
+    @Test("an argument the parser rejects is printed escaped: the parser's own messages go through one sanitizer", arguments: [
+        ["--colour\u{1B}[31m"], ["process", "--resize", "1x\u{1B}]0;PWNED\u{07}", "a.png"],
+        ["process", "--png-filter", "\u{9B}2J", "a.png"],
+    ])
+    func parserErrorsEscaped(_ arguments: [String]) async throws {
+        let binary = try #require(InterruptTests.binary, "build lanes-image first (swift build --build-tests)")
+        let folder = try TemporaryFolder()
+        let result = try await IndependentDecoders.run(binary, arguments, in: folder.url)
+        #expect(result.status == 64)
+        #expect(result.errors.contains("Usage:"))
+        #expect(!hasControls(result.errors.replacingOccurrences(of: "\n", with: "")), "\(result.errors.debugDescription)")
+        #expect(result.errors.contains(#"\e"#) || result.errors.contains(#"\u{9B}"#), "\(result.errors.debugDescription)")
+    }
 }
