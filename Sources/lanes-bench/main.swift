@@ -38,7 +38,7 @@ let known = [
 let optionValues = ["--threads", "--json-file"].compactMap { arguments.firstIndex(of: $0).map { $0 + 1 } }
 let asked = arguments.indices.filter { !optionValues.contains($0) }.map { arguments[$0] }.filter { !$0.hasPrefix("--") && Int($0) == nil }
 if let unknown = asked.first(where: { !known.contains($0) }) {
-    FileHandle.standardError.write("lanes-bench: unknown scenario '\(unknown)'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
+    FileHandle.standardError.write("lanes-bench: unknown scenario '\(TerminalText.sanitized(unknown))'; known: \(known.joined(separator: ", "))\n".data(using: .utf8)!)
     exit(2)
 }
 let selected = asked.isEmpty ? known.filter { !$0.hasPrefix("images") && $0 != "scaling" && !$0.hasPrefix("scroll-") || $0 == "scroll-busy" } : asked
@@ -82,7 +82,7 @@ for scenario in selected {
         if let index = arguments.firstIndex(of: "--json-file"), index + 1 < arguments.count {
             let lines = rows.map { $0.json() + "\n" }.joined()
             do { try lines.write(toFile: arguments[index + 1], atomically: true, encoding: .utf8) } catch {
-                FileHandle.standardError.write("lanes-bench: could not write \(arguments[index + 1]): \(error)\n".data(using: .utf8)!)
+                FileHandle.standardError.write(Data(("lanes-bench: " + TerminalText.sanitized("could not write \(arguments[index + 1]): \(error)") + "\n").utf8))
             }
         }
         continue
@@ -114,5 +114,5 @@ for scenario in selected {
 do {
     try trace?.finish()
 } catch {
-    FileHandle.standardError.write("lanes-bench: could not write the trace: \(error)\n".data(using: .utf8)!)
+    FileHandle.standardError.write(Data(("lanes-bench: could not write the trace: " + TerminalText.sanitized("\(error)") + "\n").utf8))
 }
