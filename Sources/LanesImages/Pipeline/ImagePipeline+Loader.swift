@@ -73,9 +73,9 @@ extension ImagePipeline {
                 // A binding that shows previews hears them while this request's work runs.
                 let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)
                 // The job's cache writes count while its stage runs (see `CacheWrites`).
-                let withdraw = cacheWrites.add(request)
+                let wish = cacheWrites.add(request)
                 let item = stage(for: request).item
-                item.onFinishInline { _ in withdraw() }
+                item.onFinishInline { _ in wish.cancel() }
                 if let stopPreviews { item.onCompletion(on: queue) { _ in stopPreviews() } }
                 return item
             }

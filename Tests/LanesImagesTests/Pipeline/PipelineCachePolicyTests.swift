@@ -1,6 +1,6 @@
 import Foundation
 import Lanes
-import LanesImages
+@testable import LanesImages
 import LanesTesting
 import Testing
 
@@ -153,6 +153,21 @@ struct PipelineCachePolicyTests {
         #expect(pipeline.statistics.decodes == 2)
         #expect(pipeline.cachedImage(for: photo) != nil)
         #expect(pipeline.cachedImage(for: other) == nil)
+    }
+
+    @Test("Withdrawing a request's cache wishes twice withdraws them once: another request's wish stands")
+    func wishWithdrawnOnce() {
+        let writes = CacheWrites()
+        let request = ImageRequest(url: photoURL)
+        let first = writes.add(request)
+        let second = writes.add(request)
+        first.cancel()
+        first.cancel()
+        #expect(writes.wanted(request.finalKey))
+        #expect(writes.wanted(request.fetchKey))
+        second.cancel()
+        #expect(!writes.wanted(request.finalKey))
+        #expect(!writes.wanted(request.fetchKey))
     }
 
     private func temporaryDiskCache() throws -> (DiskCache, URL) {
