@@ -68,7 +68,9 @@ extension ImagePipeline {
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
                 name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs,
-                threads: decodeQueue.maxConcurrency
+                threads: decodeQueue.maxConcurrency,
+                // Requests equal for the memory cache whose switches differ need stages of their own.
+                variant: { Int($0.cachePolicy.rawValue) }
             ) { [unowned self] request in
                 // A binding that shows previews hears them while this request's work runs.
                 let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)
