@@ -10,45 +10,6 @@ import LanesImages
 /// byte to its image, the process's CPU time a load, the decodes the pipeline counted and the previews shown.
 /// Run it under `/usr/bin/time -f %M` for its peak RSS (`scripts/bench-previews` runs it before and after a change).
 enum PreviewLoad {
-    /// Hands out a body in chunks on a thread of its own.
-    final class ChunkedMemory: DataFetching {
-        struct Done: FetchHandle {
-            func cancel() {}
-            func setPriority(_ priority: WorkPriority) {}
-        }
-
-        let body: Data
-        let gap: Double
-        /// When the last chunk was handed out (uptime nanoseconds).
-        let lastChunk = LockedValue<UInt64>(0)
-
-        init(_ body: Data, gap: Double) {
-            self.body = body
-            self.gap = gap
-        }
-
-        func fetch(_ url: URL, priority: WorkPriority,
-                   completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) -> any FetchHandle {
-            let body = self.body
-            Thread { completion(.success(body)) }.start()
-            return Done()
-        }
-
-        func fetch(_ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
-                   completion: @escaping @Sendable (Result<Void, FetchError>) -> Void) -> any FetchHandle {
-            let body = self.body, gap = self.gap, lastChunk = self.lastChunk
-            Thread {
-                for start in stride(from: 0, to: body.count, by: 64 << 10) {
-                    if start > 0 { Thread.sleep(forTimeInterval: gap) } // the network's pace
-                    chunks(body.subdata(in: start..<min(body.count, start + (64 << 10))))
-                }
-                lastChunk.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-                completion(.success(()))
-            }.start()
-            return Done()
-        }
-    }
-
     static func run(_ arguments: [String]) -> Never {
         guard let path = arguments.first, let body = FileManager.default.contents(atPath: path) else {
             FileHandle.standardError.write(Data("usage: lanes-bench preview-load FILE [LOADS] [WIDTH]\n".utf8))
@@ -61,7 +22,14 @@ enum PreviewLoad {
         var decodes = 0, previews = 0
         let cpuBefore = cpuSeconds()
         for load in 0..<loads {
-            let fetcher = ChunkedMemory(body, gap: gap)
+            let lastChunk = LockedValue<UInt64>(0)   // when the last chunk was handed out (uptime nanoseconds)
+            let fetcher = ChunkedMemoryFetcher(body, chunkSize: 64 << 10) { offset in
+                if offset == body.count {
+                    lastChunk.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+                } else if offset > 0 {
+                    Thread.sleep(forTimeInterval: gap)   // the network's pace
+                }
+            }
             let pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(fetcher: fetcher))
             let request = ImageRequest(url: URL(string: "https://bench.invalid/\(load).jpg")!,
                                        targetSize: width > 0 ? TargetSize(maxWidth: width) : nil)
@@ -78,7 +46,7 @@ enum PreviewLoad {
             done.wait()
             let end = DispatchTime.now().uptimeNanoseconds
             seconds.append(Double(end - start) / 1e9)
-            tails.append(Double(end - fetcher.lastChunk.withLock { $0 }) / 1e9)
+            tails.append(Double(end - lastChunk.withLock { $0 }) / 1e9)
             decodes += pipeline.statistics.decodes
             previews += shown.withLock { $0 }
         }

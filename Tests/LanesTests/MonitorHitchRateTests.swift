@@ -2,9 +2,8 @@ import Lanes
 import LanesTesting
 import Testing
 
-// Serialized: every test's monitor watches a queue of the same name through the process-wide event stream, so tests
-// run side by side saw each other's items (an extra late ping under ThreadSanitizer, every time).
-@Suite("Responsiveness monitor: hitch rate and hangs", .serialized, .timeLimit(.minutes(5)))
+// Every test's queue has the same name: the monitors match their queue's events by identity, so tests run side by side.
+@Suite("Responsiveness monitor: hitch rate and hangs", .timeLimit(.minutes(5)))
 struct MonitorHitchRateTests {
     /// A monitor on a manually run queue and a virtual clock, pinging every 10 ms with a 16 ms threshold.
     private func makeMonitor() -> (ResponsivenessMonitor, WorkQueue, ManualExecutor, VirtualClock) {

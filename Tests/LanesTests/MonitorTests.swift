@@ -48,6 +48,35 @@ struct MonitorTests {
         #expect(monitor.snapshot().samples == 7)
     }
 
+    @Test("two queues of one name: a slow item on one is no hitch on the other's monitor")
+    func sameNamedQueuesStayApart() {
+        let clock = VirtualClock()
+        let busyExecutor = ManualExecutor()
+        let quietExecutor = ManualExecutor()
+        let busy = WorkQueue("monitor-same-name", maxConcurrency: 1, executor: busyExecutor)
+        let quiet = WorkQueue("monitor-same-name", maxConcurrency: 1, executor: quietExecutor)
+        let monitor = ResponsivenessMonitor(
+            target: quiet, interval: .milliseconds(10), threshold: .milliseconds(16), clock: clock)
+        monitor.start()
+        defer { monitor.stop() }
+
+        // 50 ms of (virtual) time on the busy queue; the quiet queue answers every ping at once.
+        busy.add(label: "slow elsewhere") { _ in
+            for _ in 0..<5 {
+                clock.advance(by: .milliseconds(10))
+                quietExecutor.runAll()
+            }
+        }
+        #expect(busyExecutor.runNext())
+        quietExecutor.runAll()
+
+        let stats = monitor.snapshot()
+        #expect(stats.samples == 5)
+        #expect(stats.hitches == 0)
+        #expect(stats.lastHitch == nil)
+        #expect(stats.max == .zero)
+    }
+
     @Test("percentiles are nearest-rank over the window")
     func percentiles() {
         let stats = ResponsivenessStats(queue: "main", latencies: (1...100).map { .milliseconds($0) })

@@ -27,6 +27,9 @@ public struct WorkEvent: Sendable {
     public let time: UInt64
     /// The name of the queue the item belongs to ("" when it has none yet).
     public let queue: String
+    /// The identity of that queue (0 when it has none yet): names need not be unique, so in-package observers that
+    /// follow one queue (``ResponsivenessMonitor``) match on this.
+    let queueID: UInt64
     /// The item's label.
     public let label: String
     /// A process-unique number for the item.
@@ -76,11 +79,11 @@ public enum WorkEvents {
     @inline(__always)
     static var isObserved: Bool { listening.load(ordering: .relaxed) > 0 }
 
-    static func emit(_ kind: WorkEvent.Kind, node: WorkNode, queue: String, state: WorkState) {
+    static func emit(_ kind: WorkEvent.Kind, node: WorkNode, queue: WorkQueue?, state: WorkState) {
         guard isObserved else { return }
         let event = WorkEvent(
-            kind: kind, time: DispatchTime.now().uptimeNanoseconds, queue: queue, label: node.label,
-            itemID: node.id, thread: ThreadID.current, state: state)
+            kind: kind, time: DispatchTime.now().uptimeNanoseconds, queue: queue?.name ?? "", queueID: queue?.id ?? 0,
+            label: node.label, itemID: node.id, thread: ThreadID.current, state: state)
         let observers = registry.withLock { $0.observers }
         for (_, handler) in observers { handler(event) }
     }

@@ -164,7 +164,7 @@ extension WorkQueue {
                 continue
             }
             started += 1
-            WorkEvents.emit(.started, node: node, queue: name, state: .running)
+            WorkEvents.emit(.started, node: node, queue: self, state: .running)
             switch consume body {
             case .sync(let function):
                 // The body is consumed by the call, so what it captured is released before the item completes.

@@ -62,7 +62,7 @@ enum Effects {
             case .relayPriority(let node):
                 node.relayPriority()
             case .event(let kind, let node, let queue, let state):
-                WorkEvents.emit(kind, node: node, queue: queue?.name ?? "", state: state)
+                WorkEvents.emit(kind, node: node, queue: queue, state: state)
             }
             // Keep memory flat on long cascades.
             if index > 4096, index * 2 > list.count {

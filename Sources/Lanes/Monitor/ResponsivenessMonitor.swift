@@ -38,7 +38,8 @@ public final class ResponsivenessMonitor: Sendable {
     }
 
     private let target: Target
-    private let labelQueue: String?
+    /// The identity of the queue whose items name hitches (``WorkEvent`` carries it; names need not be unique).
+    private let labelQueue: UInt64?
     private let interval: UInt64
     private let clock: any LaneClock
     private let state: LockedValue<Control>
@@ -68,7 +69,7 @@ public final class ResponsivenessMonitor: Sendable {
             pinged = .workQueue(target)
         }
         self.init(
-            target: pinged, name: target.name, labelQueue: tracksLabels ? target.name : nil,
+            target: pinged, name: target.name, labelQueue: tracksLabels ? target.id : nil,
             interval: interval, threshold: threshold, window: window, clock: clock)
     }
 
@@ -84,12 +85,12 @@ public final class ResponsivenessMonitor: Sendable {
         clock: any LaneClock = SystemLaneClock()
     ) {
         self.init(
-            target: .dispatchQueue(dispatchQueue), name: name, labelQueue: labelsFrom?.name, interval: interval,
+            target: .dispatchQueue(dispatchQueue), name: name, labelQueue: labelsFrom?.id, interval: interval,
             threshold: threshold, window: window, clock: clock)
     }
 
     private init(
-        target: Target, name: String, labelQueue: String?, interval: Duration, threshold: Duration, window: Int,
+        target: Target, name: String, labelQueue: UInt64?, interval: Duration, threshold: Duration, window: Int,
         clock: any LaneClock
     ) {
         self.target = target
@@ -118,9 +119,9 @@ public final class ResponsivenessMonitor: Sendable {
             return control.generation
         }
         guard let generation else { return }
-        let events = labelQueue.map { name in
+        let events = labelQueue.map { queueID in
             WorkEvents.observe { [weak self] event in
-                guard event.queue == name, event.label != Self.pingLabel else { return }
+                guard event.queueID == queueID, event.label != Self.pingLabel else { return }
                 self?.observe(event)
             }
         }

@@ -32,7 +32,7 @@ extension WorkQueue {
     /// ready at once: it has no dependencies and no one else has seen it.
     @usableFromInline
     func admitFresh(_ node: WorkNode) {
-        if WorkEvents.isObserved { WorkEvents.emit(.added, node: node, queue: name, state: .pending) }
+        if WorkEvents.isObserved { WorkEvents.emit(.added, node: node, queue: self, state: .pending) }
         pushReady(node)
     }
 

@@ -84,6 +84,12 @@ public final class Owned<Value: Sendable>: Sendable {
         }
     }
 
+    /// ``mutate(_:)`` whose body returns what to do once the value is released: an action state machines hand back,
+    /// so callbacks (a completion, a delivery) never run while the value is held.
+    package func mutateThen(_ body: @escaping @Sendable (inout Value) -> (@Sendable () -> Void)?) {
+        post(body)
+    }
+
     /// Changes the value on its lane and waits for the body's result. Blocks the calling thread.
     /// - Throws: ``LanesError/wouldDeadlock(_:)`` if the wait would deadlock, or what `body` threw.
     ///

@@ -8,15 +8,17 @@ final class CacheWrites: Sendable {
     /// How many requests in flight want each stage's result written.
     private let wishes = LockedValue([StageKey: Int]())
 
-    /// Records the writes `request` asks for; returns what withdraws them, to call once when the request ends.
-    func add(_ request: ImageRequest) -> @Sendable () -> Void {
+    /// Records the writes `request` asks for; cancelling the returned token withdraws them, once however often it is
+    /// cancelled (the project's run-once handle, ``ScheduledToken``), so a second call cannot withdraw another
+    /// request's wish.
+    func add(_ request: ImageRequest) -> ScheduledToken {
         var keys: [StageKey] = []
         if request.cachePolicy.contains(.writesMemory) { keys.append(request.finalKey) }
         if request.cachePolicy.contains(.writesDisk) { keys.append(request.fetchKey) }
-        guard !keys.isEmpty else { return {} }
+        guard !keys.isEmpty else { return ScheduledToken {} }
         let wishes = self.wishes, added = keys
         wishes.withLock { wishes in for key in added { wishes[key, default: 0] += 1 } }
-        return {
+        return ScheduledToken {
             wishes.withLock { wishes in
                 for key in added {
                     wishes[key, default: 0] -= 1

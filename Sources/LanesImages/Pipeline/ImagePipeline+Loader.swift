@@ -68,14 +68,16 @@ extension ImagePipeline {
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
                 name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs,
-                threads: decodeQueue.maxConcurrency
+                threads: decodeQueue.maxConcurrency,
+                // Requests equal for the memory cache whose switches differ need stages of their own.
+                variant: { Int($0.cachePolicy.rawValue) }
             ) { [unowned self] request in
                 // A binding that shows previews hears them while this request's work runs.
                 let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)
                 // The job's cache writes count while its stage runs (see `CacheWrites`).
-                let withdraw = cacheWrites.add(request)
+                let wish = cacheWrites.add(request)
                 let item = stage(for: request).item
-                item.onFinishInline { _ in withdraw() }
+                item.onFinishInline { _ in wish.cancel() }
                 if let stopPreviews { item.onCompletion(on: queue) { _ in stopPreviews() } }
                 return item
             }

@@ -129,9 +129,9 @@ public final class ImagePipeline: Sendable {
         }
         // The request's cache writes count while it waits: a shared stage writes the caches that any request still
         // waiting for it asked for (see `CacheWrites`).
-        let withdraw = cacheWrites.add(request)
+        let wish = cacheWrites.add(request)
         let task = ImageTask(request: request, priority: priority) { result in
-            withdraw()
+            wish.cancel()
             finish(result)
         }
         let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Two requests are equal when they name the same URL, size and processor chain (by ``ImageProcessor/identifier``),
 /// so equal requests share one cache entry, and every stage of the pipeline when they read the same caches. The
-/// ``cachePolicy`` is not part of equality: it says which caches this request reads and writes.
+/// ``cachePolicy`` is not part of equality: it says which caches this request reads and writes (the list loader,
+/// ``ImagePipeline/loader``, gives equal requests whose policies differ a job each).
 ///
 /// ```swift
 /// let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg")!,

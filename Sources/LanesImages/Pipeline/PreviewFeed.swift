@@ -68,7 +68,7 @@ final class PreviewFeed: Sendable {
                              priority: priority)
         self.decoding = decoding
         throttler = Throttler(interval: interval, edges: .both, clock: clock, label: "previews") { _ in
-            decoding.mutate { $0.renderAndDeliver(url: url, to: listeners) }
+            decoding.mutateThen { $0.render(url: url, for: listeners) }
         }
     }
 
@@ -93,14 +93,17 @@ final class PreviewFeed: Sendable {
 
     /// The body ended: no more previews. A whole body is finished on the lane, after its last chunk, and `done` is
     /// handed the image the decoder ended with (nil where it did not: not progressive, stopped, not a complete valid
-    /// file); a failed or cancelled one is handed nil at once.
+    /// file), once the decoding state is released; a failed or cancelled one is handed nil at once.
     func end(complete: Bool, _ done: @escaping @Sendable (ArrivedImage?) -> Void) {
         throttler.cancel()
         guard complete else {
             decoding.mutate { $0.stop() }
             return done(nil)
         }
-        decoding.mutate { done($0.finish()) }
+        decoding.mutateThen { decoding in
+            let image = decoding.finish()
+            return { done(image) }
+        }
     }
 }
 
@@ -170,17 +173,21 @@ private final class PreviewDecoding: @unchecked Sendable {
         counters.count(\.decodes)
     }
 
-    func renderAndDeliver(url: String, to listeners: PreviewListeners) {
-        guard let decoder, decoder.previewsReady > shown else { return }
+    /// Renders the newest preview fitted to each listener's size; returns what hands them over, to run once the
+    /// decoding state is released.
+    func render(url: String, for listeners: PreviewListeners) -> (@Sendable () -> Void)? {
+        guard let decoder, decoder.previewsReady > shown else { return nil }
         let targets = listeners.listeners(for: url)
-        guard !targets.isEmpty, let preview = try? decoder.preview() else { return stop() }
+        guard !targets.isEmpty, let preview = try? decoder.preview() else { stop(); return nil }
         shown = decoder.previewsReady
         var fitted: [TargetSize?: Bitmap] = [:]
+        var deliveries: [(deliver: @Sendable (Bitmap) -> Void, image: Bitmap)] = []
         for target in targets {
             guard let image = fitted[target.targetSize] ?? Self.fit(preview, in: target.targetSize) else { continue }
             fitted[target.targetSize] = image
-            target.deliver(image)
+            deliveries.append((target.deliver, image))
         }
+        return { [deliveries] in for delivery in deliveries { delivery.deliver(delivery.image) } }
     }
 
     /// After the body's last byte: the image the decoder ends with (nil: stopped, or not a complete valid file).

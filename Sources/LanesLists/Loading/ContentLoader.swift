@@ -60,9 +60,11 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private let failures: CostLimitedCache<Key, FailedLoad>
     private let make: Make
-    private let jobs: WorkTable<Key, Value>
+    private let jobs: WorkTable<LoaderJob<Key>, Value>
+    /// What else a key's work depends on that the key's equality leaves out (see ``LoaderJob``).
+    private let variant: @Sendable (Key) -> Int
     /// The loader's own prefetch claims, by key.
-    private let prefetches = LockedValue<[Key: WorkClaim<Key, Value>]>([:])
+    private let prefetches = LockedValue<[LoaderJob<Key>: WorkClaim<LoaderJob<Key>, Value>]>([:])
     let counters: LoaderCounters
     /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
     /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:key:binding:)`` sizes the
@@ -109,8 +111,20 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         threads: Int? = nil, make: @escaping Make
     ) {
         self.init(
+            name: name, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
+            failureLimit: failureLimit, costs: costs, threads: threads, variant: { _ in 0 }, make: make)
+    }
+
+    /// The `Make` loader whose keys, equal for the cache, get jobs of their own when `variant` tells them apart: the
+    /// image pipeline's requests, whose cache policy is not part of their equality but decides their stages.
+    package convenience init(
+        name: String, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>, cachesFailures: Bool = false,
+        failureLimit: Int = 256, costs: CostEstimate, threads: Int?, variant: @escaping @Sendable (Key) -> Int,
+        make: @escaping Make
+    ) {
+        self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, threads: threads, makeWork: { _, _ in make })
+            failureLimit: failureLimit, costs: costs, threads: threads, variant: variant, makeWork: { _, _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -151,8 +165,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
         cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, threads: Int? = nil,
-        makeWork: (LoaderCounters, CostEstimate) -> Make
+        variant: @escaping @Sendable (Key) -> Int = { _ in 0 }, makeWork: (LoaderCounters, CostEstimate) -> Make
     ) {
+        self.variant = variant
         self.costs = costs
         self.madeThreads = threads.map { max(1, $0) }
         self.name = name
@@ -230,7 +245,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             deliver(cached)
             return ContentRequest(key: key, claim: nil)
         }
-        return ContentRequest(key: key, claim: join(key, priority: priority, deliver: deliver))
+        return ContentRequest(key: key, claim: join(job(key), priority: priority, deliver: deliver))
     }
 
     /// Starts loading `keys` at low priority so they are ready when they scroll into view. Keys already cached or
@@ -241,11 +256,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// ```
     public func prefetch(_ keys: some Sequence<Key>, priority: WorkPriority = .prefetch) {
         for key in keys where !cache.touch(key) {
-            if prefetches.withLock({ $0[key] })?.isActive == true { continue }
+            let job = job(key)
+            if prefetches.withLock({ $0[job] })?.isActive == true { continue }
             counters.count(\.requests, \.prefetches)
             // The delivery only forgets the finished prefetch (its value went to the cache).
-            let claim = join(key, priority: priority) { [weak self] _ in self?.forgetPrefetch(key) }
-            prefetches.withLock { $0[key] = claim }
+            let claim = join(job, priority: priority) { [weak self] _ in self?.forgetPrefetch(job) }
+            prefetches.withLock { $0[job] = claim }
         }
     }
 
@@ -255,7 +271,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// loader.cancelPrefetch(rowsThatLeftThePreloadRange.map(symbol(forRow:)))
     /// ```
     public func cancelPrefetch(_ keys: some Sequence<Key>) {
-        let claims = prefetches.withLock { prefetches in keys.compactMap { prefetches.removeValue(forKey: $0) } }
+        let claims = prefetches.withLock { prefetches in keys.compactMap { prefetches.removeValue(forKey: job($0)) } }
         for claim in claims { claim.cancel() }
     }
 
@@ -291,7 +307,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// hud.text = "AAPL: \(loader.inFlightPriority(of: "AAPL").map(String.init(describing:)) ?? "idle")"
     /// ```
     public func inFlightPriority(of key: Key) -> WorkPriority? {
-        jobs.priority(of: key)
+        jobs.priority(of: job(key))
     }
 
     // MARK: Internals
@@ -302,19 +318,32 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         return nil
     }
 
-    private func join(_ key: Key, priority: WorkPriority, deliver: @escaping WorkTable<Key, Value>.Deliver)
-        -> WorkClaim<Key, Value>
-    {
-        let (claim, made) = jobs.consume(key, priority: priority, deliver: deliver, make: make)
+    private func job(_ key: Key) -> LoaderJob<Key> {
+        LoaderJob(key: key, variant: variant(key))
+    }
+
+    private func join(
+        _ job: LoaderJob<Key>, priority: WorkPriority, deliver: @escaping WorkTable<LoaderJob<Key>, Value>.Deliver
+    ) -> WorkClaim<LoaderJob<Key>, Value> {
+        let make = self.make
+        let (claim, made) = jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
         if !made { counters.count(\.joined) }
         return claim
     }
 
-    private func forgetPrefetch(_ key: Key) {
+    private func forgetPrefetch(_ job: LoaderJob<Key>) {
         prefetches.withLock { prefetches in
-            if prefetches[key]?.isActive == false { prefetches[key] = nil }
+            if prefetches[job]?.isActive == false { prefetches[job] = nil }
         }
     }
+}
+
+/// What a loader's jobs are told apart by: the key, and what else the key's work depends on that the key's equality
+/// leaves out (the image pipeline's cache policy; 0 for other loaders). Keys equal for the cache but of different
+/// variants get jobs of their own, and share the cache.
+struct LoaderJob<Key: Hashable & Sendable>: Hashable, Sendable {
+    let key: Key
+    let variant: Int
 }
 
 /// A remembered failure.

@@ -73,19 +73,19 @@ extension Counters where Stats == ContentLoaderStats {
     /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
     /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
     func record<Key: Hashable & Sendable, Value: Sendable>(
-        _ event: WorkTable<Key, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        _ event: WorkTable<LoaderJob<Key>, Value>.Event, cache: CostLimitedCache<Key, Value>,
         failures: CostLimitedCache<Key, FailedLoad>?
     ) {
         switch event {
         case .finished(let key, .success(let value), let current, let delivered):
             if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
-            if current { cache.insert(value, forKey: key) }
+            if current { cache.insert(value, forKey: key.key) }
         case .finished(_, .failure(let error), _, let delivered) where error is CancellationError:
             // Cancelled behind the loader's back (its queue's `cancelAll()`); withdrawn jobs were counted already.
             if delivered { count(\.cancelled) }
         case .finished(let key, .failure(let error), _, let delivered):
             count(\.failed)
-            if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key) }
+            if delivered, let failures { failures.insert(FailedLoad(error: error), forKey: key.key) }
         case .withdrawn:
             count(\.cancelled)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Lanes
-import LanesImages
+@testable import LanesImages
+import LanesLists
 import LanesTesting
 import Testing
 
@@ -153,6 +154,41 @@ struct PipelineCachePolicyTests {
         #expect(pipeline.statistics.decodes == 2)
         #expect(pipeline.cachedImage(for: photo) != nil)
         #expect(pipeline.cachedImage(for: other) == nil)
+    }
+
+    @Test("The list loader gives requests that differ only in their disk switches a job each, and answers both")
+    func loaderJobsFollowTheSwitches() throws {
+        let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))], holds: true)
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let loader = pipeline.loader(deliveringOn: WorkQueue("cells", maxConcurrency: 1, executor: executor))
+        let onDisk = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40))
+        let offDisk = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40), cachePolicy: [.readsMemory, .writesMemory])
+        let results = ResultBox()
+        loader.request(onDisk) { results.append($0) }
+        loader.request(offDisk) { results.append($0) }
+        #expect(loader.inFlightCount == 2)
+        #expect(loader.stats.joined == 0)
+        executor.runAll()
+        #expect(fetcher.handles.count == 2)   // one fetch that may read the disk cache, one that may not
+        fetcher.completeAll()
+        while executor.runAll() > 0 {}
+        #expect(results.successes.count == 2)
+        #expect(loader.inFlightCount == 0)
+    }
+
+    @Test("Withdrawing a request's cache wishes twice withdraws them once: another request's wish stands")
+    func wishWithdrawnOnce() {
+        let writes = CacheWrites()
+        let request = ImageRequest(url: photoURL)
+        let first = writes.add(request)
+        let second = writes.add(request)
+        first.cancel()
+        first.cancel()
+        #expect(writes.wanted(request.finalKey))
+        #expect(writes.wanted(request.fetchKey))
+        second.cancel()
+        #expect(!writes.wanted(request.finalKey))
+        #expect(!writes.wanted(request.fetchKey))
     }
 
     private func temporaryDiskCache() throws -> (DiskCache, URL) {

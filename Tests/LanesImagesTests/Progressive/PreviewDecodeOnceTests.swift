@@ -12,52 +12,18 @@ import Testing
 /// body is decoded again, and the statistics say so.
 @Suite("Previews decode a download once", .timeLimit(.minutes(5)))
 struct PreviewDecodeOnceTests {
-    /// Hands out a body in pieces on a thread of its own, once `release` is signalled, then ends it; halfway, it waits
-    /// for `resume` (signalled by the first preview: so the feed shows one, and its decoder was used).
-    final class PiecesFetcher: DataFetching {
-        struct Done: FetchHandle {
-            func cancel() {}
-            func setPriority(_ priority: WorkPriority) {}
-        }
-
-        let body: Data
-        let piece: Int
-        let release = DispatchSemaphore(value: 0)
-        let resume = DispatchSemaphore(value: 0)
-
-        init(_ body: Data, piece: Int) {
-            self.body = body
-            self.piece = piece
-        }
-
-        func fetch(_ url: URL, priority: WorkPriority,
-                   completion: @escaping @Sendable (Result<Data, FetchError>) -> Void) -> any FetchHandle {
-            fetch(url, priority: priority, chunks: { _ in }) { [body] in completion($0.map { body }) }
-        }
-
-        func fetch(_ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
-                   completion: @escaping @Sendable (Result<Void, FetchError>) -> Void) -> any FetchHandle {
-            Thread { [body, piece, release, resume] in
-                release.wait()
-                var paused = false
-                for start in stride(from: 0, to: body.count, by: piece) {
-                    if !paused && start >= body.count / 2 {
-                        paused = true
-                        resume.wait()
-                    }
-                    chunks(body.subdata(in: start..<min(body.count, start + piece)))
-                }
-                completion(.success(()))
-            }.start()
-            return Done()
-        }
-    }
-
     /// Loads `requests` (with a preview handler where asked) from one fetch of `body`; returns the images, how many
     /// previews came and the statistics.
     static func load(_ body: Data, _ requests: [(ImageRequest, previews: Bool)]) async throws
         -> (images: [Bitmap], previews: Int, stats: ImagePipelineStatistics) {
-        let fetcher = PiecesFetcher(body, piece: 2_000)
+        // The body arrives in pieces once `release` is signalled; halfway, it waits for `resume` (signalled by the
+        // first preview: so the feed shows one, and its decoder was used).
+        let release = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
+        let piece = 2_000, half = body.count / 2
+        let fetcher = ChunkedMemoryFetcher(body, chunkSize: piece) { offset in
+            if offset == 0 { release.wait() }
+            if offset >= half && offset < half + piece { resume.wait() }
+        }
         var configuration = ImagePipelineConfiguration(fetcher: fetcher)
         configuration.previewClock = VirtualClock()
         let pipeline = ImagePipeline(configuration: configuration)
@@ -72,13 +38,13 @@ struct PreviewDecodeOnceTests {
             if wantsPreviews {
                 pipeline.load(request, on: nil, preview: { bitmap in
                     previews.append(bitmap.width)
-                    fetcher.resume.signal()
+                    resume.signal()
                 }, completion: done)
             } else {
                 pipeline.load(request, on: nil, completion: done)
             }
         }
-        fetcher.release.signal()   // every request waits for the one fetch: the body arrives now
+        release.signal()   // every request waits for the one fetch: the body arrives now
         for gate in gates { await gate.wait() }
         let images = try results.elements.sorted { $0.0 < $1.0 }.map { try $0.1.get() }
         return (images, previews.elements.count, pipeline.statistics)
