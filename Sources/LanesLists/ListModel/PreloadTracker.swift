@@ -37,11 +37,12 @@ public struct PreloadTracker: Sendable {
     private var planner: PreloadPlanner
     private var lastOffset: Double?
     private var rowHeight = 0.0
-    private var direction = ScrollDirection.forward
+    /// The way the list last moved (forward until it first moves back).
+    private(set) var direction = ScrollDirection.forward
     private var costs: Costs?
     private var span = PreloadSpan.none
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
-    private var planned = PreloadRows.empty
+    var planned = PreloadRows.empty
 
     /// A tracker with `preload`'s settings (the defaults unless given).
     ///
@@ -92,14 +93,31 @@ public struct PreloadTracker: Sendable {
     public mutating func update(offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double)
         -> PreloadExtent
     {
+        move(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight)
+        return PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction, skip: span.skip)
+    }
+
+    /// The viewport's top moved to `offset`: the direction follows, and the span is the plan's, or `fixed` (a
+    /// ``ListPreload/fixed(ahead:behind:)`` preload's, which leaves the planner unfed: at rest, with no path).
+    mutating func move(
+        to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double, fixed: PreloadSpan? = nil
+    ) {
         if let lastOffset {
             if offset > lastOffset { direction = .forward } else if offset < lastOffset { direction = .backward }
         }
         lastOffset = offset
         self.rowHeight = rowHeight
-        span = planner.moved(
+        span = fixed ?? planner.moved(
             to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: costs?.current)
-        return PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction, skip: span.skip)
+    }
+
+    /// Starts the plan afresh with `preload`'s settings, from `offset` (nothing speculative until the list next
+    /// moves steadily one way); the costs, the direction and the planned rows stay.
+    mutating func restart(
+        _ preload: AdaptivePreload, offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double
+    ) {
+        planner = PreloadPlanner(config: preload)
+        _ = planner.moved(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight)
     }
 
     /// The rows to preload beyond `visible` after the last ``update(offset:at:rowHeight:viewportHeight:)``, within
