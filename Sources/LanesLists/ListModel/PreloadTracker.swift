@@ -136,8 +136,7 @@ public struct PreloadTracker: Sendable {
     /// let wanted = preload.contains(66) ? tracker.preloadPriority : nil
     /// ```
     public mutating func preloadRows(around visible: Range<Int>, rowCount: Int) -> PreloadRows {
-        let geometry = ListGeometry(rowCount: max(0, rowCount), rowHeight: 1, viewportHeight: Double(visible.count))
-        planned = geometry.preloadRows(for: span, visible: visible, direction: direction, keeping: planned)
+        planned = PreloadRows(span, around: visible, direction: direction, rowCount: max(0, rowCount), keeping: planned)
         return planned
     }
 
