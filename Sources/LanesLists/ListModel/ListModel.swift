@@ -196,12 +196,7 @@ public final class ListModel<Cell> {
     /// ```
     public func reloadData(rowCount: Int? = nil) {
         perform {
-            var events: [ListEvent<Cell>] = []
-            for row in self.visibleRows {
-                let cell = self.cells.removeValue(forKey: row)!
-                self.pool.append(cell)
-                events.append(.didEndDisplay(row: row, cell: cell))
-            }
+            var events = self.visibleRows.map(self.endDisplay)
             for row in self.tracker.planned.rows(.forward) { events.append(.leavePreload(row: row)) }
             self.visibleRows = 0..<0
             self.tracker.planned = .empty
@@ -291,11 +286,7 @@ public final class ListModel<Cell> {
         // 1. Rows leaving the screen into the preload range: preload them before their cells go.
         for row in ordered(Array(oldVisible)) where newPreload.contains(row) { events.append(.enterPreload(row: row)) }
         // 2. Rows leaving the screen: their cells return to the pool.
-        for row in ordered(Array(oldVisible)) where !newVisible.contains(row) {
-            let cell = cells.removeValue(forKey: row)!
-            pool.append(cell)
-            events.append(.didEndDisplay(row: row, cell: cell))
-        }
+        for row in ordered(Array(oldVisible)) where !newVisible.contains(row) { events.append(endDisplay(row)) }
         // 3. Rows coming on screen, in reused cells.
         for row in ordered(Array(newVisible)) where !oldVisible.contains(row) {
             let cell: Cell
@@ -315,6 +306,13 @@ public final class ListModel<Cell> {
             events.append(.enterPreload(row: row))
         }
         emit(events)
+    }
+
+    /// Ends display of `row`: its cell returns to the pool.
+    private func endDisplay(_ row: Int) -> ListEvent<Cell> {
+        let cell = cells.removeValue(forKey: row)!
+        pool.append(cell)
+        return .didEndDisplay(row: row, cell: cell)
     }
 
     private func emit(_ events: [ListEvent<Cell>]) {
