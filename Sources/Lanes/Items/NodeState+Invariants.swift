@@ -24,7 +24,8 @@ extension NodeState {
             let left = self.leftDependents
             require(left >= 0 && left <= dependents.count, "only waiting dependents can have left")
             require(
-                !self.ownerLeft || isNeeded || cancelRequested, "an item an owner left is cancelled once nothing needs it")
+                !self.ownerLeft || isNeeded || cancelRequested,
+                "an item an owner left is cancelled once nothing needs it")
         }
         switch phase {
         case .idle:
