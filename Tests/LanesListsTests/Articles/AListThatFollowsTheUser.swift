@@ -38,7 +38,7 @@ import LanesLists
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 83)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 85)
 @MainActor func planAgainstTheCost(_ list: ListModel<String>, renderTimes: CostEstimate) {
     // connect(to:key:binding:) does this with the loader's own estimate and its queue's threads.
     list.planPreload(costs: renderTimes, threads: 1, allThreads: 2)
@@ -46,7 +46,7 @@ import LanesLists
     print(list.preloadPriority)                 // prefetch; normal while the list outruns the threads
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 101)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 103)
 @MainActor final class FrameCallback {
     /// Called by the toolkit at the start of every frame (GTK: the frame clock's before-paint).
     func frameWillBegin() {
@@ -54,7 +54,7 @@ import LanesLists
     }
 }
 #sourceLocation()
-#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 120)
+#sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 122)
 @MainActor final class PhotoGrid {
     var tracker = PreloadTracker()
     var preload = PreloadRows.empty
