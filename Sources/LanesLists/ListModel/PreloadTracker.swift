@@ -20,20 +20,6 @@ import Lanes
 /// let window = extent.window(around: 40..<60, rowCount: 10_000)   // 40..<60 at rest; 40..<65 at 100 rows/s forward
 /// ```
 public struct PreloadTracker: Sendable {
-    /// What the plan knows of a row's cost: the loader's estimate and the threads its work may use.
-    private struct Costs: Sendable {
-        var estimate: CostEstimate
-        var threads: Int
-        var allThreads: Int
-        var itemsPerRow: Int
-
-        var current: PreloadCost? {
-            estimate.seconds.map {
-                PreloadCost(seconds: $0, threads: threads, allThreads: allThreads, itemsPerRow: itemsPerRow)
-            }
-        }
-    }
-
     /// The settings the tracker follows.
     public private(set) var preload: AdaptivePreload
     /// The current speed estimate, in offset units per second (negative scrolling back; 0 at rest, while settling
@@ -53,7 +39,15 @@ public struct PreloadTracker: Sendable {
     private var rowHeight = 0.0
     /// The way the list last moved (forward until it first moves back).
     private(set) var direction = ScrollDirection.forward
-    private var costs: Costs?
+    /// What the plan knows of a row's cost: the loader's estimate, and the threads its work may use (the cost's
+    /// seconds are the estimate's at each update).
+    private var costs: (estimate: CostEstimate, cost: PreloadCost)?
+    private var cost: PreloadCost? {
+        guard let costs, let seconds = costs.estimate.seconds else { return nil }
+        var cost = costs.cost
+        cost.seconds = seconds
+        return cost
+    }
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
     var planned = PreloadRows.empty
 
@@ -79,9 +73,9 @@ public struct PreloadTracker: Sendable {
     /// ```
     public mutating func planPreload(costs: CostEstimate, threads: Int, allThreads: Int? = nil, itemsPerRow: Int = 1) {
         let threads = max(1, threads)
-        self.costs = Costs(
-            estimate: costs, threads: threads, allThreads: max(threads, allThreads ?? threads),
-            itemsPerRow: max(1, itemsPerRow))
+        self.costs = (costs, PreloadCost(
+            seconds: 0, threads: threads, allThreads: max(threads, allThreads ?? threads),
+            itemsPerRow: max(1, itemsPerRow)))
     }
 
     /// The viewport's top is at `offset` at `time` (nanoseconds of a monotonic clock, such as
@@ -114,7 +108,7 @@ public struct PreloadTracker: Sendable {
         lastOffset = offset
         self.rowHeight = rowHeight
         if let fixed { span = fixed } else {
-            moved(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: costs?.current)
+            moved(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
         }
     }
 
@@ -156,7 +150,7 @@ public struct PreloadTracker: Sendable {
     /// cell.content.show(symbol, priority: tracker.loadPriority(forRow: 42))
     /// ```
     public func loadPriority(forRow row: Int) -> WorkPriority {
-        guard let lastOffset, let seconds = costs?.current?.seconds else { return .visible }
+        guard let lastOffset, let seconds = cost?.seconds else { return .visible }
         return canBeReady(row: row, offset: lastOffset, rowHeight: rowHeight, seconds: seconds)
             ? .visible : .utility
     }
