@@ -21,11 +21,7 @@ extension ImagePipeline {
         _ request: ImageRequest, priority: WorkPriority = .normal, preview: @escaping @MainActor (Bitmap) -> Void,
         completion: @escaping @MainActor (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        load(request, priority: priority, on: .main, preview: { bitmap in
-            MainActor.assumeIsolated { preview(bitmap) }
-        }, completion: { result in
-            MainActor.assumeIsolated { completion(result) }
-        })
+        load(request, priority: priority, on: .main, preview: onMainActor(preview), completion: onMainActor(completion))
     }
 
     /// Loads `request` like ``load(_:priority:on:completion:)``, handing `preview` the previews of a progressive
