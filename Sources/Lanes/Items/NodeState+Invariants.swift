@@ -21,8 +21,11 @@ extension NodeState {
         // different threads (a cascade from one dependent overtaking another's), so a count can dip below zero for a
         // moment; the deltas commute, and the counts are right once every effect has run.
         if phase != .finished {
-            require(leftDependents >= 0 && leftDependents <= dependents.count, "only waiting dependents can have left")
-            require(!ownerLeft || isNeeded || cancelRequested, "an item an owner left is cancelled once nothing needs it")
+            let left = self.leftDependents
+            require(left >= 0 && left <= dependents.count, "only waiting dependents can have left")
+            require(
+                !self.ownerLeft || isNeeded || cancelRequested,
+                "an item an owner left is cancelled once nothing needs it")
         }
         switch phase {
         case .idle:
@@ -38,8 +41,10 @@ extension NodeState {
         case .finished:
             require(!hasBody, "a finished item dropped its body")
             require(dependencies.isEmpty && dependents.isEmpty, "a finished item has no edges")
-            require(cancelHandlers.isEmpty && completions.isEmpty && waiters.isEmpty, "a finished item owes no one")
-            require(task == nil, "a finished item holds no task")
+            require(
+                self.cancelHandlers.isEmpty && self.completions.isEmpty && self.waiters.isEmpty,
+                "a finished item owes no one")
+            require(self.task == nil, "a finished item holds no task")
         }
     }
 }

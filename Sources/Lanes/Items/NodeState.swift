@@ -52,15 +52,24 @@ final class NodeRare: @unchecked Sendable {
     var abandonedWaiters: Set<UInt64> = []
     var nextWaiter: UInt64 = 0
     var task: Task<Void, Never>? = nil
+    /// What a failed dependency decided for an item that is not yet enqueued.
     var verdict: Verdict? = nil
+    /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
+    /// Set by `WorkItem.keep()`: the item is never cancelled because its consumers left.
     var kept = false
+    /// How many of `dependents` finished before this item did (they left; their edges stay until it finishes).
     var leftDependents: Int = 0
+    /// Whether a dependent that owned this item left: from then on, the item is cancelled as soon as nothing
+    /// needs it.
     var ownerLeft = false
     /// `WorkContext.onPriorityChange` handlers, the priority last passed to them, and whether a thread is passing one.
     var priorityHandlers: [@Sendable (WorkPriority) -> Void] = []
     var relayedPriority: WorkPriority? = nil
     var relaying = false
+
+    /// The fields' defaults, read while a node has no box (never written: writes make the node's own box).
+    static let none = NodeRare()
 }
 
 /// An edge between a dependent and one of its dependencies, kept on both ends.
@@ -76,7 +85,8 @@ struct Edge: Sendable {
 }
 
 /// Everything about a node that changes, guarded by the node's mutex. Methods return the effects to run once the lock
-/// is released.
+/// is released. The fields of ``NodeRare`` read and write as its own (`state.kept`).
+@dynamicMemberLookup
 struct NodeState {
     /// A plain tag (no payload), so testing it copies nothing; the outcome of a finished node is in `outcome`.
     enum Phase {
@@ -94,8 +104,8 @@ struct NodeState {
     /// Whether `body` is still here (testing a plain flag is cheaper than testing an optional existential).
     var hasBody = true
     var cancelRequested = false
-    /// What most items never use, behind one optional reference, created on first change. The properties below
-    /// read through it.
+    /// What most items never use, behind one optional reference, created on first change. Its fields read through
+    /// it (``subscript(dynamicMember:)``).
     var rare: NodeRare?
     /// The box, made on first use (for the setters below).
     @inline(__always)
@@ -105,55 +115,11 @@ struct NodeState {
         rare = box
         return box
     }
-    var cancelHandlers: [@Sendable () -> Void] {
-        get { rare?.cancelHandlers ?? [] }
-        _modify { yield &rareBox().cancelHandlers }
-    }
-    var completions: [@Sendable (Outcome) -> Void] {
-        get { rare?.completions ?? [] }
-        _modify { yield &rareBox().completions }
-    }
-    var waiters: [UInt64: CheckedContinuation<Outcome?, Never>] {
-        get { rare?.waiters ?? [:] }
-        _modify { yield &rareBox().waiters }
-    }
-    var abandonedWaiters: Set<UInt64> {
-        get { rare?.abandonedWaiters ?? [] }
-        _modify { yield &rareBox().abandonedWaiters }
-    }
-    var nextWaiter: UInt64 {
-        get { rare?.nextWaiter ?? 0 }
-        _modify { yield &rareBox().nextWaiter }
-    }
-    var task: Task<Void, Never>? {
-        get { rare?.task ?? nil }
-        _modify { yield &rareBox().task }
-    }
-    /// What a failed dependency decided for an item that is not yet enqueued.
-    var verdict: Verdict? {
-        get { rare?.verdict ?? nil }
-        _modify { yield &rareBox().verdict }
-    }
-    /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
-    var timedOut: Bool {
-        get { rare?.timedOut ?? false }
-        _modify { yield &rareBox().timedOut }
-    }
-    /// Set by `WorkItem.keep()`: the item is never cancelled because its consumers left.
-    var kept: Bool {
-        get { rare?.kept ?? false }
-        _modify { yield &rareBox().kept }
-    }
-    /// How many of `dependents` finished before this item did (they left; their edges stay until it finishes).
-    var leftDependents: Int {
-        get { rare?.leftDependents ?? 0 }
-        _modify { yield &rareBox().leftDependents }
-    }
-    /// Whether a dependent that owned this item left: from then on, the item is cancelled as soon as nothing
-    /// needs it.
-    var ownerLeft: Bool {
-        get { rare?.ownerLeft ?? false }
-        _modify { yield &rareBox().ownerLeft }
+    /// A field of the rare box: read as its default while there is no box, written by making it.
+    @inline(__always)
+    subscript<Field>(dynamicMember field: ReferenceWritableKeyPath<NodeRare, Field>) -> Field {
+        get { (rare ?? NodeRare.none)[keyPath: field] }
+        _modify { yield &rareBox()[keyPath: field] }
     }
     /// Whether anything still needs the item's outcome: a dependent that has not left, a task awaiting it, or a
     /// handle that asked to keep it.
@@ -218,7 +184,7 @@ struct NodeState {
 
     private mutating func finishTelling(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
         var finalState = outcome.state
-        if timedOut, finalState == .cancelled {
+        if self.timedOut, finalState == .cancelled {
             outcome = .failure(LanesError.timedOut(node.label))
             finalState = .failed
         }

@@ -4,8 +4,8 @@
 // `@MainActor` handler runs there without `MainActor.assumeIsolated` in the caller's code.
 
 /// `handler` as a plain closure for a delivery on ``WorkQueue/main``, whose items run on the main dispatch queue: the
-/// main actor's executor.
-func onMainActor<Value: Sendable>(_ handler: @escaping @MainActor (Value) -> Void) -> @Sendable (Value) -> Void {
+/// main actor's executor (package-wide: the image pipeline's main-actor loads deliver the same way).
+package func onMainActor<Value: Sendable>(_ handler: @escaping @MainActor (Value) -> Void) -> @Sendable (Value) -> Void {
     { value in MainActor.assumeIsolated { handler(value) } }
 }
 

@@ -21,11 +21,7 @@ extension ImagePipeline {
         _ request: ImageRequest, priority: WorkPriority = .normal, preview: @escaping @MainActor (Bitmap) -> Void,
         completion: @escaping @MainActor (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        load(request, priority: priority, on: .main, preview: { bitmap in
-            MainActor.assumeIsolated { preview(bitmap) }
-        }, completion: { result in
-            MainActor.assumeIsolated { completion(result) }
-        })
+        load(request, priority: priority, on: .main, preview: onMainActor(preview), completion: onMainActor(completion))
     }
 
     /// Loads `request` like ``load(_:priority:on:completion:)``, handing `preview` the previews of a progressive
@@ -42,19 +38,17 @@ extension ImagePipeline {
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
         let task = LockedValue<ImageTask?>(nil)
-        let url = request.url.absoluteString
-        let listeners = previewListeners
         // Listening before the load starts its fetch, so the feed sees the first chunk.
-        let id = listeners.add(.init(targetSize: request.targetSize) { bitmap in
+        let stopPreviews = previewListeners.listen(to: request) { bitmap in
             guard let current = task.withLock({ $0 }), !current.isFinished else { return }
             Self.deliverPreview(bitmap, on: queue, unless: current, to: preview)
-        }, url: url)
+        }
         let loaded = load(request, priority: priority, on: queue) { result in
-            listeners.remove(id, url: url)
+            stopPreviews()
             completion(result)
         }
         task.withLock { $0 = loaded }
-        if loaded.isFinished { listeners.remove(id, url: url) } // a cache hit, or cancelled at once
+        if loaded.isFinished { stopPreviews() } // a cache hit, or cancelled at once
         return loaded
     }
 
@@ -101,14 +95,11 @@ extension ImagePipeline {
     func listenForBindingPreviews(_ request: ImageRequest, deliveringOn queue: WorkQueue) -> (@Sendable () -> Void)? {
         guard configuration.previewInterval != nil, previewBindings.hasBindings else { return nil }
         let bindings = previewBindings
-        let url = request.url.absoluteString
-        let listeners = previewListeners
-        let id = listeners.add(.init(targetSize: request.targetSize) { bitmap in
+        return previewListeners.listen(to: request) { bitmap in
             queue.add(label: "image preview", priority: .visible) { _ in
                 MainActor.assumeIsolated { bindings.deliver(bitmap, for: request) }
             }
-        }, url: url)
-        return { listeners.remove(id, url: url) }
+        }
     }
 }
 

@@ -22,25 +22,22 @@ extension ImagePipeline {
         bitmaps.item(for: request.finalKey) { _ in makeStage(for: request) }
     }
 
-    /// The stage for `request`, made now: when it succeeds, what its chain's decode and processor steps took on their
-    /// threads goes into ``costs`` (steps joined in flight or read from the memory cache add nothing: they cost this
-    /// request nothing more; the fetch waits rather than works).
-    func makeStage(for request: ImageRequest) -> WorkItem<Bitmap> {
-        let times = LockedValue(0.0), costs = self.costs
-        let stage = makeStage(for: request, times: times)
-        stage.onFinishInline { if case .success = $0 { costs.record(seconds: times.withLock { $0 }) } }
-        return stage
-    }
-
-    /// A stage of `request`'s chain (the last or an upstream one), its steps' work time added to `times`. Its result
-    /// goes to the memory cache as it ends, before the table lets go of it (the table's handler comes second: a
-    /// request arriving in between finds the stage or the cache, never neither), when a request still waiting for it
-    /// asked for that (``CacheWrites``).
-    private func makeStage(for request: ImageRequest, times: LockedValue<Double>) -> WorkItem<Bitmap> {
+    /// The stage for `request`, made now, the last of its chain unless `times` is given (an upstream stage adds its
+    /// steps' work time to its consumer's). Its result goes to the memory cache as it ends, before the table lets go
+    /// of it (the table's handler comes second: a request arriving in between finds the stage or the cache, never
+    /// neither), when a request still waiting for it asked for that (``CacheWrites``). When the last stage
+    /// succeeds, what its chain's decode and processor steps took on their threads goes into ``costs`` (steps joined
+    /// in flight or read from the memory cache add nothing: they cost this request nothing more; the fetch waits
+    /// rather than works).
+    func makeStage(for request: ImageRequest, times chain: LockedValue<Double>? = nil) -> WorkItem<Bitmap> {
+        let times = chain ?? LockedValue(0.0)
         let stage = makeWork(for: request, times: times)
         let key = request.finalKey, cacheWrites = self.cacheWrites, memoryCache = self.memoryCache
+        let costs = chain == nil ? self.costs : nil
         stage.onFinishInline { result in
-            if case .success(let bitmap) = result, cacheWrites.wanted(key) { memoryCache.insert(bitmap, forKey: request) }
+            guard case .success(let bitmap) = result else { return }
+            if cacheWrites.wanted(key) { memoryCache.insert(bitmap, forKey: request) }
+            costs?.record(seconds: times.withLock { $0 })
         }
         return stage
     }

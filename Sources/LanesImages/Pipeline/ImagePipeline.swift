@@ -93,10 +93,8 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal,
         completion: @escaping @MainActor (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        load(request, priority: priority, on: .main) { result in
-            // Delivered by WorkQueue.main, or synchronously on the main queue: the main actor either way.
-            MainActor.assumeIsolated { completion(result) }
-        }
+        // Delivered by WorkQueue.main, or synchronously on the main queue: the main actor either way.
+        load(request, priority: priority, on: .main, completion: onMainActor(completion))
     }
 
     /// Loads `request` at `priority` and calls `completion` once with the image or the error — on `queue`, or on

@@ -18,19 +18,20 @@ final class PreviewListeners: Sendable {
 
     private let state = LockedValue(State())
 
-    /// Adds `listener` for `url`; returns what ``remove(_:url:)`` takes.
-    func add(_ listener: Listener, url: String) -> UInt64 {
-        state.withLock { state in
+    /// Hands `deliver` the previews of `request`'s URL, fitted to its target size; returns what stops that
+    /// (idempotent).
+    func listen(to request: ImageRequest, _ deliver: @escaping @Sendable (Bitmap) -> Void) -> @Sendable () -> Void {
+        let url = request.url.absoluteString, state = self.state
+        let id = state.withLock { state in
             state.nextID += 1
-            state.byURL[url, default: [:]][state.nextID] = listener
+            state.byURL[url, default: [:]][state.nextID] = Listener(targetSize: request.targetSize, deliver: deliver)
             return state.nextID
         }
-    }
-
-    func remove(_ id: UInt64, url: String) {
-        state.withLock { state in
-            state.byURL[url]?[id] = nil
-            if state.byURL[url]?.isEmpty == true { state.byURL[url] = nil }
+        return {
+            state.withLock { state in
+                state.byURL[url]?[id] = nil
+                if state.byURL[url]?.isEmpty == true { state.byURL[url] = nil }
+            }
         }
     }
 

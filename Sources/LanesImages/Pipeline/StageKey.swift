@@ -2,21 +2,13 @@
 /// only when they read the same caches: one that must skip the disk cache never joins a fetch that reads it (nor a
 /// stage made from one), and one that must skip the memory cache never joins a processor step that may have started
 /// from a cached result.
-enum StageKey: Hashable, Sendable, CustomStringConvertible {
+enum StageKey: Hashable, Sendable {
     /// The bytes of a URL (the disk cache when `readsDisk`, then the network or the file system).
     case fetch(url: String, readsDisk: Bool)
     /// A URL decoded at a size (nil: full size).
     case decode(url: String, size: TargetSize?, readsDisk: Bool)
     /// A decoded image run through a processor chain (named by its identifier), reading the caches in `reads`.
     case process(url: String, size: TargetSize?, processors: String, reads: ImageRequest.CachePolicy)
-
-    var description: String {
-        switch self {
-        case .fetch(let url, _): "fetch \(url)"
-        case .decode(let url, let size, _): "decode \(url) @\(size?.description ?? "full")"
-        case .process(let url, let size, let processors, _): "process \(url) @\(size?.description ?? "full") \(processors)"
-        }
-    }
 
     /// The label of the stage's work items (short: the file name part of the URL).
     var label: String {

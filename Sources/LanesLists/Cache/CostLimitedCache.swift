@@ -98,19 +98,14 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, cost: Int? = nil) -> Bool {
         let cost = max(0, cost ?? costOf(value))
-        // Values leaving the cache are released after the lock, in case their deinit does real work.
-        var released: [Value] = []
-        let stored = state.withLock { state -> Bool in
+        return change { state, released in
             guard cost <= state.costLimit, state.countLimit > 0 else {
                 if let old = state.storage.removeValue(forKey: key) { released.append(old) }
                 return false
             }
             if let old = state.storage.insert(value, forKey: key, cost: cost) { released.append(old) }
-            Self.trim(&state, into: &released)
             return true
         }
-        _ = released
-        return stored
     }
 
     /// Removes and returns the value for `key`.
@@ -136,13 +131,13 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
     /// The most the costs of the held entries may add up to. Lowering it evicts at once.
     public var costLimit: Int {
         get { state.withLock { $0.costLimit } }
-        set { limit { $0.costLimit = max(0, newValue) } }
+        set { change { state, _ in state.costLimit = max(0, newValue) } }
     }
 
     /// The most entries the cache holds. Lowering it evicts at once.
     public var countLimit: Int {
         get { state.withLock { $0.countLimit } }
-        set { limit { $0.countLimit = max(0, newValue) } }
+        set { change { state, _ in state.countLimit = max(0, newValue) } }
     }
 
     /// The sum of the costs of the entries held now (never above ``costLimit``).
@@ -159,20 +154,25 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
         state.withLock { ($0.hits, $0.misses, $0.evictions) }
     }
 
-    private func limit(_ change: (inout State) -> Void) {
+    /// Runs `change` under the lock, then evicts until the cache fits its limits. Values leaving the cache (the ones
+    /// `change` adds to `released`, and the evicted) are released after the lock, in case their deinit does real work.
+    @discardableResult
+    private func change<Result: Sendable>(_ change: (inout State, inout [Value]) -> Result) -> Result {
         var released: [Value] = []
-        state.withLock { state in
-            change(&state)
+        let result = state.withLock { state in
+            let result = change(&state, &released)
             Self.trim(&state, into: &released)
+            return result
         }
         _ = released
+        return result
     }
 
     private static func trim(_ state: inout State, into released: inout [Value]) {
         while state.storage.totalCost > state.costLimit || state.storage.count > state.countLimit,
-            let evicted = state.storage.removeOldest()
+            let oldest = state.storage.oldestKey, let evicted = state.storage.removeValue(forKey: oldest)
         {
-            released.append(evicted.value)
+            released.append(evicted)
             state.evictions += 1
         }
     }

@@ -72,16 +72,6 @@ package struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return release(position).value
     }
 
-    /// Removes the least recently used entry.
-    package mutating func removeOldest() -> (key: Key, value: Value)? {
-        guard tail >= 0 else { return nil }
-        let position = tail
-        let slot = slots[position]!
-        index.removeValue(forKey: slot.key)
-        _ = release(position)
-        return (slot.key, slot.value)
-    }
-
     /// Removes everything and returns the values (so the caller can release them outside its lock).
     package mutating func removeAll() -> [Value] {
         let values = slots.compactMap { $0?.value }

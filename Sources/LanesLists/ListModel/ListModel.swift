@@ -36,17 +36,14 @@ public final class ListModel<Cell> {
     /// The scroll offset, between 0 and ``maxScrollOffset``.
     public private(set) var scrollOffset: Double = 0
     /// Which way the list last moved (forward until it first scrolls back).
-    public private(set) var direction: ScrollDirection = .forward
+    public var direction: ScrollDirection { tracker.direction }
     /// The rows on screen.
     public private(set) var visibleRows: Range<Int> = 0..<0
     /// How the preload range is chosen (``ListPreload/adaptive(_:)`` unless the model was made or set otherwise).
     public private(set) var preload: ListPreload
-    /// The adaptive preload's state (nil when the preload is fixed).
-    private var planner: PreloadPlanner?
-    private var preloadRange = PreloadRows.empty
-    private var preloadSpan = PreloadSpan.none
-    /// What a row costs and the threads prefetch may use, for the adaptive preload's plan (nil: the fixed lead).
-    private var preloadCost: (@MainActor () -> PreloadCost?)?
+    /// The preload's state: the adaptive plan (fed only while the preload is adaptive), its costs, the direction
+    /// and the preload rows.
+    private var tracker: PreloadTracker
     private let clock: any LaneClock
     private var cells: [Int: Cell] = [:]
     private var pool: [Cell] = []
@@ -80,7 +77,7 @@ public final class ListModel<Cell> {
     ) {
         geometry = ListGeometry(rowCount: max(0, rowCount), rowHeight: rowHeight, viewportHeight: viewportHeight)
         self.preload = preload
-        planner = preload.adaptiveSettings.map(PreloadPlanner.init(config:))
+        tracker = PreloadTracker(preload.adaptiveSettings ?? AdaptivePreload())
         self.clock = clock
         self.makeCell = makeCell
     }
@@ -97,9 +94,9 @@ public final class ListModel<Cell> {
     public var maxScrollOffset: Double { geometry.maxOffset }
     /// The adaptive preload's current speed estimate in rows per second (negative scrolling back; 0 when fixed, still,
     /// or settling after a turn or a jump).
-    public var preloadSpeed: Double { geometry.rowHeight > 0 ? (planner?.speed ?? 0) / geometry.rowHeight : 0 }
+    public var preloadSpeed: Double { geometry.rowHeight > 0 ? tracker.speed / geometry.rowHeight : 0 }
     /// The rows in the preload range that are not visible, in ascending order.
-    public var preloadRows: [Int] { preloadRange.rows(.forward) }
+    public var preloadRows: [Int] { tracker.planned.rows(.forward) }
     /// The cell showing `row`, if it is visible.
     ///
     /// ```swift
@@ -183,13 +180,9 @@ public final class ListModel<Cell> {
     public func setPreload(_ preload: ListPreload) {
         perform {
             self.preload = preload
-            self.planner = preload.adaptiveSettings.map { settings in
-                var planner = PreloadPlanner(config: settings)
-                _ = planner.moved(
-                    to: self.scrollOffset, at: self.clock.now, rowHeight: self.geometry.rowHeight,
-                    viewportHeight: self.geometry.viewportHeight)
-                return planner
-            }
+            self.tracker.restart(
+                preload.adaptiveSettings ?? AdaptivePreload(), offset: self.scrollOffset, at: self.clock.now,
+                rowHeight: self.geometry.rowHeight, viewportHeight: self.geometry.viewportHeight)
             self.update(offset: self.scrollOffset)
         }
     }
@@ -203,15 +196,10 @@ public final class ListModel<Cell> {
     /// ```
     public func reloadData(rowCount: Int? = nil) {
         perform {
-            var events: [ListEvent<Cell>] = []
-            for row in self.visibleRows {
-                let cell = self.cells.removeValue(forKey: row)!
-                self.pool.append(cell)
-                events.append(.didEndDisplay(row: row, cell: cell))
-            }
-            for row in self.preloadRange.rows(.forward) { events.append(.leavePreload(row: row)) }
+            var events = self.visibleRows.map(self.endDisplay)
+            for row in self.tracker.planned.rows(.forward) { events.append(.leavePreload(row: row)) }
             self.visibleRows = 0..<0
-            self.preloadRange = .empty
+            self.tracker.planned = .empty
             self.isLaidOut = false
             if let rowCount { self.geometry.rowCount = max(0, rowCount) }
             self.emit(events)
@@ -231,8 +219,7 @@ public final class ListModel<Cell> {
     /// When the list moves faster than rows on screen could be ready, prefetch may use `allThreads` (the rows kept
     /// for visible work have nothing visible left to do), and ``preloadPriority`` is `WorkPriority.normal`.
     public func planPreload(costs: CostEstimate, threads: Int, allThreads: Int? = nil) {
-        let threads = max(1, threads), all = max(threads, allThreads ?? threads)
-        preloadCost = { costs.seconds.map { PreloadCost(seconds: $0, threads: threads, allThreads: all) } }
+        tracker.planPreload(costs: costs, threads: threads, allThreads: allThreads)
     }
 
     /// The priority to prefetch rows entering the preload range at: `WorkPriority.prefetch`, or
@@ -244,7 +231,7 @@ public final class ListModel<Cell> {
     ///     if case .enterPreload(let row) = event { charts.prefetch([symbols[row]], priority: list.preloadPriority) }
     /// }
     /// ```
-    public var preloadPriority: WorkPriority { preloadSpan.outruns ? .normal : .prefetch }
+    public var preloadPriority: WorkPriority { tracker.preloadPriority }
 
     /// The priority to load visible `row` at: `WorkPriority.visible`, unless the adaptive preload's plan says the
     /// list moves so fast that the row leaves the screen before its work could be ready, then
@@ -259,9 +246,7 @@ public final class ListModel<Cell> {
     /// }
     /// ```
     public func loadPriority(forRow row: Int) -> WorkPriority {
-        guard let planner, let cost = preloadCost?() else { return .visible }
-        return planner.canBeReady(row: row, offset: scrollOffset, rowHeight: geometry.rowHeight, seconds: cost.seconds)
-            ? .visible : .utility
+        tracker.loadPriority(forRow: row)
     }
 
     // MARK: Internals
@@ -281,25 +266,18 @@ public final class ListModel<Cell> {
 
     private func update(offset requested: Double) {
         let offset = geometry.clamp(requested)
-        if offset > scrollOffset { direction = .forward } else if offset < scrollOffset { direction = .backward }
         scrollOffset = offset
-        let oldVisible = visibleRows, oldPreload = preloadRange
+        let oldVisible = visibleRows, oldPreload = tracker.planned
         let newVisible = geometry.visibleRows(at: offset)
-        let span: PreloadSpan
-        if var planner {
-            span = planner.moved(
-                to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight,
-                cost: preloadCost?())
-            self.planner = planner
-        } else if case .fixed(let ahead, let behind) = preload {
-            span = PreloadSpan(ahead: geometry.rows(screens: ahead), behind: geometry.rows(screens: behind))
-        } else {
-            span = .none
+        var fixed: PreloadSpan?
+        if case .fixed(let ahead, let behind) = preload {
+            fixed = PreloadSpan(ahead: geometry.rows(screens: ahead), behind: geometry.rows(screens: behind))
         }
-        preloadSpan = span
-        let newPreload = geometry.preloadRows(for: span, visible: newVisible, direction: direction, keeping: oldPreload)
+        tracker.move(
+            to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight,
+            fixed: fixed)
+        let newPreload = tracker.preloadRows(around: newVisible, rowCount: geometry.rowCount)
         visibleRows = newVisible
-        preloadRange = newPreload
         isLaidOut = true
 
         let forward = direction == .forward
@@ -308,11 +286,7 @@ public final class ListModel<Cell> {
         // 1. Rows leaving the screen into the preload range: preload them before their cells go.
         for row in ordered(Array(oldVisible)) where newPreload.contains(row) { events.append(.enterPreload(row: row)) }
         // 2. Rows leaving the screen: their cells return to the pool.
-        for row in ordered(Array(oldVisible)) where !newVisible.contains(row) {
-            let cell = cells.removeValue(forKey: row)!
-            pool.append(cell)
-            events.append(.didEndDisplay(row: row, cell: cell))
-        }
+        for row in ordered(Array(oldVisible)) where !newVisible.contains(row) { events.append(endDisplay(row)) }
         // 3. Rows coming on screen, in reused cells.
         for row in ordered(Array(newVisible)) where !oldVisible.contains(row) {
             let cell: Cell
@@ -332,6 +306,13 @@ public final class ListModel<Cell> {
             events.append(.enterPreload(row: row))
         }
         emit(events)
+    }
+
+    /// Ends display of `row`: its cell returns to the pool.
+    private func endDisplay(_ row: Int) -> ListEvent<Cell> {
+        let cell = cells.removeValue(forKey: row)!
+        pool.append(cell)
+        return .didEndDisplay(row: row, cell: cell)
     }
 
     private func emit(_ events: [ListEvent<Cell>]) {

@@ -29,14 +29,46 @@ public struct PreloadRows: Sendable, Equatable {
         self.below = below
     }
 
-    /// The rows of `window` outside `visible` (a window that contains the visible rows).
-    init(window: Range<Int>, visible: Range<Int>) {
-        if visible.isEmpty {
+    /// The rows `span` preloads around `visible`, within `0..<rowCount`, when the list moves in `direction`: a window
+    /// on each side, or, for a cost-aware span that skips rows too close to be ready, `span.ahead` rows after the
+    /// first `span.skip` past `visible`. Then rows of `old` still ahead of the screen stay (their work may have started
+    /// and they are about to appear: skipping is for rows not started yet); while the new rows lie wholly beyond
+    /// them, the old rows are kept as they are until the screen reaches them.
+    init(
+        _ span: PreloadSpan, around visible: Range<Int>, direction: ScrollDirection, rowCount: Int,
+        keeping old: PreloadRows
+    ) {
+        guard !visible.isEmpty else {
             self = .empty
-        } else {
-            above = window.lowerBound..<max(window.lowerBound, visible.lowerBound)
-            below = min(window.upperBound, visible.upperBound)..<window.upperBound
+            return
         }
+        guard span.skip > 0 else {
+            let extent = PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction)
+            let window = extent.window(around: visible, rowCount: rowCount)
+            self.init(
+                above: window.lowerBound..<max(window.lowerBound, visible.lowerBound),
+                below: min(window.upperBound, visible.upperBound)..<window.upperBound)
+            return
+        }
+        if direction == .forward {
+            let lower = min(rowCount, visible.upperBound + span.skip)
+            let upper = min(rowCount, lower + span.ahead)
+            var (start, end) = (lower, upper)
+            if !old.below.isEmpty, old.below.upperBound > visible.upperBound {
+                start = max(visible.upperBound, min(lower, old.below.lowerBound))
+                if lower > old.below.upperBound { end = old.below.upperBound }
+            }
+            self.init(above: 0..<0, below: start..<max(start, end))
+            return
+        }
+        let upper = max(0, visible.lowerBound - span.skip)
+        let lower = max(0, upper - span.ahead)
+        var (start, end) = (lower, upper)
+        if !old.above.isEmpty, old.above.lowerBound < visible.lowerBound {
+            end = min(visible.lowerBound, max(upper, old.above.upperBound))
+            if upper < old.above.lowerBound { start = old.above.lowerBound }
+        }
+        self.init(above: start..<max(start, end), below: 0..<0)
     }
 
     /// Whether `row` is one of the rows.

@@ -20,28 +20,36 @@ import Lanes
 /// let window = extent.window(around: 40..<60, rowCount: 10_000)   // 40..<60 at rest; 40..<65 at 100 rows/s forward
 /// ```
 public struct PreloadTracker: Sendable {
-    /// What the plan knows of a row's cost: the loader's estimate and the threads its work may use.
-    private struct Costs: Sendable {
-        var estimate: CostEstimate
-        var threads: Int
-        var allThreads: Int
-        var itemsPerRow: Int
-
-        var current: PreloadCost? {
-            estimate.seconds.map {
-                PreloadCost(seconds: $0, threads: threads, allThreads: allThreads, itemsPerRow: itemsPerRow)
-            }
-        }
-    }
-
-    private var planner: PreloadPlanner
+    /// The settings the tracker follows.
+    public private(set) var preload: AdaptivePreload
+    /// The current speed estimate, in offset units per second (negative scrolling back; 0 at rest, while settling
+    /// after a start, a turn or a jump).
+    public private(set) var speed = 0.0
+    /// The offsets of the current run (motion one way, since the list started moving, turned or jumped) over the
+    /// last `window` seconds.
+    private var samples: [(time: UInt64, offset: Double)] = []
+    /// +1 forward, -1 backward, 0 before any motion or after a jump.
+    private var sign = 0
+    /// When the current run's first move happened.
+    private var runStart: UInt64 = 0
+    /// The path predicted at the last update that planned against a cost (nil otherwise).
+    private var path: ScrollPath?
+    private var span = PreloadSpan.none
     private var lastOffset: Double?
     private var rowHeight = 0.0
-    private var direction = ScrollDirection.forward
-    private var costs: Costs?
-    private var span = PreloadSpan.none
+    /// The way the list last moved (forward until it first moves back).
+    private(set) var direction = ScrollDirection.forward
+    /// What the plan knows of a row's cost: the loader's estimate, and the threads its work may use (the cost's
+    /// seconds are the estimate's at each update).
+    private var costs: (estimate: CostEstimate, cost: PreloadCost)?
+    private var cost: PreloadCost? {
+        guard let costs, let seconds = costs.estimate.seconds else { return nil }
+        var cost = costs.cost
+        cost.seconds = seconds
+        return cost
+    }
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
-    private var planned = PreloadRows.empty
+    var planned = PreloadRows.empty
 
     /// A tracker with `preload`'s settings (the defaults unless given).
     ///
@@ -52,15 +60,8 @@ public struct PreloadTracker: Sendable {
     /// let extent = tracker.update(offset: 0, at: clock.now, rowHeight: 1, viewportHeight: 20)
     /// ```
     public init(_ preload: AdaptivePreload = AdaptivePreload()) {
-        planner = PreloadPlanner(config: preload)
+        self.preload = preload
     }
-
-    /// The settings the tracker follows.
-    public var preload: AdaptivePreload { planner.config }
-
-    /// The current speed estimate, in offset units per second (negative scrolling back; 0 at rest, while settling
-    /// after a start, a turn or a jump).
-    public var speed: Double { planner.speed }
 
     /// Plans the preload against what a row costs, as ``ListModel/planPreload(costs:threads:allThreads:)`` does:
     /// `costs`' running estimate of the time to get one item ready (a loader's ``ContentLoader/costs``), on `threads`
@@ -72,9 +73,9 @@ public struct PreloadTracker: Sendable {
     /// ```
     public mutating func planPreload(costs: CostEstimate, threads: Int, allThreads: Int? = nil, itemsPerRow: Int = 1) {
         let threads = max(1, threads)
-        self.costs = Costs(
-            estimate: costs, threads: threads, allThreads: max(threads, allThreads ?? threads),
-            itemsPerRow: max(1, itemsPerRow))
+        self.costs = (costs, PreloadCost(
+            seconds: 0, threads: threads, allThreads: max(threads, allThreads ?? threads),
+            itemsPerRow: max(1, itemsPerRow)))
     }
 
     /// The viewport's top is at `offset` at `time` (nanoseconds of a monotonic clock, such as
@@ -92,14 +93,32 @@ public struct PreloadTracker: Sendable {
     public mutating func update(offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double)
         -> PreloadExtent
     {
+        move(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight)
+        return PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction, skip: span.skip)
+    }
+
+    /// The viewport's top moved to `offset`: the direction follows, and the span is the plan's, or `fixed` (a
+    /// ``ListPreload/fixed(ahead:behind:)`` preload's, which leaves the plan unfed: at rest, with no path).
+    mutating func move(
+        to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double, fixed: PreloadSpan? = nil
+    ) {
         if let lastOffset {
             if offset > lastOffset { direction = .forward } else if offset < lastOffset { direction = .backward }
         }
         lastOffset = offset
         self.rowHeight = rowHeight
-        span = planner.moved(
-            to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: costs?.current)
-        return PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction, skip: span.skip)
+        if let fixed { span = fixed } else {
+            moved(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
+        }
+    }
+
+    /// Starts the plan afresh with `preload`'s settings, from `offset` (nothing speculative until the list next
+    /// moves steadily one way); the costs, the direction and the planned rows stay.
+    mutating func restart(
+        _ preload: AdaptivePreload, offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double
+    ) {
+        self.preload = preload
+        startRun(at: time, offset: offset, sign: 0)
     }
 
     /// The rows to preload beyond `visible` after the last ``update(offset:at:rowHeight:viewportHeight:)``, within
@@ -111,8 +130,7 @@ public struct PreloadTracker: Sendable {
     /// let wanted = preload.contains(66) ? tracker.preloadPriority : nil
     /// ```
     public mutating func preloadRows(around visible: Range<Int>, rowCount: Int) -> PreloadRows {
-        let geometry = ListGeometry(rowCount: max(0, rowCount), rowHeight: 1, viewportHeight: Double(visible.count))
-        planned = geometry.preloadRows(for: span, visible: visible, direction: direction, keeping: planned)
+        planned = PreloadRows(span, around: visible, direction: direction, rowCount: max(0, rowCount), keeping: planned)
         return planned
     }
 
@@ -132,55 +150,144 @@ public struct PreloadTracker: Sendable {
     /// cell.content.show(symbol, priority: tracker.loadPriority(forRow: 42))
     /// ```
     public func loadPriority(forRow row: Int) -> WorkPriority {
-        guard let lastOffset, let seconds = costs?.current?.seconds else { return .visible }
-        return planner.canBeReady(row: row, offset: lastOffset, rowHeight: rowHeight, seconds: seconds)
+        guard let lastOffset, let seconds = cost?.seconds else { return .visible }
+        return canBeReady(row: row, offset: lastOffset, rowHeight: rowHeight, seconds: seconds)
             ? .visible : .utility
     }
 }
 
-/// How many rows beyond the visible ones to preload, and which way is ahead: a ``PreloadTracker``'s answer.
-///
-/// ```swift
-/// let extent = PreloadExtent(ahead: 6, behind: 0, direction: .backward)
-/// extent.window(around: 40..<60, rowCount: 100)    // 34..<60
-/// ```
-public struct PreloadExtent: Sendable, Equatable {
-    /// Rows to preload past the visible ones in ``direction``.
-    public var ahead: Int
-    /// Rows to preload on the other side.
-    public var behind: Int
-    /// The way the list last moved.
-    public var direction: ScrollDirection
-    /// Rows past the screen in ``direction`` that a cost-aware plan skips before its ``ahead`` rows (they would leave
-    /// the screen before their work could be ready); 0 without a plan.
-    public var skip: Int
+// MARK: The plan
 
-    /// An extent of `ahead` rows in `direction` after the first `skip` past the screen, and `behind` rows the other
-    /// way.
-    ///
-    /// ```swift
-    /// let none = PreloadExtent(ahead: 0, behind: 0, direction: .forward)
-    /// ```
-    public init(ahead: Int, behind: Int, direction: ScrollDirection, skip: Int = 0) {
-        self.ahead = max(0, ahead)
-        self.behind = max(0, behind)
-        self.direction = direction
-        self.skip = max(0, skip)
+// The adaptive preload's arithmetic: a pure value fed with times, so tests drive it with a virtual clock.
+extension PreloadTracker {
+    /// The list moved to `offset` at `time` (ns): returns the rows to preload (planned against `cost` when it is
+    /// known). An update that does not move keeps the current span.
+    @discardableResult
+    private mutating func moved(
+        to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double, cost: PreloadCost? = nil
+    ) -> PreloadSpan {
+        guard let last = samples.last else {
+            samples = [(time, offset)]
+            return span
+        }
+        let delta = offset - last.offset
+        guard delta != 0, rowHeight > 0, viewportHeight > 0 else { return span }
+        let now = max(time, last.time)
+        let direction = delta > 0 ? 1 : -1
+        if abs(delta) > preload.jumpScreens * viewportHeight {
+            return startRun(at: now, offset: offset, sign: 0)
+        }
+        if direction != sign || now - last.time > nanoseconds(preload.window) {
+            // The list started moving, turned, or moved again after a pause: a new run.
+            return startRun(at: now, offset: offset, sign: direction)
+        }
+        samples.append((now, offset))
+        let horizon = now - min(now, nanoseconds(preload.window))
+        while samples.count > 2, samples[1].time <= horizon { samples.removeFirst() }
+        let first = samples[0]
+        guard now - runStart >= nanoseconds(preload.settle), now > first.time else {
+            speed = 0
+            span = .none
+            return span
+        }
+        speed = (offset - first.offset) / (Double(now - first.time) / 1e9)
+        if let cost, cost.seconds > 0, cost.threads > 0 {
+            path = ScrollPath(samples: samples, now: now, rowHeight: rowHeight)
+            span = plan(offset: offset, at: now, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
+            return span
+        }
+        guard abs(speed) / viewportHeight <= preload.maxSpeed else {
+            span = .none
+            return span
+        }
+        // A hair under the exact product, so 40 rows/s for a quarter second is 10 rows, not 11.
+        let maxRows = (preload.maxAhead * viewportHeight / rowHeight - 1e-9).rounded(.up)
+        let rows = min(maxRows, (abs(speed) * preload.lead / rowHeight - 1e-9).rounded(.up))
+        span = PreloadSpan(ahead: Int(max(0, rows)), behind: 0)
+        return span
     }
 
-    /// Whether nothing beyond the visible rows is worth loading.
-    public var isEmpty: Bool { ahead == 0 && behind == 0 }
+    /// The cost-aware span: the path predicted from the speed and its decay, each row ahead timed (when it appears,
+    /// when it has left), and rows taken in that order while the threads can have them ready before they leave.
+    private func plan(
+        offset: Double, at now: UInt64, rowHeight: Double, viewportHeight: Double, cost: PreloadCost
+    ) -> PreloadSpan {
+        guard let path, path.speed > 0, !path.accelerating else { return .none }
+        let screen = viewportHeight / rowHeight
+        // Rows measured from the top of the viewport, in the direction of travel.
+        let top = sign >= 0 ? offset / rowHeight : -(offset + viewportHeight) / rowHeight
+        let firstAhead = (top + screen - 1e-9).rounded(.up)   // the first row past the screen
+        // A fling that slows down: as far as it will go, up to `reach`. A steady scroll: only what the threads need
+        // to have the next rows ready (two rounds of work and a frame), since rows further ahead are wasted if the
+        // user stops or turns: a fixed `lead` on top (three frames by default) wasted a row or two at every stop.
+        let reach = preload.reach.isFinite ? max(0, preload.reach) : 10
+        let horizon = path.decay.isFinite ? reach : min(reach, 2 * cost.seconds + Self.frame)
+        // When each row ahead would leave the screen, for the rows that appear within the horizon.
+        var leaves: [Double] = []
+        while leaves.count < 10_000 {
+            let row = firstAhead + Double(leaves.count)
+            guard path.seconds(toTravel: row - (top + screen)) <= horizon else { break }
+            leaves.append(Self.shownUntil(path.seconds(toTravel: row + 1 - top)))
+        }
+        // The k-th row started is ready after k / threads rounds of work, and lands a frame later at worst. When the
+        // first row past the screen cannot make it, neither can the rows on it: the plan takes every thread.
+        let allThreads = max(cost.threads, cost.allThreads)
+        let outruns = leaves.first.map { cost.ready(rows: 1, threads: allThreads) + Self.deliveryMargin > $0 } ?? false
+        let threads = outruns ? allThreads : cost.threads
+        func ready(_ k: Int) -> Double { cost.ready(rows: k + 1, threads: threads) + Self.deliveryMargin }
+        func feasible(from first: Int) -> Int {
+            var k = 0
+            while first + k < leaves.count, ready(k) <= leaves[first + k] { k += 1 }
+            return k
+        }
+        // The run of rows, in deadline order, that the threads can have ready before each leaves: starting at the
+        // screen when they keep up; further out (skipping rows too close to make it) when the list moves faster
+        // than they render.
+        var best = (skip: 0, rows: feasible(from: 0))
+        if best.rows < leaves.count {
+            let step = max(1, leaves.count / 64)
+            for first in stride(from: step, to: leaves.count, by: step) {
+                let rows = feasible(from: first)
+                if rows > best.rows { best = (first, rows) }
+            }
+        }
+        return PreloadSpan(ahead: best.rows, behind: 0, skip: best.rows == 0 ? 0 : best.skip, outruns: outruns)
+    }
 
-    /// The visible rows widened by the extent, within `0..<rowCount` (with the rows ``skip`` leaves out: a plan's rows
-    /// are ``PreloadTracker/preloadRows(around:rowCount:)``).
-    ///
-    /// ```swift
-    /// PreloadExtent(ahead: 5, behind: 1, direction: .forward).window(around: 10..<20, rowCount: 22)   // 9..<22
-    /// ```
-    public func window(around visible: Range<Int>, rowCount: Int) -> Range<Int> {
-        let (before, after) = direction == .forward ? (behind, ahead) : (ahead, behind)
-        let lower = max(0, visible.lowerBound - before - (direction == .backward ? skip : 0))
-        let upper = min(max(0, rowCount), visible.upperBound + after + (direction == .forward ? skip : 0))
-        return lower..<max(lower, upper)
+    /// A result needs about a millisecond to land on the main queue after its work ends.
+    static let deliveryMargin = 0.001
+    /// Updates come once a frame: a row that leaves the screen at time t is still shown until the next frame.
+    static let frame = 1.0 / 60
+
+    /// The frame at which a row that leaves the screen `seconds` from now stops being shown.
+    static func shownUntil(_ seconds: Double) -> Double {
+        seconds.isFinite ? max(1, (seconds / frame - 1e-9).rounded(.up)) * frame : seconds
+    }
+
+    /// Whether work for visible `row`, started now and taking `seconds`, can be ready before the row leaves the
+    /// screen on the path predicted at the last update (true when there is no prediction: at rest, settling, or
+    /// without a cost).
+    private func canBeReady(row: Int, offset: Double, rowHeight: Double, seconds: Double) -> Bool {
+        guard let path, path.speed > 0, sign != 0, rowHeight > 0 else { return true }
+        let top = sign > 0 ? offset / rowHeight : -offset / rowHeight
+        // The row's trailing edge in the direction of travel, measured like `top`.
+        let edge = sign > 0 ? Double(row + 1) : -Double(row)
+        return seconds + Self.deliveryMargin <= Self.shownUntil(path.seconds(toTravel: edge - top))
+    }
+
+    /// Starts a new run at `offset` (a jump starts none: sign 0): nothing speculative for `settle` seconds.
+    @discardableResult
+    private mutating func startRun(at time: UInt64, offset: Double, sign: Int) -> PreloadSpan {
+        samples = [(time, offset)]
+        self.sign = sign
+        runStart = time
+        speed = 0
+        path = nil
+        span = .none
+        return span
+    }
+
+    private func nanoseconds(_ seconds: Double) -> UInt64 {
+        seconds.isFinite && seconds > 0 ? UInt64(seconds * 1e9) : 0
     }
 }

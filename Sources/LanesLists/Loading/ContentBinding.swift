@@ -45,7 +45,6 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
     private var request: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
-    private lazy var reference = BindingReference(self)
 
     /// Creates a binding.
     /// - Parameters:
@@ -91,10 +90,11 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         self.priority = priority
         isLoaded = false
         generation &+= 1
-        let generation = self.generation, reference = self.reference
-        let request = loader.submit(key, priority: priority) { result in
+        let generation = self.generation
+        // Weakly: a request on its way does not keep the binding (the cell) alive.
+        let request = loader.submit(key, priority: priority) { [weak self] result in
             // On the delivery queue (the main queue), or synchronously inside `show`: the main actor either way.
-            MainActor.assumeIsolated { reference.binding?.receive(result, key: key, generation: generation) }
+            MainActor.assumeIsolated { self?.receive(result, key: key, generation: generation) }
         }
         // The handler may have shown another key while receiving a cached result.
         guard generation == self.generation, !isLoaded else { return isLoaded }
@@ -168,12 +168,4 @@ extension ContentLoader {
     ) -> ContentBinding<Key, Value> {
         ContentBinding(loader: self, placeholder: placeholder, handler: handler)
     }
-}
-
-/// Carries a binding across the hop to the delivery queue without keeping it alive. Sendable because the binding is
-/// (it is `@MainActor`): whoever dereferences it must be on the main actor to use it.
-final class BindingReference<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    weak let binding: ContentBinding<Key, Value>?
-
-    init(_ binding: ContentBinding<Key, Value>) { self.binding = binding }
 }
