@@ -38,6 +38,30 @@ struct PriorityTests {
         #expect(a.priority == .visible)
     }
 
+    @Test("a re-prioritised item's result is released once it ran: the idle queue keeps no stale entry of it")
+    func reprioritisedResultReleased() {
+        final class Payload: Sendable {}
+        final class Watch: @unchecked Sendable {
+            // @unchecked Sendable: written before the item runs and read after `runAll()` returned, on this thread.
+            weak var payload: Payload?
+        }
+        let manual = ManualExecutor()
+        let queue = WorkQueue("reprioritised result", maxConcurrency: 1, executor: manual)
+        let watch = Watch()
+        do {
+            let item = queue.add(label: "load", priority: .prefetch) { _ in
+                let payload = Payload()
+                watch.payload = payload
+                return payload
+            }
+            item.priority = .visible   // its entry in the prefetch bucket goes stale; a new one is listed
+            #expect(manual.runAll() == 1)
+            #expect(watch.payload != nil)   // the item holds its result while someone holds the item
+        }
+        #expect(watch.payload == nil)   // nothing but the queue's stale entry could hold it now
+        withExtendedLifetime(queue) {}
+    }
+
     @Test("an item waiting on dependencies lends its priority to them, and takes it back")
     func inheritance() async throws {
         let manual = ManualExecutor()

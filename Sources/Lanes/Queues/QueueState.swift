@@ -185,6 +185,14 @@ struct QueueState {
         compactIfNeeded(current)
     }
 
+    /// Once the last listed node is taken, every entry left in a bucket is stale (a node moved to another level, or cancelled): drop
+    /// them, so an idle queue does not keep finished nodes — and their results — alive until its next pop past them.
+    private mutating func dropStaleEntries() {
+        for level in buckets.indices where !buckets[level].isEmpty {
+            buckets[level].removeAll { !$0.isListed(at: level) }
+        }
+    }
+
     private mutating func compactIfNeeded(_ level: Int) {
         let count = buckets[level].count
         guard count > 64, count > 2 * live else { return }
@@ -338,6 +346,7 @@ struct QueueState {
                         node.slot.level.store(-1, ordering: .relaxed)
                     }
                     live -= 1
+                    if live == 0 { dropStaleEntries() }
                     running += 1
                     if node.isSync {
                         syncRunning += 1
