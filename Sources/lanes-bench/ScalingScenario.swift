@@ -63,7 +63,7 @@ struct ScalingScenario {
     private func independent(_ threads: Int) async -> Row {
         let n = independentItems
         var row = Row(scenario: "scaling/independent", n: n)
-        let (lanes, locks) = await lanesTimed { await lanesIndependent(n, maxConcurrency: threads) }
+        let (lanes, locks, wakeUps) = await lanesTimed(items: n) { await lanesIndependent(n, maxConcurrency: threads) }
         let dispatch = medianSync(repeats) {
             let queues = dispatchLanes(threads)
             let group = DispatchGroup()
@@ -86,13 +86,14 @@ struct ScalingScenario {
         row.count("taskgroup_per_item_us", taskGroup / Double(n) * 1e6)
         row.count("lanes_vs_dispatch", lanes / dispatch)
         locks.add(to: &row, seconds: lanes, threads: threads)
+        row.count("lanes_wake_ups_per_item", wakeUps)
         return row
     }
 
     private func fanout(_ threads: Int) async -> Row {
         let n = fanoutItems
         var row = Row(scenario: "scaling/fanout", n: n)
-        let (lanes, locks) = await lanesTimed { await lanesFanout(n, maxConcurrency: threads) }
+        let (lanes, locks, wakeUps) = await lanesTimed(items: n) { await lanesFanout(n, maxConcurrency: threads) }
         let dispatch = medianSync(repeats) {
             let queues = dispatchLanes(threads)
             let group = DispatchGroup()
@@ -113,13 +114,14 @@ struct ScalingScenario {
         row.count("dispatch_per_item_us", dispatch / Double(n) * 1e6)
         row.count("lanes_vs_dispatch", lanes / dispatch)
         locks.add(to: &row, seconds: lanes, threads: threads)
+        row.count("lanes_wake_ups_per_item", wakeUps)
         return row
     }
 
     private func width(_ threads: Int, rounds: Int, serial: Double) async -> Row {
         let n = widthItems
         var row = Row(scenario: "scaling/width", n: n)
-        let (lanes, locks) = await lanesTimed {
+        let (lanes, locks, wakeUps) = await lanesTimed(items: n) {
             let queue = WorkQueue("width", maxConcurrency: threads)
             let start = now()
             for index in 0..<n { queue.add { _ in _ = mixWork(index, rounds: rounds) } }
@@ -141,7 +143,7 @@ struct ScalingScenario {
         }
         Self.addSpeedups(
             to: &row, threads: threads, serial: serial, lanes: lanes, dispatch: dispatch, taskGroup: taskGroup,
-            locks: locks)
+            locks: locks, wakeUps: wakeUps)
         return row
     }
 
@@ -149,7 +151,7 @@ struct ScalingScenario {
         let n = enumerateItems
         var row = Row(scenario: "scaling/enumerate", n: n)
         var checks: Set<UInt64> = []
-        let (lanes, locks) = await lanesTimed {
+        let (lanes, locks, wakeUps) = await lanesTimed(items: n) {
             let start = now()
             let output = (try? (0..<n).concurrentMap(maxConcurrency: threads) { mixWork($0, rounds: rounds) }) ?? []
             let elapsed = seconds(since: start)
@@ -184,14 +186,14 @@ struct ScalingScenario {
         checks.formUnion(taskGroupChecks)
         Self.addSpeedups(
             to: &row, threads: threads, serial: serial, lanes: lanes, dispatch: dispatch, taskGroup: taskGroup,
-            locks: locks)
+            locks: locks, wakeUps: wakeUps)
         if checks.count != 1 { row.notes.append("results differ between contenders") }
         return row
     }
 
     private static func addSpeedups(
         to row: inout Row, threads: Int, serial: Double, lanes: Double, dispatch: Double, taskGroup: Double,
-        locks: LockWaits
+        locks: LockWaits, wakeUps: Double
     ) {
         row.count("threads", Double(threads))
         row.time("serial", serial)
@@ -203,13 +205,17 @@ struct ScalingScenario {
         row.count("taskgroup_speedup", serial / taskGroup)
         row.count("lanes_vs_dispatch", lanes / dispatch)
         locks.add(to: &row, seconds: lanes, threads: threads)
+        row.count("lanes_wake_ups_per_item", wakeUps)
     }
 
-    /// The median of `repeats` runs of `body`, with the lock waits of those runs (per run).
-    private func lanesTimed(_ body: () async -> Double) async -> (Double, LockWaits) {
+    /// The median of `repeats` runs of `body`, with the lock waits of those runs (per run) and the parked pool
+    /// threads they woke per item (each wake a system call and a context switch).
+    private func lanesTimed(items: Int, _ body: () async -> Double) async -> (Double, LockWaits, Double) {
         LockWaits.reset()
+        let before = ThreadPoolExecutor.shared.statistics.wakeUps
         let seconds = await median(repeats, body)
-        return (seconds, LockWaits.sinceReset(runs: repeats))
+        let wakeUps = ThreadPoolExecutor.shared.statistics.wakeUps - before
+        return (seconds, LockWaits.sinceReset(runs: repeats), Double(wakeUps) / Double(repeats * max(1, items)))
     }
 }
 
