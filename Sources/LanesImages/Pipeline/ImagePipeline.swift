@@ -109,8 +109,14 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        counters.count(\.loads.requests)
+        // Each request takes the counters' lock once when made and once when it ends (a hit: once in all).
         let counters = self.counters
+        if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[request] {
+            counters.count(\.loads.requests, \.loads.cacheHits, \.loads.deliveries)
+            let task = ImageTask(request: request, priority: priority) { Self.deliver($0, on: queue, to: completion) }
+            task.complete(.success(cached))
+            return task
+        }
         let finish: @Sendable (Result<Bitmap, any Error>) -> Void = { result in
             switch result {
             case .success: counters.count(\.loads.deliveries)
@@ -118,12 +124,6 @@ public final class ImagePipeline: Sendable {
             case .failure: counters.count(\.loads.deliveries, \.loads.failed)
             }
             Self.deliver(result, on: queue, to: completion)
-        }
-        if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[request] {
-            counters.count(\.loads.cacheHits)
-            let task = ImageTask(request: request, priority: priority, deliver: finish)
-            task.complete(.success(cached))
-            return task
         }
         // The request's cache writes count while it waits: a shared stage writes the caches that any request still
         // waiting for it asked for (see `CacheWrites`).
@@ -135,7 +135,7 @@ public final class ImagePipeline: Sendable {
         let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in
             makeStage(for: request)
         }
-        if made { counters.count(\.loads.scheduled) } else { counters.count(\.loads.joined) }
+        counters.count(\.loads.requests, made ? \.loads.scheduled : \.loads.joined)
         task.attach(claim, madeAt: priority)
         return task
     }
