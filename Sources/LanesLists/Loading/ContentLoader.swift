@@ -15,7 +15,7 @@ import Lanes
 ///   before is delivered.
 ///
 /// The work for a key is a work item: one synchronous body on ``queue``, or the last item of a chain across queues
-/// (``init(name:deliveryQueue:cache:cachesFailures:failureLimit:costs:make:)``), such as the image pipeline's
+/// (``init(name:deliveryQueue:cache:cachesFailures:failureLimit:costs:threads:make:)``), such as the image pipeline's
 /// fetch → decode → filter. Each request is a consumer of that item in the core's graph: it lends the item its
 /// priority, and the item is cancelled — through its chain — when the last request leaves, unless it was kept
 /// (`keep()`) or something else needs it.
