@@ -65,7 +65,7 @@ package enum LockStats {
     }
 
     /// Takes `mutex` at once if it is free; otherwise waits for it and records how long.
-    @inline(__always)
+    @usableFromInline
     static func withLock<Value, Result: Sendable>(
         _ mutex: borrowing Mutex<Value>, _ body: (inout Value) throws -> Result
     ) rethrows -> Result {

@@ -17,17 +17,20 @@ import Synchronization
 // Only the lock primitive changes; every critical section is the same code in both builds.
 
 /// A value guarded by a lock, stored inline in its owner (`let state: Lock<State>` in a final class).
-package struct Lock<Value: Sendable>: ~Copyable, Sendable {
+///
+/// `withLock` is inlinable, as is `LockedValue`'s: LanesLists' cache is locked through it from the image pipeline and
+/// the apps, whose calls then specialise instead of looking up generic metadata at run time.
+@usableFromInline package struct Lock<Value: Sendable>: ~Copyable, Sendable {
     #if LANES_PTHREAD_LOCKS
-    private let box: PthreadBox<Value>
+    @usableFromInline let box: PthreadBox<Value>
     package init(_ value: consuming Value) { box = PthreadBox(value) }
     #else
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
     package init(_ value: consuming Value) { mutex = Mutex(value) }
     #endif
 
     /// Runs `body` with exclusive access to the value. Never call user code, resume continuations or await inside.
-    @inline(__always)
+    @inlinable @inline(__always)
     package borrowing func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if LANES_PTHREAD_LOCKS
         return try box.withLock(body)
@@ -40,13 +43,13 @@ package struct Lock<Value: Sendable>: ~Copyable, Sendable {
 }
 
 /// A reference-type lock box, for state shared by several objects or captured in closures.
-package final class LockedValue<Value: Sendable>: Sendable {
-    private let lock: Lock<Value>
+@usableFromInline package final class LockedValue<Value: Sendable>: Sendable {
+    @usableFromInline let lock: Lock<Value>
 
     package init(_ value: Value) { lock = Lock(value) }
 
     /// Runs `body` with exclusive access to the value. Never call user code, resume continuations or await inside.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try lock.withLock(body)
     }
@@ -54,11 +57,11 @@ package final class LockedValue<Value: Sendable>: Sendable {
 
 #if LANES_PTHREAD_LOCKS
 /// A pthread mutex and the value it guards (sanitizer builds only).
-final class PthreadBox<Value: Sendable>: @unchecked Sendable {
+@usableFromInline final class PthreadBox<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only read or written between pthread_mutex_lock and pthread_mutex_unlock on
     // `mutex`, which is allocated once and never moves.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     init(_ value: Value) {
         self.value = value
@@ -73,7 +76,7 @@ final class PthreadBox<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -13,16 +13,23 @@ import Lanes
 /// if let chart = charts["AAPL"] { show(chart) }
 /// ```
 public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct State: Sendable {
-        var storage = LRUStorage<Key, Value>()
+    // The state is `@usableFromInline`, and the lookups `@inlinable`, so a cache of another module's types (the
+    // image pipeline's of `ImageRequest`s) runs its hits specialised.
+    @usableFromInline struct State: Sendable {
+        @usableFromInline var storage = LRUStorage<Key, Value>()
         var costLimit: Int
         var countLimit: Int
-        var hits = 0
-        var misses = 0
+        @usableFromInline var hits = 0
+        @usableFromInline var misses = 0
         var evictions = 0
+
+        init(costLimit: Int, countLimit: Int) {
+            self.costLimit = costLimit
+            self.countLimit = countLimit
+        }
     }
 
-    private let state: LockedValue<State>
+    @usableFromInline let state: LockedValue<State>
     private let costOf: @Sendable (Value) -> Int
 
     /// Creates a cache.
@@ -46,7 +53,7 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
     /// cache["row 12"] = chart
     /// ```
     public subscript(key: Key) -> Value? {
-        get { value(forKey: key) }
+        @inlinable get { value(forKey: key) }
         set {
             if let newValue { insert(newValue, forKey: key) } else { removeValue(forKey: key) }
         }
@@ -57,6 +64,7 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
     /// ```swift
     /// if let chart = cache.value(forKey: symbol) { cell.show(chart) }
     /// ```
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         state.withLock { state in
             let value = state.storage.value(forKey: key)

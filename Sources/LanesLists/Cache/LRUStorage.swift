@@ -2,29 +2,32 @@
 /// list threaded through an array of slots, most recently used at the head. Every operation is O(1) (eviction is O(1)
 /// per evicted entry). Freed slots are recycled through a free list, so steady churn allocates nothing. The image
 /// pipeline's disk-cache index keeps its recency here too (package access).
-package struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    package struct Slot: Sendable {
-        package var key: Key
-        package var value: Value
-        package var cost: Int
-        var newer: Int
-        var older: Int
+@usableFromInline package struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    @usableFromInline package struct Slot: Sendable {
+        @usableFromInline package var key: Key
+        @usableFromInline package var value: Value
+        @usableFromInline package var cost: Int
+        @usableFromInline var newer: Int
+        @usableFromInline var older: Int
     }
 
-    package private(set) var slots: ContiguousArray<Slot?> = []
+    // The storage is `@usableFromInline` so that a lookup (`value(forKey:)`) specialises in the module that uses the
+    // cache: unspecialised, every call looks up the slot and dictionary types' metadata at run time.
+    @usableFromInline package internal(set) var slots: ContiguousArray<Slot?> = []
     private var free: [Int] = []
-    private var index: [Key: Int] = [:]
+    @usableFromInline var index: [Key: Int] = [:]
     /// Most recently used slot, or -1.
-    private var head = -1
+    @usableFromInline var head = -1
     /// Least recently used slot, or -1.
-    private var tail = -1
+    @usableFromInline var tail = -1
     package private(set) var totalCost = 0
     package var count: Int { index.count }
 
     /// An empty storage.
-    package init() {}
+    @usableFromInline package init() {}
 
     /// The value for `key`, marked most recently used.
+    @inlinable
     package mutating func value(forKey key: Key) -> Value? {
         guard let position = index[key] else { return nil }
         moveToHead(position)
@@ -101,13 +104,15 @@ package struct LRUStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     // MARK: List surgery
 
-    private mutating func unlink(_ position: Int) {
+    @inlinable
+    mutating func unlink(_ position: Int) {
         let slot = slots[position]!
         if slot.newer >= 0 { slots[slot.newer]!.older = slot.older } else { head = slot.older }
         if slot.older >= 0 { slots[slot.older]!.newer = slot.newer } else { tail = slot.newer }
     }
 
-    private mutating func moveToHead(_ position: Int) {
+    @inlinable
+    mutating func moveToHead(_ position: Int) {
         guard head != position else { return }
         unlink(position)
         slots[position]!.newer = -1

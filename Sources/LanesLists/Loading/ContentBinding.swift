@@ -92,7 +92,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         generation &+= 1
         let generation = self.generation
         // Weakly: a request on its way does not keep the binding (the cell) alive.
-        let request = loader.submit(key, priority: priority) { [weak self] result in
+        let request = loader.submit(key, priority: priority, countingDelivery: false) { [weak self] result in
             // On the delivery queue (the main queue), or synchronously inside `show`: the main actor either way.
             MainActor.assumeIsolated { self?.receive(result, key: key, generation: generation) }
         }

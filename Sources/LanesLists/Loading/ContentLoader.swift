@@ -228,24 +228,37 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         _ key: Key, priority: WorkPriority = .visible,
         deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> ContentRequest<Key, Value> {
-        let counters = self.counters
-        return submit(key, priority: priority) { result in
-            counters.count(\.deliveries)
-            deliver(result)
-        }
+        submit(key, priority: priority, countingDelivery: true, deliver: deliver)
     }
 
-    /// ``request(_:priority:deliver:)`` without counting deliveries (bindings count what they accept).
+    /// ``request(_:priority:deliver:)``; bindings pass `countingDelivery: false` (they count what they accept). A hit
+    /// takes the counters' lock once, for its request, hit and delivery together.
     func submit(
-        _ key: Key, priority: WorkPriority, deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
+        _ key: Key, priority: WorkPriority, countingDelivery: Bool,
+        deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> ContentRequest<Key, Value> {
-        counters.count(\.requests)
         if let cached = cachedResult(key) {
-            counters.count(\.cacheHits)
+            if countingDelivery {
+                counters.count(\.requests, \.cacheHits, \.deliveries)
+            } else {
+                counters.count(\.requests, \.cacheHits)
+            }
             deliver(cached)
             return ContentRequest(key: key, claim: nil)
         }
-        return ContentRequest(key: key, claim: join(job(key), priority: priority, deliver: deliver))
+        let counters = self.counters
+        var handOver = deliver
+        if countingDelivery {
+            handOver = { result in
+                counters.count(\.deliveries)
+                deliver(result)
+            }
+        }
+        // Counted before the join: a job can deliver before `join` returns.
+        counters.count(\.requests)
+        let (claim, made) = join(job(key), priority: priority, deliver: handOver)
+        if !made { counters.count(\.joined) }
+        return ContentRequest(key: key, claim: claim)
     }
 
     /// Starts loading `keys` at low priority so they are ready when they scroll into view. Keys already cached or
@@ -260,7 +273,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             if prefetches.withLock({ $0[job] })?.isActive == true { continue }
             counters.count(\.requests, \.prefetches)
             // The delivery only forgets the finished prefetch (its value went to the cache).
-            let claim = join(job, priority: priority) { [weak self] _ in self?.forgetPrefetch(job) }
+            let (claim, made) = join(job, priority: priority) { [weak self] _ in self?.forgetPrefetch(job) }
+            if !made { counters.count(\.joined) }
             prefetches.withLock { $0[job] = claim }
         }
     }
@@ -324,11 +338,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private func join(
         _ job: LoaderJob<Key>, priority: WorkPriority, deliver: @escaping WorkTable<LoaderJob<Key>, Value>.Deliver
-    ) -> WorkClaim<LoaderJob<Key>, Value> {
+    ) -> (claim: WorkClaim<LoaderJob<Key>, Value>, made: Bool) {
         let make = self.make
-        let (claim, made) = jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
-        if !made { counters.count(\.joined) }
-        return claim
+        return jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
     }
 
     private func forgetPrefetch(_ job: LoaderJob<Key>) {
