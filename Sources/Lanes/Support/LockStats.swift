@@ -11,7 +11,7 @@ import Synchronization
 /// // ... run the scenario ...
 /// let waited = LockStats.snapshot().queue.waitNanoseconds
 /// ```
-package enum LockStats {
+@usableFromInline package enum LockStats {
     /// One kind of lock's waits.
     package struct Waits: Sendable {
         /// Acquisitions that found the lock taken.
