@@ -109,7 +109,7 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        // Each request takes the counters' lock once when made and once when it ends (a hit: once in all).
+        // A hit takes the counters' lock once, for its request, hit and delivery together.
         let counters = self.counters
         if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[request] {
             counters.count(\.loads.requests, \.loads.cacheHits, \.loads.deliveries)
@@ -117,6 +117,8 @@ public final class ImagePipeline: Sendable {
             task.complete(.success(cached))
             return task
         }
+        // Counted before the stage is joined: it can deliver before `consume` returns.
+        counters.count(\.loads.requests)
         let finish: @Sendable (Result<Bitmap, any Error>) -> Void = { result in
             switch result {
             case .success: counters.count(\.loads.deliveries)
@@ -135,7 +137,7 @@ public final class ImagePipeline: Sendable {
         let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in
             makeStage(for: request)
         }
-        counters.count(\.loads.requests, made ? \.loads.scheduled : \.loads.joined)
+        counters.count(made ? \.loads.scheduled : \.loads.joined)
         task.attach(claim, madeAt: priority)
         return task
     }
