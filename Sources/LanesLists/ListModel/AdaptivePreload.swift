@@ -60,18 +60,6 @@ public struct AdaptivePreload: Sendable, Equatable {
     public init() {}
 }
 
-/// Rows to preload on each side of the visible rows, ahead being the scroll direction: `ahead` rows after the first
-/// `skip` rows past the screen (rows too close to be ready before they leave it).
-struct PreloadSpan: Equatable {
-    var ahead: Int
-    var behind: Int
-    var skip = 0
-    /// Whether the list moves faster than rows on screen can be ready: the preload may take every thread.
-    var outruns = false
-
-    static let none = PreloadSpan(ahead: 0, behind: 0)
-}
-
 /// What a row costs the preload: `seconds` of work to get one of its `itemsPerRow` items ready (a loader's running
 /// estimate) on each of `threads` threads.
 struct PreloadCost: Equatable {
@@ -88,8 +76,6 @@ struct PreloadCost: Equatable {
         seconds * (Double(max(1, itemsPerRow) * rows) / Double(max(1, threads))).rounded(.up)
     }
 }
-
-
 
 /// Where a scroll is heading: its speed now and the time constant of its exponential slow-down (a fling's), estimated
 /// from the run's offsets over the window (the speed over its first half against its second half).

@@ -181,8 +181,7 @@ public final class ListModel<Cell> {
         perform {
             self.preload = preload
             self.tracker.restart(
-                preload.adaptiveSettings ?? AdaptivePreload(), offset: self.scrollOffset, at: self.clock.now,
-                rowHeight: self.geometry.rowHeight, viewportHeight: self.geometry.viewportHeight)
+                preload.adaptiveSettings ?? AdaptivePreload(), offset: self.scrollOffset, at: self.clock.now)
             self.update(offset: self.scrollOffset)
         }
     }
@@ -269,9 +268,9 @@ public final class ListModel<Cell> {
         scrollOffset = offset
         let oldVisible = visibleRows, oldPreload = tracker.planned
         let newVisible = geometry.visibleRows(at: offset)
-        var fixed: PreloadSpan?
+        var fixed: (ahead: Int, behind: Int)?
         if case .fixed(let ahead, let behind) = preload {
-            fixed = PreloadSpan(ahead: geometry.rows(screens: ahead), behind: geometry.rows(screens: behind))
+            fixed = (geometry.rows(screens: ahead), geometry.rows(screens: behind))
         }
         tracker.move(
             to: offset, at: clock.now, rowHeight: geometry.rowHeight, viewportHeight: geometry.viewportHeight,

@@ -29,30 +29,25 @@ public struct PreloadRows: Sendable, Equatable {
         self.below = below
     }
 
-    /// The rows `span` preloads around `visible`, within `0..<rowCount`, when the list moves in `direction`: a window
-    /// on each side, or, for a cost-aware span that skips rows too close to be ready, `span.ahead` rows after the
-    /// first `span.skip` past `visible`. Then rows of `old` still ahead of the screen stay (their work may have started
+    /// The rows `extent` preloads around `visible`, within `0..<rowCount`: a window on each side, or, for a cost-aware
+    /// extent that skips rows too close to be ready, `extent.ahead` rows after the first `extent.skip` past `visible`. Then rows of `old` still ahead of the screen stay (their work may have started
     /// and they are about to appear: skipping is for rows not started yet); while the new rows lie wholly beyond
     /// them, the old rows are kept as they are until the screen reaches them.
-    init(
-        _ span: PreloadSpan, around visible: Range<Int>, direction: ScrollDirection, rowCount: Int,
-        keeping old: PreloadRows
-    ) {
+    init(_ extent: PreloadExtent, around visible: Range<Int>, rowCount: Int, keeping old: PreloadRows) {
         guard !visible.isEmpty else {
             self = .empty
             return
         }
-        guard span.skip > 0 else {
-            let extent = PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction)
+        guard extent.skip > 0 else {
             let window = extent.window(around: visible, rowCount: rowCount)
             self.init(
                 above: window.lowerBound..<max(window.lowerBound, visible.lowerBound),
                 below: min(window.upperBound, visible.upperBound)..<window.upperBound)
             return
         }
-        if direction == .forward {
-            let lower = min(rowCount, visible.upperBound + span.skip)
-            let upper = min(rowCount, lower + span.ahead)
+        if extent.direction == .forward {
+            let lower = min(rowCount, visible.upperBound + extent.skip)
+            let upper = min(rowCount, lower + extent.ahead)
             var (start, end) = (lower, upper)
             if !old.below.isEmpty, old.below.upperBound > visible.upperBound {
                 start = max(visible.upperBound, min(lower, old.below.lowerBound))
@@ -61,8 +56,8 @@ public struct PreloadRows: Sendable, Equatable {
             self.init(above: 0..<0, below: start..<max(start, end))
             return
         }
-        let upper = max(0, visible.lowerBound - span.skip)
-        let lower = max(0, upper - span.ahead)
+        let upper = max(0, visible.lowerBound - extent.skip)
+        let lower = max(0, upper - extent.ahead)
         var (start, end) = (lower, upper)
         if !old.above.isEmpty, old.above.lowerBound < visible.lowerBound {
             end = min(visible.lowerBound, max(upper, old.above.upperBound))

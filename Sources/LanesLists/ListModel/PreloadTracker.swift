@@ -34,11 +34,13 @@ public struct PreloadTracker: Sendable {
     private var runStart: UInt64 = 0
     /// The path predicted at the last update that planned against a cost (nil otherwise).
     private var path: ScrollPath?
-    private var span = PreloadSpan.none
+    /// The rows to preload after the last move, and the way the list last moved (forward until it first moves back).
+    private var extent = PreloadExtent(ahead: 0, behind: 0, direction: .forward)
+    /// Whether the list moves faster than rows on screen can be ready: the preload may take every thread.
+    private var outruns = false
     private var lastOffset: Double?
     private var rowHeight = 0.0
-    /// The way the list last moved (forward until it first moves back).
-    private(set) var direction = ScrollDirection.forward
+    var direction: ScrollDirection { extent.direction }
     /// What the plan knows of a row's cost: the loader's estimate, and the threads its work may use (the cost's
     /// seconds are the estimate's at each update).
     private var costs: (estimate: CostEstimate, cost: PreloadCost)?
@@ -94,29 +96,26 @@ public struct PreloadTracker: Sendable {
         -> PreloadExtent
     {
         move(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight)
-        return PreloadExtent(ahead: span.ahead, behind: span.behind, direction: direction, skip: span.skip)
+        return extent
     }
 
-    /// The viewport's top moved to `offset`: the direction follows, and the span is the plan's, or `fixed` (a
-    /// ``ListPreload/fixed(ahead:behind:)`` preload's, which leaves the plan unfed: at rest, with no path).
+    /// The viewport's top moved to `offset`: the direction follows, and the extent is the plan's, or `fixed` rows on
+    /// each side (a ``ListPreload/fixed(ahead:behind:)`` preload's, which leaves the plan unfed: at rest, no path).
     mutating func move(
-        to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double, fixed: PreloadSpan? = nil
+        to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double,
+        fixed: (ahead: Int, behind: Int)? = nil
     ) {
-        if let lastOffset {
-            if offset > lastOffset { direction = .forward } else if offset < lastOffset { direction = .backward }
-        }
+        if let lastOffset, offset != lastOffset { extent.direction = offset > lastOffset ? .forward : .backward }
         lastOffset = offset
         self.rowHeight = rowHeight
-        if let fixed { span = fixed } else {
+        if let fixed { setExtent(ahead: fixed.ahead, behind: fixed.behind) } else {
             moved(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
         }
     }
 
     /// Starts the plan afresh with `preload`'s settings, from `offset` (nothing speculative until the list next
     /// moves steadily one way); the costs, the direction and the planned rows stay.
-    mutating func restart(
-        _ preload: AdaptivePreload, offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double
-    ) {
+    mutating func restart(_ preload: AdaptivePreload, offset: Double, at time: UInt64) {
         self.preload = preload
         startRun(at: time, offset: offset, sign: 0)
     }
@@ -130,7 +129,7 @@ public struct PreloadTracker: Sendable {
     /// let wanted = preload.contains(66) ? tracker.preloadPriority : nil
     /// ```
     public mutating func preloadRows(around visible: Range<Int>, rowCount: Int) -> PreloadRows {
-        planned = PreloadRows(span, around: visible, direction: direction, rowCount: max(0, rowCount), keeping: planned)
+        planned = PreloadRows(extent, around: visible, rowCount: max(0, rowCount), keeping: planned)
         return planned
     }
 
@@ -140,7 +139,7 @@ public struct PreloadTracker: Sendable {
     /// ```swift
     /// charts.prefetch([symbol], priority: tracker.preloadPriority)
     /// ```
-    public var preloadPriority: WorkPriority { span.outruns ? .normal : .prefetch }
+    public var preloadPriority: WorkPriority { outruns ? .normal : .prefetch }
 
     /// The priority to load visible `row` at: `WorkPriority.visible`, or `WorkPriority.utility` when the plan says
     /// the row leaves the screen before its work could be ready (it runs only when nothing that can still make it
@@ -160,18 +159,17 @@ public struct PreloadTracker: Sendable {
 
 // The adaptive preload's arithmetic: a pure value fed with times, so tests drive it with a virtual clock.
 extension PreloadTracker {
-    /// The list moved to `offset` at `time` (ns): returns the rows to preload (planned against `cost` when it is
-    /// known). An update that does not move keeps the current span.
-    @discardableResult
+    /// The list moved to `offset` at `time` (ns): sets the rows to preload (planned against `cost` when it is
+    /// known). An update that does not move keeps the current extent.
     private mutating func moved(
         to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double, cost: PreloadCost? = nil
-    ) -> PreloadSpan {
+    ) {
         guard let last = samples.last else {
             samples = [(time, offset)]
-            return span
+            return
         }
         let delta = offset - last.offset
-        guard delta != 0, rowHeight > 0, viewportHeight > 0 else { return span }
+        guard delta != 0, rowHeight > 0, viewportHeight > 0 else { return }
         let now = max(time, last.time)
         let direction = delta > 0 ? 1 : -1
         if abs(delta) > preload.jumpScreens * viewportHeight {
@@ -187,32 +185,30 @@ extension PreloadTracker {
         let first = samples[0]
         guard now - runStart >= nanoseconds(preload.settle), now > first.time else {
             speed = 0
-            span = .none
-            return span
+            return setExtent()
         }
         speed = (offset - first.offset) / (Double(now - first.time) / 1e9)
         if let cost, cost.seconds > 0, cost.threads > 0 {
             path = ScrollPath(samples: samples, now: now, rowHeight: rowHeight)
-            span = plan(offset: offset, at: now, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
-            return span
+            return plan(offset: offset, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
         }
-        guard abs(speed) / viewportHeight <= preload.maxSpeed else {
-            span = .none
-            return span
-        }
+        guard abs(speed) / viewportHeight <= preload.maxSpeed else { return setExtent() }
         // A hair under the exact product, so 40 rows/s for a quarter second is 10 rows, not 11.
         let maxRows = (preload.maxAhead * viewportHeight / rowHeight - 1e-9).rounded(.up)
         let rows = min(maxRows, (abs(speed) * preload.lead / rowHeight - 1e-9).rounded(.up))
-        span = PreloadSpan(ahead: Int(max(0, rows)), behind: 0)
-        return span
+        setExtent(ahead: Int(max(0, rows)))
     }
 
-    /// The cost-aware span: the path predicted from the speed and its decay, each row ahead timed (when it appears,
+    /// Sets the rows to preload on each side of the screen (the direction stays).
+    private mutating func setExtent(ahead: Int = 0, behind: Int = 0, skip: Int = 0, outruns: Bool = false) {
+        extent = PreloadExtent(ahead: ahead, behind: behind, direction: extent.direction, skip: skip)
+        self.outruns = outruns
+    }
+
+    /// The cost-aware extent: the path predicted from the speed and its decay, each row ahead timed (when it appears,
     /// when it has left), and rows taken in that order while the threads can have them ready before they leave.
-    private func plan(
-        offset: Double, at now: UInt64, rowHeight: Double, viewportHeight: Double, cost: PreloadCost
-    ) -> PreloadSpan {
-        guard let path, path.speed > 0, !path.accelerating else { return .none }
+    private mutating func plan(offset: Double, rowHeight: Double, viewportHeight: Double, cost: PreloadCost) {
+        guard let path, path.speed > 0, !path.accelerating else { return setExtent() }
         let screen = viewportHeight / rowHeight
         // Rows measured from the top of the viewport, in the direction of travel.
         let top = sign >= 0 ? offset / rowHeight : -(offset + viewportHeight) / rowHeight
@@ -251,7 +247,7 @@ extension PreloadTracker {
                 if rows > best.rows { best = (first, rows) }
             }
         }
-        return PreloadSpan(ahead: best.rows, behind: 0, skip: best.rows == 0 ? 0 : best.skip, outruns: outruns)
+        setExtent(ahead: best.rows, skip: best.rows == 0 ? 0 : best.skip, outruns: outruns)
     }
 
     /// A result needs about a millisecond to land on the main queue after its work ends.
@@ -276,15 +272,13 @@ extension PreloadTracker {
     }
 
     /// Starts a new run at `offset` (a jump starts none: sign 0): nothing speculative for `settle` seconds.
-    @discardableResult
-    private mutating func startRun(at time: UInt64, offset: Double, sign: Int) -> PreloadSpan {
+    private mutating func startRun(at time: UInt64, offset: Double, sign: Int) {
         samples = [(time, offset)]
         self.sign = sign
         runStart = time
         speed = 0
         path = nil
-        span = .none
-        return span
+        setExtent()
     }
 
     private func nanoseconds(_ seconds: Double) -> UInt64 {
