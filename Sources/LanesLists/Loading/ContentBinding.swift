@@ -46,21 +46,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private var request: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
 
-    /// Creates a binding.
-    /// - Parameters:
-    ///   - loader: the loader that runs and shares the work.
-    ///   - placeholder: resets the cell when ``show(_:priority:)`` is given a key whose value is not cached (show a
-    ///     spinner or nothing). It is required: a cell reused for another row must never keep showing the old row's
-    ///     content while the new row's loads (the seeds' reused-cell bug).
-    ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside
-    ///     `show`.
-    ///
-    /// ```swift
-    /// let content = ContentBinding(loader: avatars, placeholder: { _ in imageView.image = nil }) { _, result in
-    ///     imageView.image = try? result.get()
-    /// }
-    /// ```
-    public init(
+    /// Made by ``ContentLoader/binding(placeholder:handler:)`` (and the image pipeline's `ImageBinding`).
+    package init(
         loader: ContentLoader<Key, Value>, placeholder: @escaping @MainActor (Key) -> Void,
         handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) {
@@ -154,6 +141,12 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
 
 extension ContentLoader {
     /// Makes a binding to this loader (see ``ContentBinding``).
+    /// - Parameters:
+    ///   - placeholder: resets the cell when ``ContentBinding/show(_:priority:)`` is given a key whose value is not
+    ///     cached (show a spinner or nothing). It is required: a cell reused for another row must never keep showing
+    ///     the old row's content while the new row's loads (the seeds' reused-cell bug).
+    ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside
+    ///     `show`.
     ///
     /// ```swift
     /// let content = loader.binding(placeholder: { _ in cell.chart = nil }) { symbol, result in
