@@ -47,29 +47,22 @@ public final class CostLimitedCache<Key: Hashable & Sendable, Value: Sendable>: 
         costOf = cost
     }
 
-    /// The cached value for `key` (marking it most recently used); setting stores or removes it.
+    /// The cached value for `key`, marked most recently used (nil on a miss); setting stores or removes it.
     ///
     /// ```swift
     /// cache["row 12"] = chart
+    /// if let chart = cache[symbol] { cell.show(chart) }
     /// ```
     public subscript(key: Key) -> Value? {
-        @inlinable get { value(forKey: key) }
+        @inlinable get {
+            state.withLock { state in
+                let value = state.storage.value(forKey: key)
+                if value == nil { state.misses += 1 } else { state.hits += 1 }
+                return value
+            }
+        }
         set {
             if let newValue { insert(newValue, forKey: key) } else { removeValue(forKey: key) }
-        }
-    }
-
-    /// The cached value for `key`, marked most recently used; nil on a miss.
-    ///
-    /// ```swift
-    /// if let chart = cache.value(forKey: symbol) { cell.show(chart) }
-    /// ```
-    @inlinable
-    public func value(forKey key: Key) -> Value? {
-        state.withLock { state in
-            let value = state.storage.value(forKey: key)
-            if value == nil { state.misses += 1 } else { state.hits += 1 }
-            return value
         }
     }
 

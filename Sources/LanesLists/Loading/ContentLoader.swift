@@ -327,8 +327,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     // MARK: Internals
 
     private func cachedResult(_ key: Key) -> Result<Value, any Error>? {
-        if let value = cache.value(forKey: key) { return .success(value) }
-        if cachesFailures, let failure = failures.value(forKey: key) { return .failure(failure.error) }
+        if let value = cache[key] { return .success(value) }
+        if cachesFailures, let failure = failures[key] { return .failure(failure.error) }
         return nil
     }
 
