@@ -26,12 +26,9 @@ extension ListModel {
         to loader: ContentLoader<Key, Value>, key: @escaping @MainActor (Int) -> Key,
         binding: @escaping @MainActor (Cell) -> ContentBinding<Key, Value>
     ) {
-        if let queue = loader.queue {
+        if let threads = loader.threads {
             planPreload(
-                costs: loader.costs, threads: queue.speculativeLimit?.limit ?? queue.maxConcurrency,
-                allThreads: queue.maxConcurrency)
-        } else if let threads = loader.threads {
-            planPreload(costs: loader.costs, threads: threads)
+                costs: loader.costs, threads: loader.queue?.speculativeLimit?.limit ?? threads, allThreads: threads)
         }
         observe { [unowned self] event in
             switch event {
