@@ -27,41 +27,35 @@ import Synchronization
         package var other = Waits()
     }
 
-    private static let queueCount = Atomic<Int>(0)
-    private static let queueNanoseconds = Atomic<Int>(0)
-    private static let nodeCount = Atomic<Int>(0)
-    private static let nodeNanoseconds = Atomic<Int>(0)
-    private static let otherCount = Atomic<Int>(0)
-    private static let otherNanoseconds = Atomic<Int>(0)
+    /// One kind of lock's counters.
+    private final class Counters: Sendable {
+        let count = Atomic<Int>(0)
+        let nanoseconds = Atomic<Int>(0)
 
-    package static func snapshot() -> Snapshot {
-        Snapshot(
-            queue: Waits(count: queueCount.load(ordering: .relaxed), waitNanoseconds: queueNanoseconds.load(ordering: .relaxed)),
-            node: Waits(count: nodeCount.load(ordering: .relaxed), waitNanoseconds: nodeNanoseconds.load(ordering: .relaxed)),
-            other: Waits(count: otherCount.load(ordering: .relaxed), waitNanoseconds: otherNanoseconds.load(ordering: .relaxed)))
+        var waits: Waits { Waits(count: count.load(ordering: .relaxed), waitNanoseconds: nanoseconds.load(ordering: .relaxed)) }
+
+        func add(_ waited: Int) {
+            count.add(1, ordering: .relaxed)
+            nanoseconds.add(waited, ordering: .relaxed)
+        }
+
+        func reset() {
+            count.store(0, ordering: .relaxed)
+            nanoseconds.store(0, ordering: .relaxed)
+        }
     }
+
+    private static let queue = Counters(), node = Counters(), other = Counters()
+
+    package static func snapshot() -> Snapshot { Snapshot(queue: queue.waits, node: node.waits, other: other.waits) }
 
     package static func reset() {
-        queueCount.store(0, ordering: .relaxed)
-        queueNanoseconds.store(0, ordering: .relaxed)
-        nodeCount.store(0, ordering: .relaxed)
-        nodeNanoseconds.store(0, ordering: .relaxed)
-        otherCount.store(0, ordering: .relaxed)
-        otherNanoseconds.store(0, ordering: .relaxed)
+        for counters in [queue, node, other] { counters.reset() }
     }
 
-    /// Records one wait of `nanoseconds` for a lock guarding a `Value`.
-    static func record<Value>(_: Value.Type, nanoseconds: Int) {
-        if Value.self == QueueState.self {
-            queueCount.add(1, ordering: .relaxed)
-            queueNanoseconds.add(nanoseconds, ordering: .relaxed)
-        } else if Value.self == NodeState.self {
-            nodeCount.add(1, ordering: .relaxed)
-            nodeNanoseconds.add(nanoseconds, ordering: .relaxed)
-        } else {
-            otherCount.add(1, ordering: .relaxed)
-            otherNanoseconds.add(nanoseconds, ordering: .relaxed)
-        }
+    /// The counters of a lock guarding a `Value`.
+    private static func counters<Value>(_: Value.Type) -> Counters {
+        Value.self == QueueState.self ? queue : Value.self == NodeState.self ? node : other
     }
 
     /// Takes `mutex` at once if it is free; otherwise waits for it and records how long.
@@ -72,9 +66,7 @@ import Synchronization
         if let result = try mutex.withLockIfAvailable({ value in try body(&value) }) { return result }
         let start = ContinuousClock.now
         return try mutex.withLock { value in
-            let waited = ContinuousClock.now - start
-            record(Value.self, nanoseconds: Int(waited.components.seconds) * 1_000_000_000
-                + Int(waited.components.attoseconds / 1_000_000_000))
+            counters(Value.self).add(Int(clamping: (ContinuousClock.now - start).laneNanoseconds))
             return try body(&value)
         }
     }
