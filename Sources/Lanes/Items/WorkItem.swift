@@ -162,12 +162,8 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
     public func onCompletion(
         on queue: WorkQueue, _ handler: @escaping @Sendable (Result<Output, any Error>) -> Void
     ) {
-        let label = node.label
-        node.onFinish { outcome in
-            queue.add(label: label + " completion", priority: .visible) { _ in
-                handler(outcome.typed(Output.self, label: label))
-            }
-        }
+        let label = node.label + " completion"
+        onFinishInline { result in queue.add(label: label, priority: .visible) { _ in handler(result) } }
     }
 
     /// Makes this item wait for `dependency` ("B after A"). Must be called before the item is enqueued.

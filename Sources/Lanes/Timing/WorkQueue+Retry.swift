@@ -110,9 +110,7 @@ final class RetryRun<Output: Sendable>: Sendable {
         }
         guard proceed else { return }
         if let limit = policy.attemptTimeout { attempt.timeout(after: limit, clock: clock) }
-        attempt.node.onFinish { [self] outcome in
-            attemptFinished(number, outcome.typed(Output.self, label: attempt.label))
-        }
+        attempt.onFinishInline { [self] result in attemptFinished(number, result) }
         try? queue.enqueue(attempt)  // a fresh item cannot be enqueued already
     }
 
