@@ -1,9 +1,9 @@
-/// How time-based helpers hand a callback to the queue the user chose.
-enum Delivery {
+/// How time-based helpers (and the lists' shared work) hand a callback to the queue the user chose.
+package enum Delivery {
     /// Runs `action` on `queue` as a `.visible` item labelled `label`, or at once on the calling thread when `queue`
     /// is nil. `settled` runs once the delivery is over, however it ended (the item may be cancelled by
     /// `cancelAll()` before it runs).
-    static func run(
+    package static func run(
         on queue: WorkQueue?, label: String, _ action: @escaping @Sendable () -> Void,
         settled: (@Sendable () -> Void)? = nil
     ) {

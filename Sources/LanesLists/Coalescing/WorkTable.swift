@@ -147,10 +147,7 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     /// Runs `body` where results are delivered. The thread that finished an item takes none of the table's locks when
     /// there is a delivery queue (a low-priority worker holding a lock the main thread waits for would delay it).
-    private func hop(_ body: @escaping @Sendable () -> Void) {
-        guard let deliveryQueue else { return body() }
-        deliveryQueue.add(label: label, priority: .visible) { _ in body() }
-    }
+    private func hop(_ body: @escaping @Sendable () -> Void) { Delivery.run(on: deliveryQueue, label: label, body) }
 
     private func finished(_ key: Key, _ item: WorkItem<Value>, epoch: UInt64, with result: Result<Value, any Error>) {
         hop {
