@@ -23,9 +23,9 @@ extension WorkItem {
         _ body: @escaping @Sendable (First, Second, WorkContext) throws -> Output
     ) {
         let (a, b) = (first.node, second.node)
-        self.init(joining: [a, b], policy: policy, label: label, priority: priority) { context in
-            try body(try a.successValue(as: First.self), try b.successValue(as: Second.self), context)
-        }
+        self.init(consuming: a, b, policy: policy, label: label, priority: priority, body: .sync(TypedSyncBody {
+            context in try body(try a.successValue(as: First.self), try b.successValue(as: Second.self), context)
+        }))
     }
 
     /// Creates an item that consumes the outputs of three items, as the two-input join does.
@@ -45,24 +45,12 @@ extension WorkItem {
         _ body: @escaping @Sendable (First, Second, Third, WorkContext) throws -> Output
     ) {
         let (a, b, c) = (first.node, second.node, third.node)
-        self.init(joining: [a, b, c], policy: policy, label: label, priority: priority) { context in
+        self.init(consuming: a, b, c, policy: policy, label: label, priority: priority, body: .sync(TypedSyncBody {
+            context in
             try body(
                 try a.successValue(as: First.self), try b.successValue(as: Second.self),
                 try c.successValue(as: Third.self), context)
-        }
-    }
-
-    /// A synchronous item with an owning typed edge to each of `inputs`.
-    private init(
-        joining inputs: [WorkNode], policy: InputPolicy, label: String?, priority: WorkPriority,
-        _ body: @escaping @Sendable (WorkContext) throws -> Output
-    ) {
-        node = WorkNode(
-            label: label, priority: priority, barrier: false, isSync: true, body: .sync(TypedSyncBody(body: body)))
-        for input in inputs {
-            // A fresh item has no dependents (no cycle is possible) and is not enqueued; one input twice is one edge.
-            try? node.addDependency(input, policy: policy.dependencyPolicy, typed: true, owns: true)
-        }
+        }))
     }
 }
 

@@ -66,10 +66,9 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
     ) {
         let source = input.node
-        node = WorkNode(label: label, priority: priority, barrier: false, isSync: true, body: .sync(TypedSyncBody { context in
-            try body(try source.successValue(as: Input.self), context)
+        self.init(consuming: source, policy: policy, label: label, priority: priority, body: .sync(TypedSyncBody {
+            context in try body(try source.successValue(as: Input.self), context)
         }))
-        try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
     /// The async form of `init(consuming:policy:label:priority:_:)`.
@@ -78,10 +77,9 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
     ) {
         let source = input.node
-        node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .async { context in
+        self.init(consuming: source, policy: policy, label: label, priority: priority, body: .async { context in
             try await body(try source.successValue(as: Input.self), context)
         })
-        try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
     }
 
     /// The callback form of `init(consuming:policy:label:priority:_:)`: the
@@ -92,14 +90,24 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         callback body: @escaping @Sendable (Input, WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
     ) {
         let source = input.node
-        node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .callback { context, finish in
+        self.init(consuming: source, policy: policy, label: label, priority: priority, body: .callback { context, finish in
             do {
                 body(try source.successValue(as: Input.self), context) { finish($0.map { $0 as any Sendable }) }
             } catch {
                 finish(.failure(error))
             }
         })
-        try? node.addDependency(source, policy: policy.dependencyPolicy, typed: true, owns: true)
+    }
+
+    /// An item running `body` with an owning typed edge to `input` and each of `more`: the consuming items and the
+    /// joins (a single input makes no array).
+    init(consuming input: WorkNode, _ more: WorkNode..., policy: InputPolicy, label: String?, priority: WorkPriority, body: Body) {
+        var isSync = false
+        if case .sync = body { isSync = true }
+        node = WorkNode(label: label, priority: priority, barrier: false, isSync: isSync, body: body)
+        // A fresh item has no dependents (no cycle is possible) and is not enqueued; one input twice is one edge.
+        try? node.addDependency(input, policy: policy.dependencyPolicy, typed: true, owns: true)
+        for other in more { try? node.addDependency(other, policy: policy.dependencyPolicy, typed: true, owns: true) }
     }
 
     /// The item's label (given, or "item-N").
