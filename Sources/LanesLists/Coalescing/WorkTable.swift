@@ -114,6 +114,17 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
         }
     }
 
+    /// Whether the key's item has a consumer that only wants the work done (a prefetch).
+    package func isPrefetched(_ key: Key) -> Bool {
+        state.withLock { $0.entries[key]?.consumers.contains { $0.deliver == nil } ?? false }
+    }
+
+    /// Withdraws the key's consumers that only want the work done, as their claims' `cancel()` does.
+    package func withdrawPrefetches(_ key: Key) {
+        let prefetches = state.withLock { $0.entries[key]?.consumers.filter { $0.deliver == nil } ?? [] }
+        for prefetch in prefetches { leave(key, consumer: prefetch.item) }
+    }
+
     /// How many keys have an item in flight.
     package var count: Int { state.withLock { $0.entries.count } }
 

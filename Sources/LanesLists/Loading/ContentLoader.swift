@@ -63,8 +63,6 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     private let jobs: WorkTable<LoaderJob<Key>, Value>
     /// What else a key's work depends on that the key's equality leaves out (see ``LoaderJob``).
     private let variant: @Sendable (Key) -> Int
-    /// The loader's own prefetch claims, by key.
-    private let prefetches = LockedValue<[LoaderJob<Key>: WorkClaim<LoaderJob<Key>, Value>]>([:])
     let counters: LoaderCounters
     /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
     /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:key:binding:)`` sizes the
@@ -268,14 +266,10 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// loader.prefetch(rows.map(symbol(forRow:)))
     /// ```
     public func prefetch(_ keys: some Sequence<Key>, priority: WorkPriority = .prefetch) {
-        for key in keys where !cache.touch(key) {
-            let job = job(key)
-            if prefetches.withLock({ $0[job] })?.isActive == true { continue }
+        for key in keys where !cache.touch(key) && !jobs.isPrefetched(job(key)) {
             counters.count(\.requests, \.prefetches)
-            // The delivery only forgets the finished prefetch (its value went to the cache).
-            let (claim, made) = join(job, priority: priority) { [weak self] _ in self?.forgetPrefetch(job) }
-            if !made { counters.count(\.joined) }
-            prefetches.withLock { $0[job] = claim }
+            // A prefetch only wants the work done: its value goes to the cache.
+            if !join(job(key), priority: priority, deliver: nil).made { counters.count(\.joined) }
         }
     }
 
@@ -285,8 +279,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// loader.cancelPrefetch(rowsThatLeftThePreloadRange.map(symbol(forRow:)))
     /// ```
     public func cancelPrefetch(_ keys: some Sequence<Key>) {
-        let claims = prefetches.withLock { prefetches in keys.compactMap { prefetches.removeValue(forKey: job($0)) } }
-        for claim in claims { claim.cancel() }
+        for key in keys { jobs.withdrawPrefetches(job(key)) }
     }
 
     /// Cancels everything in flight, atomically: once this returns no pending result is delivered, no binding
@@ -299,7 +292,6 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// ```
     /// - Parameter clearingCache: also empty the cache (and the remembered failures).
     public func invalidate(clearingCache: Bool = false) {
-        prefetches.withLock { $0.removeAll() }
         jobs.cancelAll()
         if clearingCache {
             cache.removeAll()
@@ -337,16 +329,10 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     private func join(
-        _ job: LoaderJob<Key>, priority: WorkPriority, deliver: @escaping WorkTable<LoaderJob<Key>, Value>.Deliver
+        _ job: LoaderJob<Key>, priority: WorkPriority, deliver: WorkTable<LoaderJob<Key>, Value>.Deliver?
     ) -> (claim: WorkClaim<LoaderJob<Key>, Value>, made: Bool) {
         let make = self.make
         return jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
-    }
-
-    private func forgetPrefetch(_ job: LoaderJob<Key>) {
-        prefetches.withLock { prefetches in
-            if prefetches[job]?.isActive == false { prefetches[job] = nil }
-        }
     }
 }
 
