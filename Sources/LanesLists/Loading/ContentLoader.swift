@@ -63,6 +63,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     private let jobs: WorkTable<LoaderJob<Key>, Value>
     /// What else a key's work depends on that the key's equality leaves out (see ``LoaderJob``).
     private let variant: @Sendable (Key) -> Int
+    /// Whether a key may be answered from the cache, when the owner fills the cache itself (nil: every key may, and
+    /// the loader puts the values its jobs produce into the cache).
+    private let readsCache: (@Sendable (Key) -> Bool)?
     /// The loader's own prefetch claims, by key.
     private let prefetches = LockedValue<[LoaderJob<Key>: WorkClaim<LoaderJob<Key>, Value>]>([:])
     let counters: LoaderCounters
@@ -111,20 +114,22 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         threads: Int? = nil, make: @escaping Make
     ) {
         self.init(
-            name: name, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, threads: threads, variant: { _ in 0 }, make: make)
+            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
+            failureLimit: failureLimit, costs: costs, threads: threads, makeWork: { _, _ in make })
     }
 
-    /// The `Make` loader whose keys, equal for the cache, get jobs of their own when `variant` tells them apart: the
+    /// The `Make` loader whose keys, equal for the cache, get jobs of their own when `variant` tells them apart, and
+    /// skip the cache where `readsCache` says so; its items fill the cache themselves (the loader does not): the
     /// image pipeline's requests, whose cache policy is not part of their equality but decides their stages.
     package convenience init(
-        name: String, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>, cachesFailures: Bool = false,
-        failureLimit: Int = 256, costs: CostEstimate, threads: Int?, variant: @escaping @Sendable (Key) -> Int,
+        name: String, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>, costs: CostEstimate,
+        threads: Int?, variant: @escaping @Sendable (Key) -> Int, readsCache: @escaping @Sendable (Key) -> Bool,
         make: @escaping Make
     ) {
         self.init(
-            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, threads: threads, variant: variant, makeWork: { _, _ in make })
+            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: false,
+            failureLimit: 0, costs: costs, threads: threads, variant: variant, readsCache: readsCache,
+            makeWork: { _, _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -165,9 +170,11 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
         cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, threads: Int? = nil,
-        variant: @escaping @Sendable (Key) -> Int = { _ in 0 }, makeWork: (LoaderCounters, CostEstimate) -> Make
+        variant: @escaping @Sendable (Key) -> Int = { _ in 0 }, readsCache: (@Sendable (Key) -> Bool)? = nil,
+        makeWork: (LoaderCounters, CostEstimate) -> Make
     ) {
         self.variant = variant
+        self.readsCache = readsCache
         self.costs = costs
         self.madeThreads = threads.map { max(1, $0) }
         self.name = name
@@ -185,7 +192,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             return make(key)
         }
         self.jobs = WorkTable(label: name + " delivery", deliveryQueue: deliveryQueue) { event in
-            counters.record(event, cache: cache, failures: cachesFailures ? failures : nil)
+            counters.record(event, cache: readsCache == nil ? cache : nil, failures: cachesFailures ? failures : nil)
         }
     }
 
@@ -327,6 +334,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     // MARK: Internals
 
     private func cachedResult(_ key: Key) -> Result<Value, any Error>? {
+        if let readsCache, !readsCache(key) { return nil }
         if let value = cache.value(forKey: key) { return .success(value) }
         if cachesFailures, let failure = failures.value(forKey: key) { return .failure(failure.error) }
         return nil

@@ -71,15 +71,16 @@ typealias LoaderCounters = Counters<ContentLoaderStats>
 extension Counters where Stats == ContentLoaderStats {
 
     /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
-    /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
+    /// since the job started, or the loader's owner fills the cache: nil), a failure in `failures` (when failures
+    /// are cached) if it was delivered.
     func record<Key: Hashable & Sendable, Value: Sendable>(
-        _ event: WorkTable<LoaderJob<Key>, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        _ event: WorkTable<LoaderJob<Key>, Value>.Event, cache: CostLimitedCache<Key, Value>?,
         failures: CostLimitedCache<Key, FailedLoad>?
     ) {
         switch event {
         case .finished(let key, .success(let value), let current, let delivered):
             if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
-            if current { cache.insert(value, forKey: key.key) }
+            if current { cache?.insert(value, forKey: key.key) }
         case .finished(_, .failure(let error), _, let delivered) where error is CancellationError:
             // Cancelled behind the loader's back (its queue's `cancelAll()`); withdrawn jobs were counted already.
             if delivered { count(\.cancelled) }
