@@ -110,8 +110,12 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        // The loader for loads delivers on the thread that finished the work; `deliver` takes the result on from there.
-        let end = ImageTask.End { result in Self.deliver(result, on: queue, to: completion) }
+        load(request, priority: priority, end: ImageTask.End { result in Self.deliver(result, on: queue, to: completion) })
+    }
+
+    /// A request to the loader for loads, which delivers on the thread that finished the work; `end` takes the
+    /// result on from there.
+    func load(_ request: ImageRequest, priority: WorkPriority, end: ImageTask.End) -> ImageTask {
         let loading = loader(deliveringOn: callerThread).request(request, priority: priority) { end.complete($0) }
         return ImageTask(loading, priority: priority, end: end)
     }

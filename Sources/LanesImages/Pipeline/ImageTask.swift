@@ -49,7 +49,7 @@ public final class ImageTask: Sendable {
     public var isCancelled: Bool { end.state.load(ordering: .acquiring) == End.cancelled }
 
     /// Whether the task completed (with an image or an error) or was cancelled.
-    public var isFinished: Bool { end.state.load(ordering: .acquiring) != End.pending }
+    public var isFinished: Bool { end.isFinished }
 
     /// How a task ends, once: made before the loader's request (which may answer before it returns), so that its
     /// result and a ``cancel()`` race for one completion.
@@ -59,6 +59,8 @@ public final class ImageTask: Sendable {
         let deliver: @Sendable (Result<Bitmap, any Error>) -> Void
 
         init(_ deliver: @escaping @Sendable (Result<Bitmap, any Error>) -> Void) { self.deliver = deliver }
+
+        var isFinished: Bool { state.load(ordering: .acquiring) != End.pending }
 
         /// Ends the task as `ending`, unless it has ended already.
         func claim(as ending: UInt8) -> Bool {

@@ -58,17 +58,17 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// them, instead of being retried on the next request.
     public let cachesFailures: Bool
 
-    private let failures: CostLimitedCache<Key, FailedLoad>
+    @usableFromInline let failures: CostLimitedCache<Key, FailedLoad>
     private let make: Make
     private let jobs: WorkTable<LoaderJob<Key>, Value>
     /// What else a key's work depends on that the key's equality leaves out (see ``LoaderJob``).
     private let variant: @Sendable (Key) -> Int
     /// Whether a key may be answered from the cache, when the owner fills the cache itself (nil: every key may, and
     /// the loader puts the values its jobs produce into the cache).
-    private let readsCache: (@Sendable (Key) -> Bool)?
+    @usableFromInline let readsCache: (@Sendable (Key) -> Bool)?
     /// The loader's own prefetch claims, by key.
     private let prefetches = LockedValue<[LoaderJob<Key>: WorkClaim<LoaderJob<Key>, Value>]>([:])
-    let counters: LoaderCounters
+    @usableFromInline let counters: LoaderCounters
     /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
     /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:key:binding:)`` sizes the
     /// list's preload with it.
@@ -230,7 +230,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// let request = loader.request("AAPL") { result in show(result) }
     /// request.cancel()   // no longer needed; the job is cancelled if nobody else asked for AAPL
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func request(
         _ key: Key, priority: WorkPriority = .visible,
         deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -239,20 +239,32 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// ``request(_:priority:deliver:)``; bindings pass `countingDelivery: false` (they count what they accept). A hit
-    /// takes the counters' lock once, for its request, hit and delivery together.
+    /// takes the counters' lock once, for its request, hit and delivery together. The hit path is inlinable, so it
+    /// specialises for the caller's key type (hashing an image request through generic witnesses costs as much as
+    /// the rest of the hit); a miss goes on in `submitMiss`.
+    @inlinable
     func submit(
         _ key: Key, priority: WorkPriority, countingDelivery: Bool,
         deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> ContentRequest<Key, Value> {
-        if let cached = cachedResult(key) {
-            if countingDelivery {
-                counters.count(\.requests, \.cacheHits, \.deliveries)
-            } else {
-                counters.count(\.requests, \.cacheHits)
-            }
-            deliver(cached)
-            return ContentRequest(key: key, claim: nil)
+        guard let cached = cachedResult(key) else {
+            return submitMiss(key, priority: priority, countingDelivery: countingDelivery, deliver: deliver)
         }
+        if countingDelivery {
+            counters.count(\.requests, \.cacheHits, \.deliveries)
+        } else {
+            counters.count(\.requests, \.cacheHits)
+        }
+        deliver(cached)
+        return ContentRequest(key: key, claim: nil)
+    }
+
+    /// A request the cache could not answer: it joins the key's job, or makes it.
+    @usableFromInline
+    func submitMiss(
+        _ key: Key, priority: WorkPriority, countingDelivery: Bool,
+        deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> ContentRequest<Key, Value> {
         let counters = self.counters
         var handOver = deliver
         if countingDelivery {
@@ -333,7 +345,8 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     // MARK: Internals
 
-    private func cachedResult(_ key: Key) -> Result<Value, any Error>? {
+    @inlinable
+    func cachedResult(_ key: Key) -> Result<Value, any Error>? {
         if let readsCache, !readsCache(key) { return nil }
         if let value = cache.value(forKey: key) { return .success(value) }
         if cachesFailures, let failure = failures.value(forKey: key) { return .failure(failure.error) }
@@ -361,12 +374,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 /// What a loader's jobs are told apart by: the key, and what else the key's work depends on that the key's equality
 /// leaves out (the image pipeline's cache policy; 0 for other loaders). Keys equal for the cache but of different
 /// variants get jobs of their own, and share the cache.
-struct LoaderJob<Key: Hashable & Sendable>: Hashable, Sendable {
+@usableFromInline struct LoaderJob<Key: Hashable & Sendable>: Hashable, Sendable {
     let key: Key
     let variant: Int
 }
 
 /// A remembered failure.
-struct FailedLoad: Sendable {
-    let error: any Error
+@usableFromInline struct FailedLoad: Sendable {
+    @usableFromInline let error: any Error
 }

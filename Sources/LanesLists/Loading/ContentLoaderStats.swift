@@ -51,13 +51,13 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
 
 /// Counts kept in a statistics value under a lock, touched from any thread (callers, items finishing on workers,
 /// bindings on the delivery queue) and read together: the loader's and the image pipeline's.
-package final class Counters<Stats: Sendable>: Sendable {
+@usableFromInline package final class Counters<Stats: Sendable>: Sendable {
     private let stats: LockedValue<Stats>
 
     package init(_ initial: Stats) { stats = LockedValue(initial) }
 
     /// Adds one to each count named.
-    package func count(_ counts: WritableKeyPath<Stats, Int>...) {
+    @usableFromInline package func count(_ counts: WritableKeyPath<Stats, Int>...) {
         stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
     }
 
@@ -66,7 +66,7 @@ package final class Counters<Stats: Sendable>: Sendable {
 }
 
 /// The loader's counts.
-typealias LoaderCounters = Counters<ContentLoaderStats>
+@usableFromInline typealias LoaderCounters = Counters<ContentLoaderStats>
 
 extension Counters where Stats == ContentLoaderStats {
 

@@ -13,9 +13,9 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// The key asked for.
     public let key: Key
     /// The request's consumer of the key's work item (nil when answered from the cache).
-    let claim: WorkClaim<LoaderJob<Key>, Value>?
+    @usableFromInline let claim: WorkClaim<LoaderJob<Key>, Value>?
 
-    init(key: Key, claim: WorkClaim<LoaderJob<Key>, Value>?) {
+    @usableFromInline init(key: Key, claim: WorkClaim<LoaderJob<Key>, Value>?) {
         self.key = key
         self.claim = claim
     }
