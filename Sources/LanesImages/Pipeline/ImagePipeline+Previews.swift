@@ -44,13 +44,13 @@ extension ImagePipeline {
         }
         // Listening before the load starts its fetch, so the feed sees the first chunk. No preview after the end.
         let stop = previewListeners.listen(to: request) { bitmap in
-            guard let queue else { return end.isFinished ? () : preview(bitmap) }
+            guard !end.isFinished else { return }
+            guard let queue else { return preview(bitmap) }
             queue.add(label: "image preview", priority: .visible) { _ in if !end.isFinished { preview(bitmap) } }
         }
+        // Recorded before the load starts: even a cache hit, answered inside `load`, stops the listening.
         stopPreviews.withLock { $0 = stop }
-        let task = load(request, priority: priority, end: end)
-        if task.isFinished { stop() } // a cache hit, or an end before `stop` was recorded
-        return task
+        return load(request, priority: priority, end: end)
     }
 
     /// The fetch of the stage graph's fetch stage: the fetcher's, and while someone listens for previews of `url`,
