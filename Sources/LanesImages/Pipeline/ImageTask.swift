@@ -20,22 +20,19 @@ public final class ImageTask: Sendable {
 
     private let loading: ContentRequest<ImageRequest, Bitmap>
     private let end: End
-    private let wanted: LockedValue<WorkPriority>
+    /// The priority it was made at (what a task answered from the cache keeps).
+    private let initialPriority: WorkPriority
 
     init(_ loading: ContentRequest<ImageRequest, Bitmap>, priority: WorkPriority, end: End) {
         self.loading = loading
-        self.wanted = LockedValue(priority)
+        self.initialPriority = priority
         self.end = end
     }
 
     /// How urgent the task is. Raising it promotes every stage it waits on (down to the transfer) at once.
     public var priority: WorkPriority {
-        get { wanted.withLock { $0 } }
-        set {
-            guard !isFinished else { return }
-            wanted.withLock { $0 = newValue }
-            loading.setPriority(newValue)
-        }
+        get { loading.priority ?? initialPriority }
+        set { if !isFinished { loading.setPriority(newValue) } }
     }
 
     /// Withdraws the request; its completion gets `CancellationError` (unless it has already completed).

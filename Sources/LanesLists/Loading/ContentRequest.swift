@@ -41,4 +41,12 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// request.setPriority(.prefetch)   // scrolled just off screen
     /// ```
     public func setPriority(_ priority: WorkPriority) { claim?.setPriority(priority) }
+
+    /// How urgent this request is (its last ``setPriority(_:)``, or the one it was made at); nil when it was answered
+    /// from the cache.
+    ///
+    /// ```swift
+    /// if request.priority == .prefetch { request.setPriority(.visible) }
+    /// ```
+    public var priority: WorkPriority? { claim?.item.priority }
 }
