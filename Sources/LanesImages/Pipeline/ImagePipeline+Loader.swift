@@ -51,7 +51,8 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
 extension ImagePipeline {
     /// The pipeline as a list loader delivering on the main queue: what ``ImageBinding`` and
     /// `ListModel.connect(to:key:binding:)` use. Its cache is the pipeline's memory cache; its job for a request is
-    /// the pipeline's stage for it (shared with every other request that needs it).
+    /// the pipeline's stage for it (shared with every other request that needs it). The loader reads the memory
+    /// cache as each request's cache policy allows; the stages write it.
     ///
     /// ```swift
     /// list.connect(to: pipeline.loader, key: { requests[$0] }, binding: { $0.photo })
@@ -70,16 +71,19 @@ extension ImagePipeline {
                 name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs,
                 threads: decodeQueue.maxConcurrency,
                 // Requests equal for the memory cache whose switches differ need stages of their own.
-                variant: { Int($0.cachePolicy.rawValue) }
+                variant: { Int($0.cachePolicy.rawValue) }, readsCache: { $0.cachePolicy.contains(.readsMemory) }
             ) { [unowned self] request in
-                // A binding that shows previews hears them while this request's work runs.
-                let stopPreviews = listenForBindingPreviews(request, deliveringOn: queue)
-                // The job's cache writes count while its stage runs (see `CacheWrites`).
+                // A binding that shows previews hears them while this request's work runs (bindings live on the
+                // delivery queues of the loaders they use, never on the caller-thread one of `load`).
+                let stopPreviews = queue === callerThread ? nil : listenForBindingPreviews(request, deliveringOn: queue)
+                // The job's cache writes count while it waits for its stage (see `CacheWrites`): the job is an item of
+                // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
                 let wish = cacheWrites.add(request)
-                let item = stage(for: request).item
-                item.onFinishInline { _ in wish.cancel() }
-                if let stopPreviews { item.onCompletion(on: queue) { _ in stopPreviews() } }
-                return item
+                let stage = stage(for: request).item
+                let job = callerThread.add(consuming: stage, policy: .fail, label: "image", priority: .background) { b, _ in b }
+                job.onFinishInline { _ in wish.cancel() }
+                if let stopPreviews { job.onCompletion(on: queue) { _ in stopPreviews() } }
+                return job
             }
             loaders[ObjectIdentifier(queue)] = loader
             return loader

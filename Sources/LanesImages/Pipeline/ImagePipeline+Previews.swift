@@ -37,29 +37,20 @@ extension ImagePipeline {
         preview: @escaping @Sendable (Bitmap) -> Void,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        let task = LockedValue<ImageTask?>(nil)
-        // Listening before the load starts its fetch, so the feed sees the first chunk.
-        let stopPreviews = previewListeners.listen(to: request) { bitmap in
-            guard let current = task.withLock({ $0 }), !current.isFinished else { return }
-            Self.deliverPreview(bitmap, on: queue, unless: current, to: preview)
+        let stopPreviews = LockedValue<@Sendable () -> Void>({})
+        let end = ImageTask.End { result in
+            stopPreviews.withLock { $0 }()
+            Self.deliver(result, on: queue, to: completion)
         }
-        let loaded = load(request, priority: priority, on: queue) { result in
-            stopPreviews()
-            completion(result)
+        // Listening before the load starts its fetch, so the feed sees the first chunk. No preview after the end.
+        let stop = previewListeners.listen(to: request) { bitmap in
+            guard !end.isFinished else { return }
+            guard let queue else { return preview(bitmap) }
+            queue.add(label: "image preview", priority: .visible) { _ in if !end.isFinished { preview(bitmap) } }
         }
-        task.withLock { $0 = loaded }
-        if loaded.isFinished { stopPreviews() } // a cache hit, or cancelled at once
-        return loaded
-    }
-
-    /// Hands `bitmap` to `preview` on `queue`, unless `task` has finished by the time it runs there.
-    private static func deliverPreview(
-        _ bitmap: Bitmap, on queue: WorkQueue?, unless task: ImageTask, to preview: @escaping @Sendable (Bitmap) -> Void
-    ) {
-        guard let queue else { return preview(bitmap) }
-        queue.add(label: "image preview", priority: .visible) { _ in
-            if !task.isFinished { preview(bitmap) }
-        }
+        // Recorded before the load starts: even a cache hit, answered inside `load`, stops the listening.
+        stopPreviews.withLock { $0 = stop }
+        return load(request, priority: priority, end: end)
     }
 
     /// The fetch of the stage graph's fetch stage: the fetcher's, and while someone listens for previews of `url`,

@@ -75,7 +75,7 @@ extension ImagePipeline {
         let input: WorkItem<Bitmap>
         if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[upstream] {
             counters.count(\.intermediateHits)
-            input = budgetWaits.add(label: label, priority: .background) { _ in cached }
+            input = callerThread.add(label: label, priority: .background) { _ in cached }
         } else {
             input = bitmaps.item(for: upstream.finalKey) { _ in makeStage(for: upstream, times: times) }.item
         }
@@ -89,7 +89,7 @@ extension ImagePipeline {
     }
 
     /// Runs `work` on `queue` with `input`'s output, once `cost(output)` bytes fit in the budget. The wait for room
-    /// is an item of its own (``ImagePipeline/budgetWaits``), so it holds no slot of `queue`: it follows the stage's
+    /// is an item of its own (``ImagePipeline/callerThread``), so it holds no slot of `queue`: it follows the stage's
     /// priority (`onPriorityChange`) and is withdrawn when the stage is cancelled. The time `work` takes is added to
     /// `times`.
     private func run<Input: Sendable>(
@@ -111,7 +111,7 @@ extension ImagePipeline {
                 return try work(value, context)
             }
         }
-        let room = budgetWaits.add(
+        let room = callerThread.add(
             consuming: input, policy: .fail, label: "room " + label, priority: .background,
             callback: { (value: Input, context: WorkContext, finish) in
                 let bytes = cost(value)

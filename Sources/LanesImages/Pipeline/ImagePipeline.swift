@@ -45,9 +45,10 @@ public final class ImagePipeline: Sendable {
     /// The stages in flight, each shared by everyone who needs it: fetches, and decodes plus processor steps.
     let fetches: WorkTable<StageKey, FetchedBody>
     let bitmaps: WorkTable<StageKey, Bitmap>
-    /// Where stages wait for room in the memory budget. A wait's body only asks the budget, so it runs at once on
-    /// the thread that made it ready (no limit, no thread of its own).
-    let budgetWaits: WorkQueue
+    /// Items whose bodies return at once, run on the thread that made them ready (no limit, no thread of their own):
+    /// the stages' waits for room in the memory budget, the loaders' jobs (each a step consuming its stage), and the
+    /// deliveries of the loader behind ``load(_:priority:on:completion:)``.
+    let callerThread: WorkQueue
     /// What a request's decode and processors take on their threads (the loaders' ``ContentLoader/costs``, shared
     /// by all of them).
     let costs = CostEstimate()
@@ -72,7 +73,7 @@ public final class ImagePipeline: Sendable {
         processQueue = WorkQueue("image process", maxConcurrency: configuration.processConcurrency, executor: executor)
         diskWrites = WorkQueue("image disk writes", maxConcurrency: 1, executor: executor)
         let counters = self.counters
-        budgetWaits = WorkQueue("image budget waits", maxConcurrency: 1 << 16, executor: CallerThread())
+        callerThread = WorkQueue("image caller thread", maxConcurrency: 1 << 16, executor: CallerThread())
         fetches = WorkTable { if Self.isCancellation($0) { counters.count(\.cancelledStages) } }
         bitmaps = WorkTable { if Self.isCancellation($0) { counters.count(\.cancelledStages) } }
     }
@@ -109,37 +110,14 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, priority: WorkPriority = .normal, on queue: WorkQueue?,
         completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) -> ImageTask {
-        // A hit takes the counters' lock once, for its request, hit and delivery together.
-        let counters = self.counters
-        if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[request] {
-            counters.count(\.loads.requests, \.loads.cacheHits, \.loads.deliveries)
-            let task = ImageTask(request: request, priority: priority) { Self.deliver($0, on: queue, to: completion) }
-            task.complete(.success(cached))
-            return task
-        }
-        // Counted before the stage is joined: it can deliver before `consume` returns.
-        counters.count(\.loads.requests)
-        let finish: @Sendable (Result<Bitmap, any Error>) -> Void = { result in
-            switch result {
-            case .success: counters.count(\.loads.deliveries)
-            case .failure(let error) where error is CancellationError: counters.count(\.loads.cancelled)
-            case .failure: counters.count(\.loads.deliveries, \.loads.failed)
-            }
-            Self.deliver(result, on: queue, to: completion)
-        }
-        // The request's cache writes count while it waits: a shared stage writes the caches that any request still
-        // waiting for it asked for (see `CacheWrites`).
-        let wish = cacheWrites.add(request)
-        let task = ImageTask(request: request, priority: priority) { result in
-            wish.cancel()
-            finish(result)
-        }
-        let (claim, made) = bitmaps.consume(request.finalKey, priority: priority, deliver: { task.complete($0) }) { _ in
-            makeStage(for: request)
-        }
-        counters.count(made ? \.loads.scheduled : \.loads.joined)
-        task.attach(claim, madeAt: priority)
-        return task
+        load(request, priority: priority, end: ImageTask.End { result in Self.deliver(result, on: queue, to: completion) })
+    }
+
+    /// A request to the loader for loads, which delivers on the thread that finished the work; `end` takes the
+    /// result on from there.
+    func load(_ request: ImageRequest, priority: WorkPriority, end: ImageTask.End) -> ImageTask {
+        let loading = loader(deliveringOn: callerThread).request(request, priority: priority) { end.complete($0) }
+        return ImageTask(loading, priority: priority, end: end)
     }
 
     /// The image for `request`. Cancelling the calling Swift task withdraws the request.
@@ -196,7 +174,11 @@ public final class ImagePipeline: Sendable {
     // MARK: State
 
     /// What the pipeline has done so far.
-    public var statistics: ImagePipelineStatistics { counters.snapshot }
+    public var statistics: ImagePipelineStatistics {
+        var statistics = counters.snapshot
+        statistics.loads = loader(deliveringOn: callerThread).stats
+        return statistics
+    }
 
     /// Stages in flight: fetches, and decodes plus processor steps.
     public var stagesInFlight: (fetches: Int, bitmaps: Int) { (fetches.count, bitmaps.count) }
@@ -225,7 +207,7 @@ public final class ImagePipeline: Sendable {
     }
 }
 
-/// Runs a queue's items on the thread that makes them ready (the budget waits, whose bodies return at once).
+/// Runs a queue's items on the thread that makes them ready (the pipeline's `callerThread`).
 private struct CallerThread: WorkExecutor {
     func schedule(_ runner: WorkRunner) { runner.run() }
     func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }

@@ -9,11 +9,11 @@ import LanesLists
 /// ```
 public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConvertible {
     /// The requests made with ``ImagePipeline/load(_:priority:on:completion:)`` and
-    /// ``ImagePipeline/image(for:priority:)``, in a loader's terms, one count per request: `requests`, `cacheHits`
-    /// (answered from the memory cache), `joined` (joined a stage in flight), `scheduled` (started their own),
-    /// `deliveries` (images and errors handed over), `failed` (ended in an error) and `cancelled` (ended cancelled:
-    /// ``ImageTask/cancel()``, a cancelled Swift task, or a stage cancelled from outside). The counts only a list's
-    /// bindings and prefetches make stay 0: those go through ``ImagePipeline/loader``, which counts its own
+    /// ``ImagePipeline/image(for:priority:)``: the stats of the `ContentLoader` they go through (one for all of
+    /// them, delivering where the work finished): `requests`, `cacheHits` (answered from the memory cache), `joined`
+    /// (joined a job in flight), `scheduled` (jobs started), `deliveries` (images and errors handed over), `failed`
+    /// (jobs that ended in an error) and `cancelled` (jobs withdrawn because every ``ImageTask`` left, or cancelled
+    /// from outside). A list's bindings and prefetches go through ``ImagePipeline/loader``, which counts its own
     /// (`loader.stats`).
     public var loads = ContentLoaderStats()
     /// Fetches that went to the fetcher (network or file system).

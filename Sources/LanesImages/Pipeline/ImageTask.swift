@@ -2,10 +2,12 @@ import Lanes
 import LanesLists
 import Synchronization
 
-/// A request in flight: cancel it, or change its priority as its cell moves (visible ↔ prefetch).
+/// A request in flight: cancel it, or change its priority as its cell moves (visible ↔ prefetch). A thin layer over
+/// the loader's `ContentRequest` that adds what a caller with a completion handler needs.
 ///
 /// Its completion is called exactly once: with the image, with the error, or with `CancellationError` after
-/// ``cancel()``. Cancelling withdraws this request only; the stages it used stop when no other request needs them.
+/// ``cancel()`` (a loader's request, which a binding withdraws when its cell shows another row, is told nothing).
+/// Cancelling withdraws this request only; the stages it used stop when no other request needs them.
 ///
 /// ```swift
 /// let task = pipeline.load(request, priority: .visible) { result in cell.image = try? result.get() }
@@ -14,72 +16,57 @@ import Synchronization
 /// ```
 public final class ImageTask: Sendable {
     /// What this task loads.
-    public let request: ImageRequest
+    public var request: ImageRequest { loading.key }
 
-    private struct State: Sendable {
-        /// The task's consumer of the stage (nil until attached, or for a cache hit).
-        var claim: WorkClaim<StageKey, Bitmap>?
-        var priority: WorkPriority
-        var cancelled = false
-    }
+    private let loading: ContentRequest<ImageRequest, Bitmap>
+    private let end: End
+    /// The priority it was made at (what a task answered from the cache keeps).
+    private let initialPriority: WorkPriority
 
-    private let state: LockedValue<State>
-    /// Set by the first of completion and cancellation.
-    private let ended = Atomic<Bool>(false)
-    private let deliver: @Sendable (Result<Bitmap, any Error>) -> Void
-
-    init(request: ImageRequest, priority: WorkPriority, deliver: @escaping @Sendable (Result<Bitmap, any Error>) -> Void) {
-        self.request = request
-        self.state = LockedValue(State(priority: priority))
-        self.deliver = deliver
+    init(_ loading: ContentRequest<ImageRequest, Bitmap>, priority: WorkPriority, end: End) {
+        self.loading = loading
+        self.initialPriority = priority
+        self.end = end
     }
 
     /// How urgent the task is. Raising it promotes every stage it waits on (down to the transfer) at once.
     public var priority: WorkPriority {
-        get { state.withLock { $0.priority } }
-        set {
-            guard !isFinished else { return }
-            let claim = state.withLock { state in
-                state.priority = newValue
-                return state.claim
-            }
-            claim?.setPriority(newValue)
-        }
+        get { loading.priority ?? initialPriority }
+        set { if !isFinished { loading.setPriority(newValue) } }
     }
 
     /// Withdraws the request; its completion gets `CancellationError` (unless it has already completed).
     public func cancel() {
-        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let claim = state.withLock { state in
-            state.cancelled = true
-            return state.claim
-        }
-        claim?.cancel()
-        deliver(.failure(CancellationError()))
+        guard end.claim(as: End.cancelled) else { return }
+        loading.cancel()
+        end.deliver(.failure(CancellationError()))
     }
 
     /// Whether ``cancel()`` was called before the task completed.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    public var isCancelled: Bool { end.state.load(ordering: .acquiring) == End.cancelled }
 
     /// Whether the task completed (with an image or an error) or was cancelled.
-    public var isFinished: Bool { ended.load(ordering: .acquiring) }
+    public var isFinished: Bool { end.isFinished }
 
-    /// Connects the task to its consumer of the stage (made at `priority`), passing on what happened meanwhile.
-    func attach(_ claim: WorkClaim<StageKey, Bitmap>, madeAt priority: WorkPriority) {
-        let (cancelled, wanted) = state.withLock { state in
-            state.claim = claim
-            return (state.cancelled, state.priority)
-        }
-        if cancelled {
-            claim.cancel()
-        } else if wanted != priority {
-            claim.setPriority(wanted)
-        }
-    }
+    /// How a task ends, once: made before the loader's request (which may answer before it returns), so that its
+    /// result and a ``cancel()`` race for one completion.
+    final class End: Sendable {
+        static let pending: UInt8 = 0, completed: UInt8 = 1, cancelled: UInt8 = 2
+        let state = Atomic<UInt8>(End.pending)
+        let deliver: @Sendable (Result<Bitmap, any Error>) -> Void
 
-    /// The stage's result arrived.
-    func complete(_ result: Result<Bitmap, any Error>) {
-        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        deliver(result)
+        init(_ deliver: @escaping @Sendable (Result<Bitmap, any Error>) -> Void) { self.deliver = deliver }
+
+        var isFinished: Bool { state.load(ordering: .acquiring) != End.pending }
+
+        /// Ends the task as `ending`, unless it has ended already.
+        func claim(as ending: UInt8) -> Bool {
+            state.compareExchange(expected: End.pending, desired: ending, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// The loader's result arrived.
+        func complete(_ result: Result<Bitmap, any Error>) {
+            if claim(as: End.completed) { deliver(result) }
+        }
     }
 }

@@ -180,7 +180,7 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
 /// One consumer's claim on a key's item in a ``WorkTable``: an item that consumes it, never enqueued. Cancel it, or
 /// change how urgent it is; the core does the rest.
-package struct WorkClaim<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+@usableFromInline package struct WorkClaim<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     let table: WorkTable<Key, Value>
     let key: Key
     let item: WorkItem<Value>

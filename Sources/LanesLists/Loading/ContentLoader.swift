@@ -58,12 +58,15 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// them, instead of being retried on the next request.
     public let cachesFailures: Bool
 
-    private let failures: CostLimitedCache<Key, FailedLoad>
+    @usableFromInline let failures: CostLimitedCache<Key, FailedLoad>
     private let make: Make
     private let jobs: WorkTable<LoaderJob<Key>, Value>
     /// What else a key's work depends on that the key's equality leaves out (see ``LoaderJob``).
     private let variant: @Sendable (Key) -> Int
-    let counters: LoaderCounters
+    /// Whether a key may be answered from the cache, when the owner fills the cache itself (nil: every key may, and
+    /// the loader puts the values its jobs produce into the cache).
+    @usableFromInline let readsCache: (@Sendable (Key) -> Bool)?
+    @usableFromInline let counters: LoaderCounters
     /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
     /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:key:binding:)`` sizes the
     /// list's preload with it.
@@ -109,20 +112,22 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         threads: Int? = nil, make: @escaping Make
     ) {
         self.init(
-            name: name, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, threads: threads, variant: { _ in 0 }, make: make)
+            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
+            failureLimit: failureLimit, costs: costs, threads: threads, makeWork: { _, _ in make })
     }
 
-    /// The `Make` loader whose keys, equal for the cache, get jobs of their own when `variant` tells them apart: the
+    /// The `Make` loader whose keys, equal for the cache, get jobs of their own when `variant` tells them apart, and
+    /// skip the cache where `readsCache` says so; its items fill the cache themselves (the loader does not): the
     /// image pipeline's requests, whose cache policy is not part of their equality but decides their stages.
     package convenience init(
-        name: String, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>, cachesFailures: Bool = false,
-        failureLimit: Int = 256, costs: CostEstimate, threads: Int?, variant: @escaping @Sendable (Key) -> Int,
+        name: String, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>, costs: CostEstimate,
+        threads: Int?, variant: @escaping @Sendable (Key) -> Int, readsCache: @escaping @Sendable (Key) -> Bool,
         make: @escaping Make
     ) {
         self.init(
-            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, threads: threads, variant: variant, makeWork: { _, _ in make })
+            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: false,
+            failureLimit: 0, costs: costs, threads: threads, variant: variant, readsCache: readsCache,
+            makeWork: { _, _ in make })
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -163,9 +168,11 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     private init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
         cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, threads: Int? = nil,
-        variant: @escaping @Sendable (Key) -> Int = { _ in 0 }, makeWork: (LoaderCounters, CostEstimate) -> Make
+        variant: @escaping @Sendable (Key) -> Int = { _ in 0 }, readsCache: (@Sendable (Key) -> Bool)? = nil,
+        makeWork: (LoaderCounters, CostEstimate) -> Make
     ) {
         self.variant = variant
+        self.readsCache = readsCache
         self.costs = costs
         self.madeThreads = threads.map { max(1, $0) }
         self.name = name
@@ -183,7 +190,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             return make(key)
         }
         self.jobs = WorkTable(label: name + " delivery", deliveryQueue: deliveryQueue) { event in
-            counters.record(event, cache: cache, failures: cachesFailures ? failures : nil)
+            counters.record(event, cache: readsCache == nil ? cache : nil, failures: cachesFailures ? failures : nil)
         }
     }
 
@@ -221,7 +228,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// let request = loader.request("AAPL") { result in show(result) }
     /// request.cancel()   // no longer needed; the job is cancelled if nobody else asked for AAPL
     /// ```
-    @discardableResult
+    @inlinable @discardableResult
     public func request(
         _ key: Key, priority: WorkPriority = .visible,
         deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -230,20 +237,32 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// ``request(_:priority:deliver:)``; bindings pass `countingDelivery: false` (they count what they accept). A hit
-    /// takes the counters' lock once, for its request, hit and delivery together.
+    /// takes the counters' lock once, for its request, hit and delivery together. The hit path is inlinable, so it
+    /// specialises for the caller's key type (hashing an image request through generic witnesses costs as much as
+    /// the rest of the hit); a miss goes on in `submitMiss`.
+    @inlinable
     func submit(
         _ key: Key, priority: WorkPriority, countingDelivery: Bool,
         deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> ContentRequest<Key, Value> {
-        if let cached = cachedResult(key) {
-            if countingDelivery {
-                counters.count(\.requests, \.cacheHits, \.deliveries)
-            } else {
-                counters.count(\.requests, \.cacheHits)
-            }
-            deliver(cached)
-            return ContentRequest(key: key, claim: nil)
+        guard let cached = cachedResult(key) else {
+            return submitMiss(key, priority: priority, countingDelivery: countingDelivery, deliver: deliver)
         }
+        if countingDelivery {
+            counters.count(\.requests, \.cacheHits, \.deliveries)
+        } else {
+            counters.count(\.requests, \.cacheHits)
+        }
+        deliver(cached)
+        return ContentRequest(key: key, claim: nil)
+    }
+
+    /// A request the cache could not answer: it joins the key's job, or makes it.
+    @usableFromInline
+    func submitMiss(
+        _ key: Key, priority: WorkPriority, countingDelivery: Bool,
+        deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> ContentRequest<Key, Value> {
         let counters = self.counters
         var handOver = deliver
         if countingDelivery {
@@ -318,7 +337,9 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     // MARK: Internals
 
-    private func cachedResult(_ key: Key) -> Result<Value, any Error>? {
+    @inlinable
+    func cachedResult(_ key: Key) -> Result<Value, any Error>? {
+        if let readsCache, !readsCache(key) { return nil }
         if let value = cache[key] { return .success(value) }
         if cachesFailures, let failure = failures[key] { return .failure(failure.error) }
         return nil
@@ -339,12 +360,12 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 /// What a loader's jobs are told apart by: the key, and what else the key's work depends on that the key's equality
 /// leaves out (the image pipeline's cache policy; 0 for other loaders). Keys equal for the cache but of different
 /// variants get jobs of their own, and share the cache.
-struct LoaderJob<Key: Hashable & Sendable>: Hashable, Sendable {
+@usableFromInline struct LoaderJob<Key: Hashable & Sendable>: Hashable, Sendable {
     let key: Key
     let variant: Int
 }
 
 /// A remembered failure.
-struct FailedLoad: Sendable {
-    let error: any Error
+@usableFromInline struct FailedLoad: Sendable {
+    @usableFromInline let error: any Error
 }

@@ -51,13 +51,13 @@ public struct ContentLoaderStats: Sendable, Equatable, CustomStringConvertible {
 
 /// Counts kept in a statistics value under a lock, touched from any thread (callers, items finishing on workers,
 /// bindings on the delivery queue) and read together: the loader's and the image pipeline's.
-package final class Counters<Stats: Sendable>: Sendable {
+@usableFromInline package final class Counters<Stats: Sendable>: Sendable {
     private let stats: LockedValue<Stats>
 
     package init(_ initial: Stats) { stats = LockedValue(initial) }
 
     /// Adds one to each count named.
-    package func count(_ counts: WritableKeyPath<Stats, Int>...) {
+    @usableFromInline package func count(_ counts: WritableKeyPath<Stats, Int>...) {
         stats.withLock { stats in for count in counts { stats[keyPath: count] += 1 } }
     }
 
@@ -66,20 +66,21 @@ package final class Counters<Stats: Sendable>: Sendable {
 }
 
 /// The loader's counts.
-typealias LoaderCounters = Counters<ContentLoaderStats>
+@usableFromInline typealias LoaderCounters = Counters<ContentLoaderStats>
 
 extension Counters where Stats == ContentLoaderStats {
 
     /// Counts what happened to a job, and keeps its result: a value in `cache` (unless the loader was invalidated
-    /// since the job started), a failure in `failures` (when failures are cached) if it was delivered.
+    /// since the job started, or the loader's owner fills the cache: nil), a failure in `failures` (when failures
+    /// are cached) if it was delivered.
     func record<Key: Hashable & Sendable, Value: Sendable>(
-        _ event: WorkTable<LoaderJob<Key>, Value>.Event, cache: CostLimitedCache<Key, Value>,
+        _ event: WorkTable<LoaderJob<Key>, Value>.Event, cache: CostLimitedCache<Key, Value>?,
         failures: CostLimitedCache<Key, FailedLoad>?
     ) {
         switch event {
         case .finished(let key, .success(let value), let current, let delivered):
             if delivered { count(\.completed) } else { count(\.completed, \.staleDropped) }
-            if current { cache.insert(value, forKey: key.key) }
+            if current { cache?.insert(value, forKey: key.key) }
         case .finished(_, .failure(let error), _, let delivered) where error is CancellationError:
             // Cancelled behind the loader's back (its queue's `cancelAll()`); withdrawn jobs were counted already.
             if delivered { count(\.cancelled) }

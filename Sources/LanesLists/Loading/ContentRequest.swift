@@ -13,9 +13,9 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// The key asked for.
     public let key: Key
     /// The request's consumer of the key's work item (nil when answered from the cache).
-    let claim: WorkClaim<LoaderJob<Key>, Value>?
+    @usableFromInline let claim: WorkClaim<LoaderJob<Key>, Value>?
 
-    init(key: Key, claim: WorkClaim<LoaderJob<Key>, Value>?) {
+    @usableFromInline init(key: Key, claim: WorkClaim<LoaderJob<Key>, Value>?) {
         self.key = key
         self.claim = claim
     }
@@ -41,4 +41,12 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// request.setPriority(.prefetch)   // scrolled just off screen
     /// ```
     public func setPriority(_ priority: WorkPriority) { claim?.setPriority(priority) }
+
+    /// How urgent this request is (its last ``setPriority(_:)``, or the one it was made at); nil when it was answered
+    /// from the cache.
+    ///
+    /// ```swift
+    /// if request.priority == .prefetch { request.setPriority(.visible) }
+    /// ```
+    public var priority: WorkPriority? { claim?.item.priority }
 }

@@ -176,6 +176,27 @@ struct PipelineCachePolicyTests {
         #expect(loader.inFlightCount == 0)
     }
 
+    @Test("The list loader follows the memory switches too: an unread request is not answered from the cache, an unwritten one leaves it empty")
+    func loaderFollowsTheMemorySwitches() throws {
+        let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))])
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let loader = pipeline.loader(deliveringOn: WorkQueue("cells", maxConcurrency: 1, executor: executor))
+        let unwritten = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40), cachePolicy: [.readsMemory])
+        let results = ResultBox()
+        loader.request(unwritten) { results.append($0) }
+        while executor.runAll() > 0 {}
+        #expect(results.successes.count == 1 && pipeline.cachedImage(for: unwritten) == nil)
+        let request = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40))
+        loader.request(request) { results.append($0) }
+        while executor.runAll() > 0 {}
+        #expect(pipeline.cachedImage(for: request) != nil && pipeline.statistics.decodes == 2)
+        let unread = ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 40), cachePolicy: [.writesMemory])
+        let answered = loader.request(unread) { results.append($0) }
+        #expect(!answered.wasAnsweredFromCache && results.successes.count == 2)
+        while executor.runAll() > 0 {}
+        #expect(results.successes.count == 3 && pipeline.statistics.decodes == 3 && loader.stats.cacheHits == 0)
+    }
+
     @Test("Withdrawing a request's cache wishes twice withdraws them once: another request's wish stands")
     func wishWithdrawnOnce() {
         let writes = CacheWrites()

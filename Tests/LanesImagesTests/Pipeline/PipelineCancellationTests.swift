@@ -61,7 +61,7 @@ struct PipelineCancellationTests {
         #expect(pipeline.priorityInFlight(of: request) == .visible)
         #expect(transfer.priorities.last == .visible)
         visible.priority = .normal
-        #expect(transfer.priorities.last == .normal)
+        #expect(transfer.priorities.last == .normal && visible.priority == .normal)
         visible.cancel()
         #expect(transfer.priorities.last == .prefetch)
         #expect(!transfer.isCancelled)   // the prefetch still wants it
