@@ -39,6 +39,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let limitMirror: Atomic<Int>
     /// Mirrors whether a runner could pop an item now, for runners lingering outside the lock (see `drain`).
     let poppableMirror = Atomic<Bool>(false)
+    /// At least the most urgent level of the ready items (buckets and inbox): a runner checks it before starting
+    /// each item of its claimed batch (see ``ClaimBatch``). Producers raise it; the lock's holder lowers it.
+    let readyTopMirror = Atomic<Int>(-1)
     /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
     let lingerBreaks = Atomic<UInt32>(0)
     /// Whether each ready item gets a runner of its own (``main``; see `init(_:maxConcurrency:executor:turnPerItem:)`).
@@ -193,7 +196,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public var counts: Counts {
         locked {
             Counts(
-                unfinished: $0.unfinished, ready: $0.live, running: $0.running, completed: $0.completedCount,
+                unfinished: $0.unfinished, ready: $0.live + $0.pendingClaims, running: $0.running, completed: $0.completedCount,
                 runners: $0.workers)
         }
     }
@@ -344,6 +347,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             if limitMirror.load(ordering: .relaxed) != state.limit {
                 limitMirror.store(state.limit, ordering: .relaxed)
             }
+            if !state.claims.isEmpty || readyTopMirror.load(ordering: .relaxed) >= 0 { refreshReadyTop(state) }
             let poppable = state.canPop
             if poppableMirror.load(ordering: .relaxed) != poppable {
                 poppableMirror.store(poppable, ordering: .releasing)
@@ -352,6 +356,22 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             return result
         }
     }
+
+    /// Sets ``readyTopMirror`` to the buckets' most urgent level (under the lock). A producer that pushed into the
+    /// inbox meanwhile raised it itself, or is seen here and the old value stays (both sides sequentially consistent).
+    private func refreshReadyTop(_ state: borrowing QueueState) {
+        let top = state.topBucketLevel
+        let current = readyTopMirror.load(ordering: .relaxed)
+        if top > current {
+            readyTopMirror.max(top, ordering: .sequentiallyConsistent)
+        } else if top < current {
+            readyTopMirror.store(top, ordering: .sequentiallyConsistent)
+            if !inbox.isEmpty { readyTopMirror.max(current, ordering: .sequentiallyConsistent) }
+        }
+    }
+
+    /// What the queue's claims did (see ``ClaimBatch``): for tests and benchmarks.
+    package var _claimCounts: ClaimCounts { locked { $0.claimCounts } }
 
     /// A runner detached. If a producer pushed meanwhile and saw every runner attached, make sure one comes.
     func recheckInbox() {
