@@ -347,7 +347,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             if limitMirror.load(ordering: .relaxed) != state.limit {
                 limitMirror.store(state.limit, ordering: .relaxed)
             }
-            if !state.claims.isEmpty || readyTopMirror.load(ordering: .relaxed) >= 0 { refreshReadyTop(state) }
+            // Kept only while a batch exists (it is refreshed in the acquisition that claims one): the rest of the
+            // time it may stay high, and producers, who only raise it, then never write it.
+            if !state.claims.isEmpty { refreshReadyTop(state) }
             let poppable = state.canPop
             if poppableMirror.load(ordering: .relaxed) != poppable {
                 poppableMirror.store(poppable, ordering: .releasing)
