@@ -28,6 +28,7 @@ struct ClaimBatchTests {
     func blockedBodyStrandsNothing() async throws {
         let runners = HeldRunners()
         let queue = WorkQueue("claims", maxConcurrency: 2, executor: runners)
+        queue._claimWhenUncontended()
         queue.suspend()
         let started = Gate(), release = Gate()
         let blocker = queue.add(label: "blocker") { _ in
@@ -55,6 +56,7 @@ struct ClaimBatchTests {
     func urgentItemOvertakesClaims() async throws {
         let runners = HeldRunners()
         let queue = WorkQueue("claims", maxConcurrency: 1, executor: runners)
+        queue._claimWhenUncontended()
         let order = LockedValue<[String]>([])
         queue.suspend()
         let started = Gate(), release = Gate()
@@ -81,6 +83,7 @@ struct ClaimBatchTests {
     func suspendStopsClaims() async throws {
         let runners = HeldRunners()
         let queue = WorkQueue("claims", maxConcurrency: 1, executor: runners)
+        queue._claimWhenUncontended()
         queue.suspend()
         let started = Gate(), release = Gate()
         queue.add(label: "first") { _ in
@@ -111,6 +114,7 @@ struct ClaimBatchTests {
             var claimed = 0
             for round in 0..<rounds {
                 let queue = WorkQueue("claims stress", maxConcurrency: 4)
+                queue._claimWhenUncontended()
                 let runs = LockedValue([Int](repeating: 0, count: 2 * perProducer))
                 let handles = LockedValue([WorkItem<Void>?](repeating: nil, count: 2 * perProducer))
                 DispatchQueue.concurrentPerform(iterations: 3) { producer in

@@ -156,7 +156,7 @@ extension WorkQueue {
             // Nothing to run now, but the queue may get work at any moment: stay attached and watch for it.
             var lingerNow = false
             var stale: WorkNode?
-            let next: WorkNode? = if let handed = handed.take() { handed } else { locked { state in
+            let next: WorkNode? = if let handed = handed.take() { handed } else { lockedNotingContention { state, contended in
                 if let claimed = batch.take() {
                     for node in batchDone { state.finishedClaimed(node) }
                     batchDone.removeAll(keepingCapacity: true)
@@ -168,7 +168,9 @@ extension WorkQueue {
                     state.collectIdle(into: &action)
                 }
                 if count < maxItems, let node = state.pop() {
-                    if mayClaim, level == nil || min(ThreadLevel(node.effectivePriority), ceiling) == level,
+                    // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is
+                    // cheaper than the batch's upkeep (`scaling/fanout`, whose ready items come one per acquisition).
+                    if mayClaim, contended || state.claimWhenUncontended, level == nil || min(ThreadLevel(node.effectivePriority), ceiling) == level,
                         let claimed = state.claim(after: node)
                     {
                         batch = claimed

@@ -83,6 +83,8 @@ struct QueueState {
     var claims: [ClaimBatch] = []
     /// Items claimed beyond the one popped, items stolen from a batch, items given back: for tests and benchmarks.
     var claimCounts = ClaimCounts()
+    /// Whether runners claim batches when the queue lock was free too (tests); otherwise only when it was held.
+    var claimWhenUncontended = false
     /// At most this many items per claim (1: no batches).
     static let maxClaim = 8
 

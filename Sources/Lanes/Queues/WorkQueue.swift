@@ -334,29 +334,40 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// Takes the lock, moves the inbox into the buckets first, and refreshes the mirrors last.
     @inline(__always)
     func locked<Result: Sendable>(_ body: (inout QueueState) -> Result) -> Result {
-        state.withLock { state in
-            if !inbox.isEmpty {
-                inbox.takeAll { state.admit($0, ready: true) }
-            }
-            let result = body(&state)
-            // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
-            // changes keeps the producers' cache line quiet (a runner that pops an item changes neither).
-            if workersMirror.load(ordering: .relaxed) != state.workers {
-                workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
-            }
-            if limitMirror.load(ordering: .relaxed) != state.limit {
-                limitMirror.store(state.limit, ordering: .relaxed)
-            }
-            // Kept only while a batch exists (it is refreshed in the acquisition that claims one): the rest of the
-            // time it may stay high, and producers, who only raise it, then never write it.
-            if !state.claims.isEmpty { refreshReadyTop(state) }
-            let poppable = state.canPop
-            if poppableMirror.load(ordering: .relaxed) != poppable {
-                poppableMirror.store(poppable, ordering: .releasing)
-            }
-            if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
-            return result
+        state.withLock { state in underLock(&state, body) }
+    }
+
+    /// `locked`, telling `body` whether another thread held the lock when this one asked for it (a runner claims a
+    /// batch only then: see ``ClaimBatch``).
+    @inline(__always)
+    func lockedNotingContention<Result: Sendable>(_ body: (inout QueueState, _ contended: Bool) -> Result) -> Result {
+        state.withLockNotingContention { state, contended in underLock(&state) { body(&$0, contended) } }
+    }
+
+    /// What every acquisition of the queue lock does around its `body`.
+    @inline(__always)
+    private func underLock<Result: Sendable>(_ state: inout QueueState, _ body: (inout QueueState) -> Result) -> Result {
+        if !inbox.isEmpty {
+            inbox.takeAll { state.admit($0, ready: true) }
         }
+        let result = body(&state)
+        // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
+        // changes keeps the producers' cache line quiet (a runner that pops an item changes neither).
+        if workersMirror.load(ordering: .relaxed) != state.workers {
+            workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
+        }
+        if limitMirror.load(ordering: .relaxed) != state.limit {
+            limitMirror.store(state.limit, ordering: .relaxed)
+        }
+        // Kept only while a batch exists (it is refreshed in the acquisition that claims one): the rest of the
+        // time it may stay high, and producers, who only raise it, then never write it.
+        if !state.claims.isEmpty { refreshReadyTop(state) }
+        let poppable = state.canPop
+        if poppableMirror.load(ordering: .relaxed) != poppable {
+            poppableMirror.store(poppable, ordering: .releasing)
+        }
+        if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
+        return result
     }
 
     /// Sets ``readyTopMirror`` to the buckets' most urgent level (under the lock). A producer that pushed into the
@@ -374,6 +385,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
 
     /// What the queue's claims did (see ``ClaimBatch``): for tests and benchmarks.
     package var _claimCounts: ClaimCounts { locked { $0.claimCounts } }
+
+    /// Lets this queue's runners claim batches when the lock was free too (tests: a claim then does not depend on a
+    /// race for the lock).
+    package func _claimWhenUncontended() { locked { $0.claimWhenUncontended = true } }
 
     /// A runner detached. If a producer pushed meanwhile and saw every runner attached, make sure one comes.
     func recheckInbox() {
