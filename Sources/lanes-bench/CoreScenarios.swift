@@ -249,7 +249,9 @@ func lanesIndependent(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.ac
     let start = now()
     for _ in 0..<n { queue.add { _ in } }
     await queue.idle()
-    return seconds(since: start)
+    let elapsed = seconds(since: start)
+    ClaimTally.add(queue)
+    return elapsed
 }
 
 /// Seconds for `n` empty items that wait for one gate item to run on a queue of width `maxConcurrency`.
@@ -260,5 +262,7 @@ func lanesFanout(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.activeP
     for _ in 0..<n { queue.add(after: [gate]) { _ in } }
     try? queue.enqueue(gate)
     await queue.idle()
-    return seconds(since: start)
+    let elapsed = seconds(since: start)
+    ClaimTally.add(queue)
+    return elapsed
 }

@@ -119,20 +119,66 @@ extension WorkQueue {
         var mayLinger = linger > 0
         var lingerDeadline: UInt64? = nil
         var breaks: UInt32 = 0
+        // A batch of claimed items (see `ClaimBatch`): run without the lock while nothing more urgent is ready and
+        // the queue is not suspended, their ends accounted in the next acquisition.
+        var batch: ClaimBatch?
+        var batchBreaks: UInt32 = 0
+        var batchDone: [WorkNode] = []
+        let mayClaim = maxItems == .max
         let outer = CurrentLane.queueID
         CurrentLane.queueID = id
         defer { CurrentLane.queueID = outer }
         while true {
             var action = QueueAction()
+            var returned: WorkNode?
+            if let claimed = batch {
+                var tracked = false
+                if let done = finished.take() {
+                    batchDone.append(done)
+                    // A tracked item (it registered an `onCancel` handler) leaves the running list under the lock.
+                    tracked = done.slot.runningIndex.load(ordering: .relaxed) >= 0
+                }
+                if !tracked, lingerBreaks.load(ordering: .acquiring) == batchBreaks,
+                    readyTopMirror.load(ordering: .relaxed) <= claimed.level, let node = claimed.take()
+                {
+                    // Its priority may have changed since it was claimed: it starts only if nothing more urgent is
+                    // ready and it belongs to this thread's level.
+                    if node.effectiveLevel.load(ordering: .relaxed) >= readyTopMirror.load(ordering: .relaxed),
+                        level == nil || min(ThreadLevel(node.effectivePriority), ceiling) == level
+                    {
+                        handed = node
+                    } else {
+                        returned = node
+                    }
+                }
+            }
             let done = finished.take()
             // Nothing to run now, but the queue may get work at any moment: stay attached and watch for it.
             var lingerNow = false
-            let next: WorkNode? = if let handed = handed.take() { handed } else { locked { state in
+            var stale: WorkNode?
+            let next: WorkNode? = if let handed = handed.take() { handed } else { lockedNotingContention { state, contended in
+                if let claimed = batch.take() {
+                    for node in batchDone { state.finishedClaimed(node) }
+                    batchDone.removeAll(keepingCapacity: true)
+                    stale = state.endClaim(claimed, returning: returned)
+                    state.collectIdle(into: &action)
+                }
                 if let done {
                     state.finished(done, ran: true, sync: true)
                     state.collectIdle(into: &action)
                 }
-                if count < maxItems, let node = state.pop() { return node }
+                if count < maxItems, let node = state.pop() {
+                    // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is
+                    // cheaper than the batch's upkeep (`scaling/fanout`, whose ready items come one per acquisition).
+                    if mayClaim, contended || state.claimWhenUncontended, level == nil || min(ThreadLevel(node.effectivePriority), ceiling) == level,
+                        let claimed = state.claim(after: node)
+                    {
+                        batch = claimed
+                        batchBreaks = lingerBreaks.load(ordering: .relaxed)
+                    }
+                    return node
+                }
+                if count < maxItems, let node = state.steal() { return node }
                 if mayLinger, count < maxItems, !state.suspended, state.workers <= state.limit {
                     lingerNow = true
                     breaks = lingerBreaks.load(ordering: .relaxed)
@@ -145,6 +191,7 @@ extension WorkQueue {
                 return nil
             } }
             perform(action)
+            if let stale { sweep([stale]) }
             guard let node = next else {
                 if !lingerNow {
                     recheckInbox()
@@ -159,8 +206,8 @@ extension WorkQueue {
             if let level, min(ThreadLevel(node.effectivePriority), ceiling) != level { return node }
             count += 1
             guard let body = node.start() else {
-                // Cancelled between pop and start; it was accounted for as unrun.
-                updateRequestingRunners { $0.unrun(node, sync: node.isSync) }
+                // Cancelled between pop and start; it was accounted for as unrun. A claimed item's slot is its batch's.
+                if batch == nil { updateRequestingRunners { $0.unrun(node, sync: node.isSync) } }
                 continue
             }
             started += 1

@@ -79,6 +79,14 @@ struct QueueState {
     /// Running items popped below `speculativeBelow`; their `slot.level` reads `speculativeMark` until they finish.
     var speculativeRunning = 0
     static let speculativeMark = -2
+    /// Batches of claimed items not ended by their owners (see ``ClaimBatch``).
+    var claims: [ClaimBatch] = []
+    /// Items claimed beyond the one popped, items stolen from a batch, items given back: for tests and benchmarks.
+    var claimCounts = ClaimCounts()
+    /// Whether runners claim batches when the queue lock was free too (tests); otherwise only when it was held.
+    var claimWhenUncontended = false
+    /// At most this many items per claim (1: no batches).
+    static let maxClaim = 8
 
     /// Every ready item gets a runner of its own, beyond the limit (``WorkQueue/main``: a turn on the main queue per
     /// item, taken when the item becomes ready).
@@ -226,6 +234,11 @@ struct QueueState {
             node.slot.level.store(-1, ordering: .relaxed)
             speculativeRunning -= 1
         }
+        untrack(node)
+    }
+
+    /// Takes the node out of the running list, if it is there.
+    mutating func untrack(_ node: WorkNode) {
         let index = node.slot.runningIndex.exchange(-1, ordering: .relaxed)
         guard index >= 0, index < runningNodes.count, runningNodes[index] === node else { return }
         let last = runningNodes.removeLast()
@@ -285,6 +298,8 @@ struct QueueState {
         live = 0
         speculativeLive = 0
         var nodes = waitingNodes + runningNodes
+        // Claimed items not started yet never start: the sweep finishes them with the rest.
+        for batch in claims { nodes += batch.takeRest() }
         for node in waitingNodes { node.slot.waitingIndex.store(-1, ordering: .relaxed) }
         waitingNodes = []
         for index in segments.indices {
@@ -362,6 +377,98 @@ struct QueueState {
         return nil
     }
 
+    // MARK: Claims
+
+    /// After `first` was popped: claims up to ``maxClaim`` - 1 more synchronous items of its level, if clearly more
+    /// are ready than the queue's other runners can take (ready / runners ≥ 2), so a queue with few ready items runs
+    /// exactly as with one pop per item. The batch shares `first`'s running slot; nil when nothing was claimed.
+    mutating func claim(after first: WorkNode) -> ClaimBatch? {
+        guard !turnPerItem, first.isSync, !first.isBarrier else { return nil }
+        let level = first.effectiveLevel.load(ordering: .relaxed)
+        guard level >= speculativeBelow else { return nil }
+        let wanted = min(Self.maxClaim, (live + 1) / max(1, workers)) - 1
+        guard wanted > 0 else { return nil }
+        var nodes: [WorkNode] = []
+        nodes.reserveCapacity(wanted)
+        while nodes.count < wanted, let entry = buckets[level].first {
+            guard entry.isListed(at: level) else {
+                buckets[level].removeFirst()
+                continue
+            }
+            guard entry.node.isSync, !entry.node.isBarrier else { break }
+            buckets[level].removeFirst()
+            entry.node.slot.level.store(-1, ordering: .relaxed)
+            live -= 1
+            nodes.append(entry.node)
+        }
+        if live == 0 { dropStaleEntries() }
+        guard !nodes.isEmpty else { return nil }
+        // While events are observed, a popped synchronous item joins the running list so a cancel-all reports it at
+        // once; the items of a batch learn of a cancel-all through the epoch, as unobserved ones do.
+        untrack(first)
+        claimCounts.claimed += nodes.count
+        let batch = ClaimBatch(nodes: nodes, level: level)
+        claims.append(batch)
+        return batch
+    }
+
+    /// A claimed item the owner ran finished (its slot is the batch's, given back by ``endClaim(_:returning:)``).
+    mutating func finishedClaimed(_ node: WorkNode) {
+        untrack(node)
+        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
+        if !waitingNodes.isEmpty { unwait(node) }
+        account(node, ran: true)
+    }
+
+    /// The owner ends its batch: unstarted items (and `returned`, taken but not started) go back to the front of
+    /// their buckets in order, and the batch's running slot is given back. Returns the returned item if a cancel-all
+    /// came after it was taken (the caller sweeps it: no list of the cancel-all holds it).
+    mutating func endClaim(_ batch: ClaimBatch, returning returned: WorkNode?) -> WorkNode? {
+        var back = Array(batch.takeRest())
+        var stale: WorkNode?
+        if let returned {
+            if returned.slot.epoch.load(ordering: .relaxed) == epoch { back.insert(returned, at: 0) } else { stale = returned }
+        }
+        for node in back.reversed() where node.slot.member.load(ordering: .relaxed) {
+            claimCounts.givenBack += 1
+            let level = node.effectiveLevel.load(ordering: .relaxed)
+            node.slot.level.store(level, ordering: .relaxed)
+            buckets[level].prepend(Entry(node: node, generation: node.slot.generation.load(ordering: .relaxed)))
+            live += 1
+            if level < speculativeBelow { speculativeLive += 1 }
+        }
+        running -= 1
+        syncRunning -= 1
+        if let index = claims.firstIndex(where: { $0 === batch }) { claims.remove(at: index) }
+        return stale
+    }
+
+    /// Takes an unstarted item from another runner's batch, with a running slot of its own, when none is ready in
+    /// the buckets (its owner may be blocked in a long body).
+    mutating func steal() -> WorkNode? {
+        guard !claims.isEmpty, !suspended, !barrierRunning, running < limit else { return nil }
+        for batch in claims {
+            guard let node = batch.take() else { continue }
+            claimCounts.stolen += 1
+            running += 1
+            syncRunning += 1
+            return node
+        }
+        return nil
+    }
+
+    /// Claimed items no one has taken yet.
+    var pendingClaims: Int {
+        claims.isEmpty ? 0 : claims.reduce(0) { $0 + $1.remaining }
+    }
+
+    /// The most urgent level with entries in the buckets (stale entries included), -1 when all are empty.
+    var topBucketLevel: Int {
+        var level = WorkPriority.count - 1
+        while level >= 0, buckets[level].isEmpty { level -= 1 }
+        return level
+    }
+
     /// Whether ``pop()`` would return an item now.
     var canPop: Bool {
         guard !suspended, !barrierRunning, running < limit else { return false }
@@ -398,7 +505,7 @@ struct QueueState {
     /// How many more runners to ask the executor for.
     mutating func requestRunners(into action: inout QueueAction) {
         guard !suspended, !barrierRunning else { return }
-        let ready = runnableLive + (barrierRunnable ? 1 : 0)
+        let ready = runnableLive + (barrierRunnable ? 1 : 0) + pendingClaims
         let wanted = turnPerItem ? ready : min(ready, limit - running)
         let free = workers - syncRunning
         if wanted > free {
@@ -420,4 +527,14 @@ struct QueueState {
         action.idleSignals += idleSignals
         idleSignals = []
     }
+}
+
+/// What the claims of a queue did (see ``ClaimBatch``).
+package struct ClaimCounts: Sendable, Equatable {
+    /// Items claimed beyond the one popped with them.
+    package var claimed = 0
+    /// Claimed items another runner took.
+    package var stolen = 0
+    /// Claimed items given back unstarted (a more urgent item came, the queue was suspended).
+    package var givenBack = 0
 }

@@ -47,6 +47,10 @@ extension WorkQueue {
         // briefly make it look cancelled before it is admitted and runs: it was added concurrently.)
         node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
         inbox.push(node)
+        let level = node.effectiveLevel.load(ordering: .relaxed)
+        if readyTopMirror.load(ordering: .sequentiallyConsistent) < level {
+            readyTopMirror.max(level, ordering: .sequentiallyConsistent)
+        }
         // Every runner the limit allows is attached: one of them will take it from the inbox.
         if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
             updateRequestingRunners { _ in }

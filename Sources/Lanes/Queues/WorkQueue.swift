@@ -39,6 +39,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let limitMirror: Atomic<Int>
     /// Mirrors whether a runner could pop an item now, for runners lingering outside the lock (see `drain`).
     let poppableMirror = Atomic<Bool>(false)
+    /// At least the most urgent level of the ready items (buckets and inbox): a runner checks it before starting
+    /// each item of its claimed batch (see ``ClaimBatch``). Producers raise it; the lock's holder lowers it.
+    let readyTopMirror = Atomic<Int>(-1)
     /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
     let lingerBreaks = Atomic<UInt32>(0)
     /// Whether each ready item gets a runner of its own (``main``; see `init(_:maxConcurrency:executor:turnPerItem:)`).
@@ -193,7 +196,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public var counts: Counts {
         locked {
             Counts(
-                unfinished: $0.unfinished, ready: $0.live, running: $0.running, completed: $0.completedCount,
+                unfinished: $0.unfinished, ready: $0.live + $0.pendingClaims, running: $0.running, completed: $0.completedCount,
                 runners: $0.workers)
         }
     }
@@ -331,27 +334,61 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// Takes the lock, moves the inbox into the buckets first, and refreshes the mirrors last.
     @inline(__always)
     func locked<Result: Sendable>(_ body: (inout QueueState) -> Result) -> Result {
-        state.withLock { state in
-            if !inbox.isEmpty {
-                inbox.takeAll { state.admit($0, ready: true) }
-            }
-            let result = body(&state)
-            // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
-            // changes keeps the producers' cache line quiet (a runner that pops an item changes neither).
-            if workersMirror.load(ordering: .relaxed) != state.workers {
-                workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
-            }
-            if limitMirror.load(ordering: .relaxed) != state.limit {
-                limitMirror.store(state.limit, ordering: .relaxed)
-            }
-            let poppable = state.canPop
-            if poppableMirror.load(ordering: .relaxed) != poppable {
-                poppableMirror.store(poppable, ordering: .releasing)
-            }
-            if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
-            return result
+        state.withLock { state in underLock(&state, body) }
+    }
+
+    /// `locked`, telling `body` whether another thread held the lock when this one asked for it (a runner claims a
+    /// batch only then: see ``ClaimBatch``).
+    @inline(__always)
+    func lockedNotingContention<Result: Sendable>(_ body: (inout QueueState, _ contended: Bool) -> Result) -> Result {
+        state.withLockNotingContention { state, contended in underLock(&state) { body(&$0, contended) } }
+    }
+
+    /// What every acquisition of the queue lock does around its `body`.
+    @inline(__always)
+    private func underLock<Result: Sendable>(_ state: inout QueueState, _ body: (inout QueueState) -> Result) -> Result {
+        if !inbox.isEmpty {
+            inbox.takeAll { state.admit($0, ready: true) }
+        }
+        let result = body(&state)
+        // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
+        // changes keeps the producers' cache line quiet (a runner that pops an item changes neither).
+        if workersMirror.load(ordering: .relaxed) != state.workers {
+            workersMirror.store(state.workers, ordering: .sequentiallyConsistent)
+        }
+        if limitMirror.load(ordering: .relaxed) != state.limit {
+            limitMirror.store(state.limit, ordering: .relaxed)
+        }
+        // Kept only while a batch exists (it is refreshed in the acquisition that claims one): the rest of the
+        // time it may stay high, and producers, who only raise it, then never write it.
+        if !state.claims.isEmpty { refreshReadyTop(state) }
+        let poppable = state.canPop
+        if poppableMirror.load(ordering: .relaxed) != poppable {
+            poppableMirror.store(poppable, ordering: .releasing)
+        }
+        if InternalChecks.isEnabled { state._checkInvariants(queue: name) }
+        return result
+    }
+
+    /// Sets ``readyTopMirror`` to the buckets' most urgent level (under the lock). A producer that pushed into the
+    /// inbox meanwhile raised it itself, or is seen here and the old value stays (both sides sequentially consistent).
+    private func refreshReadyTop(_ state: borrowing QueueState) {
+        let top = state.topBucketLevel
+        let current = readyTopMirror.load(ordering: .relaxed)
+        if top > current {
+            readyTopMirror.max(top, ordering: .sequentiallyConsistent)
+        } else if top < current {
+            readyTopMirror.store(top, ordering: .sequentiallyConsistent)
+            if !inbox.isEmpty { readyTopMirror.max(current, ordering: .sequentiallyConsistent) }
         }
     }
+
+    /// What the queue's claims did (see ``ClaimBatch``): for tests and benchmarks.
+    package var _claimCounts: ClaimCounts { locked { $0.claimCounts } }
+
+    /// Lets this queue's runners claim batches when the lock was free too (tests: a claim then does not depend on a
+    /// race for the lock).
+    package func _claimWhenUncontended() { locked { $0.claimWhenUncontended = true } }
 
     /// A runner detached. If a producer pushed meanwhile and saw every runner attached, make sure one comes.
     func recheckInbox() {

@@ -40,6 +40,24 @@ import Synchronization
         return try mutex.withLock { value in try body(&value) }
         #endif
     }
+
+    /// Like `withLock`, and tells `body` whether another thread held the lock when this one asked for it (a free lock
+    /// costs what `withLock` costs; a held one one failed try more).
+    @inlinable @inline(__always)
+    package borrowing func withLockNotingContention<Result: Sendable>(
+        _ body: (inout Value, _ contended: Bool) -> Result
+    ) -> Result {
+        #if LANES_PTHREAD_LOCKS
+        return box.withLockNotingContention(body)
+        #else
+        if let result = mutex.withLockIfAvailable({ value in body(&value, false) }) { return result }
+        #if LANES_LOCK_STATS
+        return LockStats.withLock(mutex) { value in body(&value, true) }
+        #else
+        return mutex.withLock { value in body(&value, true) }
+        #endif
+        #endif
+    }
 }
 
 /// A reference-type lock box, for state shared by several objects or captured in closures.
@@ -81,6 +99,14 @@ import Synchronization
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    @inlinable @inline(__always)
+    func withLockNotingContention<Result>(_ body: (inout Value, Bool) -> Result) -> Result {
+        let contended = pthread_mutex_trylock(mutex) != 0
+        if contended { pthread_mutex_lock(mutex) }
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&value, contended)
     }
 }
 #endif

@@ -1,0 +1,150 @@
+import Foundation
+@testable import Lanes
+import LanesTesting
+import Testing
+
+/// Holds the runners a queue asks for; the test runs each on a thread of its choice.
+private final class HeldRunners: WorkExecutor {
+    private let runners = LockedValue<[WorkRunner]>([])
+
+    func schedule(_ runner: WorkRunner) { runners.withLock { $0.append(runner) } }
+    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
+    func take() -> WorkRunner? { runners.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+
+    /// Runs the runner on a thread of its own; the gate opens when it returns.
+    static func start(_ runner: WorkRunner) -> Gate {
+        let done = Gate()
+        Thread {
+            runner.run()
+            done.open()
+        }.start()
+        return done
+    }
+}
+
+@Suite("Claimed batches", .timeLimit(.minutes(5)))
+struct ClaimBatchTests {
+    @Test("a runner blocked in a long body strands none of the items it claimed: another runner steals them")
+    func blockedBodyStrandsNothing() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("claims", maxConcurrency: 2, executor: runners)
+        queue._claimWhenUncontended()
+        queue.suspend()
+        let started = Gate(), release = Gate()
+        let blocker = queue.add(label: "blocker") { _ in
+            started.open()
+            release.wait()
+        }
+        let items = (0..<20).map { index in queue.add(label: "item \(index)") { _ in index } }
+        queue.resume()
+        let blocked = HeldRunners.start(try #require(runners.take()))
+        await started.wait()
+        // 21 ready for 2 runners: the first claims 8 at once, the blocker and the next 7.
+        #expect(queue._claimCounts.claimed == 7)
+        let second = try #require(runners.take())
+        await onDedicatedThread { second.run() }
+        for (index, item) in items.enumerated() { #expect(try await item.value == index) }
+        #expect(queue._claimCounts.stolen == 7)
+        #expect(blocker.state == .running)
+        release.open()
+        await blocked.wait()
+        await queue.idle()
+        #expect(queue.counts.running == 0)
+    }
+
+    @Test("a visible item added behind a claimed batch of prefetch items starts before them")
+    func urgentItemOvertakesClaims() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("claims", maxConcurrency: 1, executor: runners)
+        queue._claimWhenUncontended()
+        let order = LockedValue<[String]>([])
+        queue.suspend()
+        let started = Gate(), release = Gate()
+        queue.add(label: "p0", priority: .prefetch) { _ in
+            started.open()
+            release.wait()
+            order.withLock { $0.append("p0") }
+        }
+        for index in 1...10 {
+            queue.add(label: "p\(index)", priority: .prefetch) { _ in order.withLock { $0.append("p\(index)") } }
+        }
+        queue.resume()
+        let done = HeldRunners.start(try #require(runners.take()))
+        await started.wait()
+        #expect(queue._claimCounts.claimed == 7)
+        queue.add(label: "visible", priority: .visible) { _ in order.withLock { $0.append("visible") } }
+        release.open()
+        await done.wait()
+        #expect(order.withLock { $0 } == ["p0", "visible"] + (1...10).map { "p\($0)" })
+        #expect(queue._claimCounts.givenBack == 7)
+    }
+
+    @Test("a suspended queue starts none of the items claimed before the suspension")
+    func suspendStopsClaims() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("claims", maxConcurrency: 1, executor: runners)
+        queue._claimWhenUncontended()
+        queue.suspend()
+        let started = Gate(), release = Gate()
+        queue.add(label: "first") { _ in
+            started.open()
+            release.wait()
+        }
+        let rest = (0..<10).map { index in queue.add(label: "item \(index)") { _ in index } }
+        queue.resume()
+        let done = HeldRunners.start(try #require(runners.take()))
+        await started.wait()
+        #expect(queue._claimCounts.claimed == 7)
+        queue.suspend()
+        release.open()
+        await done.wait()
+        #expect(rest.allSatisfy { $0.state == .pending })
+        #expect(queue.counts.ready == 10)
+        queue.resume()
+        let again = try #require(runners.take())
+        await onDedicatedThread { again.run() }
+        for (index, item) in rest.enumerated() { #expect(try await item.value == index) }
+    }
+
+    @Test("no claimed item is lost or run twice: concurrent producers, cancel-all, thousands of rounds", .heavy)
+    func claimsLoseNothing() async throws {
+        let rounds = TestScale.pick(2_000, sanitized: 150)
+        let perProducer = 100
+        let claimed = try await onDedicatedThread { () throws -> Int in
+            var claimed = 0
+            for round in 0..<rounds {
+                let queue = WorkQueue("claims stress", maxConcurrency: 4)
+                queue._claimWhenUncontended()
+                let runs = LockedValue([Int](repeating: 0, count: 2 * perProducer))
+                let handles = LockedValue([WorkItem<Void>?](repeating: nil, count: 2 * perProducer))
+                DispatchQueue.concurrentPerform(iterations: 3) { producer in
+                    guard producer < 2 else {
+                        // Cancel at a different moment each round.
+                        for _ in 0..<(round % 64) { sched_yield() }
+                        if round % 2 == 0 { queue.cancelAll() }
+                        return
+                    }
+                    for index in 0..<perProducer {
+                        let slot = producer * perProducer + index
+                        let item = queue.add(label: "\(slot)", priority: index % 7 == 0 ? .visible : .normal) { _ in
+                            runs.withLock { $0[slot] += 1 }
+                        }
+                        handles.withLock { $0[slot] = item }
+                    }
+                }
+                try queue.waitUntilIdle()
+                let counts = runs.withLock { $0 }
+                for (slot, handle) in handles.withLock({ $0 }).enumerated() {
+                    let state = handle?.state
+                    #expect(counts[slot] <= 1, "item \(slot) ran \(counts[slot]) times")
+                    #expect(state?.isFinished == true, "item \(slot) is \(String(describing: state))")
+                    if state == .succeeded { #expect(counts[slot] == 1, "item \(slot) succeeded without running") }
+                }
+                #expect(queue.counts.unfinished == 0)
+                claimed += queue._claimCounts.claimed
+            }
+            return claimed
+        }
+        #expect(claimed > 0)
+    }
+}
