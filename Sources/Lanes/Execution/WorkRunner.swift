@@ -170,7 +170,8 @@ extension WorkQueue {
                 if count < maxItems, let node = state.pop() {
                     // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is
                     // cheaper than the batch's upkeep (`scaling/fanout`, whose ready items come one per acquisition).
-                    if mayClaim, contended || state.claimWhenUncontended, level == nil || min(ThreadLevel(node.effectivePriority), ceiling) == level,
+                    if mayClaim, contended || state.claimWhenUncontended,
+                        level == nil || min(ThreadLevel(node.effectivePriority), ceiling) == level,
                         let claimed = state.claim(after: node)
                     {
                         batch = claimed

@@ -193,8 +193,9 @@ struct QueueState {
         compactIfNeeded(current)
     }
 
-    /// Once the last listed node is taken, every entry left in a bucket is stale (a node moved to another level, or cancelled): drop
-    /// them, so an idle queue does not keep finished nodes — and their results — alive until its next pop past them.
+    /// Once the last listed node is taken, every entry left in a bucket is stale (a node moved to another level, or
+    /// cancelled): drop them, so an idle queue does not keep finished nodes — and their results — alive until its next
+    /// pop past them.
     private mutating func dropStaleEntries() {
         for level in buckets.indices where !buckets[level].isEmpty {
             buckets[level].removeAll { !$0.isListed(at: level) }

@@ -30,9 +30,10 @@ public struct PreloadRows: Sendable, Equatable {
     }
 
     /// The rows `extent` preloads around `visible`, within `0..<rowCount`: a window on each side, or, for a cost-aware
-    /// extent that skips rows too close to be ready, `extent.ahead` rows after the first `extent.skip` past `visible`. Then rows of `old` still ahead of the screen stay (their work may have started
-    /// and they are about to appear: skipping is for rows not started yet); while the new rows lie wholly beyond
-    /// them, the old rows are kept as they are until the screen reaches them.
+    /// extent that skips rows too close to be ready, `extent.ahead` rows after the first `extent.skip` past `visible`.
+    /// Then rows of `old` still ahead of the screen stay (their work may have started and they are about to appear:
+    /// skipping is for rows not started yet); while the new rows lie wholly beyond them, the old rows are kept as they
+    /// are until the screen reaches them.
     init(_ extent: PreloadExtent, around visible: Range<Int>, rowCount: Int, keeping old: PreloadRows) {
         guard !visible.isEmpty else {
             self = .empty
