@@ -80,7 +80,9 @@ extension ImagePipeline {
                 // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
                 let wish = cacheWrites.add(request)
                 let stage = stage(for: request).item
-                let job = callerThread.add(consuming: stage, policy: .fail, label: "image", priority: .background) { b, _ in b }
+                let job = callerThread.add(consuming: stage, policy: .fail, label: "image", priority: .background) {
+                    bitmap, _ in bitmap
+                }
                 job.onFinishInline { _ in wish.cancel() }
                 if let stopPreviews { job.onCompletion(on: queue) { _ in stopPreviews() } }
                 return job
