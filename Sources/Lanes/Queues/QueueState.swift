@@ -159,11 +159,13 @@ struct QueueState {
         }
     }
 
-    mutating func push(_ node: WorkNode) {
+    /// Lists `node` in the bucket of its level: last, or first for an item a claim gives back (see ``endClaim``).
+    mutating func push(_ node: WorkNode, first: Bool = false) {
         let level = node.effectiveLevel.load(ordering: .relaxed)
         let generation = node.slot.generation.load(ordering: .relaxed)
         node.slot.level.store(level, ordering: .relaxed)
-        buckets[level].append(Entry(node: node, generation: generation))
+        let entry = Entry(node: node, generation: generation)
+        if first { buckets[level].prepend(entry) } else { buckets[level].append(entry) }
         live += 1
         if level < speculativeBelow { speculativeLive += 1 }
     }
@@ -428,15 +430,15 @@ struct QueueState {
         var back = Array(batch.takeRest())
         var stale: WorkNode?
         if let returned {
-            if returned.slot.epoch.load(ordering: .relaxed) == epoch { back.insert(returned, at: 0) } else { stale = returned }
+            if returned.slot.epoch.load(ordering: .relaxed) == epoch {
+                back.insert(returned, at: 0)
+            } else {
+                stale = returned
+            }
         }
         for node in back.reversed() where node.slot.member.load(ordering: .relaxed) {
             claimCounts.givenBack += 1
-            let level = node.effectiveLevel.load(ordering: .relaxed)
-            node.slot.level.store(level, ordering: .relaxed)
-            buckets[level].prepend(Entry(node: node, generation: node.slot.generation.load(ordering: .relaxed)))
-            live += 1
-            if level < speculativeBelow { speculativeLive += 1 }
+            push(node, first: true)
         }
         running -= 1
         syncRunning -= 1

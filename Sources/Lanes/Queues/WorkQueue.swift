@@ -196,8 +196,8 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     public var counts: Counts {
         locked {
             Counts(
-                unfinished: $0.unfinished, ready: $0.live + $0.pendingClaims, running: $0.running, completed: $0.completedCount,
-                runners: $0.workers)
+                unfinished: $0.unfinished, ready: $0.live + $0.pendingClaims, running: $0.running,
+                completed: $0.completedCount, runners: $0.workers)
         }
     }
 
