@@ -39,12 +39,12 @@ struct ClaimBatchTests {
         queue.resume()
         let blocked = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        // 21 ready for 2 runners: the first claims 8 at once, the blocker and the next 7.
-        #expect(queue._claimCounts.claimed == 7)
+        // 21 ready for 2 runners: the first claims 10 at once, the blocker and the next 9.
+        #expect(queue._claimCounts.claimed == 9)
         let second = try #require(runners.take())
         await onDedicatedThread { second.run() }
         for (index, item) in items.enumerated() { #expect(try await item.value == index) }
-        #expect(queue._claimCounts.stolen == 7)
+        #expect(queue._claimCounts.stolen == 9)
         #expect(blocker.state == .running)
         release.open()
         await blocked.wait()
@@ -71,12 +71,12 @@ struct ClaimBatchTests {
         queue.resume()
         let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        #expect(queue._claimCounts.claimed == 7)
+        #expect(queue._claimCounts.claimed == 10)
         queue.add(label: "visible", priority: .visible) { _ in order.withLock { $0.append("visible") } }
         release.open()
         await done.wait()
         #expect(order.withLock { $0 } == ["p0", "visible"] + (1...10).map { "p\($0)" })
-        #expect(queue._claimCounts.givenBack == 7)
+        #expect(queue._claimCounts.givenBack == 10)
     }
 
     @Test("a suspended queue starts none of the items claimed before the suspension")
@@ -94,7 +94,7 @@ struct ClaimBatchTests {
         queue.resume()
         let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        #expect(queue._claimCounts.claimed == 7)
+        #expect(queue._claimCounts.claimed == 10)
         queue.suspend()
         release.open()
         await done.wait()

@@ -85,8 +85,10 @@ struct QueueState {
     var claimCounts = ClaimCounts()
     /// Whether runners claim batches when the queue lock was free too (tests); otherwise only when it was held.
     var claimWhenUncontended = false
-    /// At most this many items per claim (1: no batches).
-    static let maxClaim = 8
+    /// At most this many items per claim (1: no batches). 64 rather than 8: on 8 threads over 2 cores the cost of an
+    /// item follows the contended acquisitions per item, which 64 cuts about 7× against 8 (see BENCHMARKS.md,
+    /// "Batch claims"); a queue with few ready items claims fewer anyway (ready / runners).
+    static let maxClaim = 64
 
     /// Every ready item gets a runner of its own, beyond the limit (``WorkQueue/main``: a turn on the main queue per
     /// item, taken when the item becomes ready).
