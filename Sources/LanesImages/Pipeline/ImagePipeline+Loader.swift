@@ -73,9 +73,6 @@ extension ImagePipeline {
                 // Requests equal for the memory cache whose switches differ need stages of their own.
                 variant: { Int($0.cachePolicy.rawValue) }, readsCache: { $0.cachePolicy.contains(.readsMemory) }
             ) { [unowned self] request in
-                // A binding that shows previews hears them while this request's work runs (bindings live on the
-                // delivery queues of the loaders they use, never on the caller-thread one of `load`).
-                let stopPreviews = queue === callerThread ? nil : listenForBindingPreviews(request, deliveringOn: queue)
                 // The job's cache writes count while it waits for its stage (see `CacheWrites`): the job is an item of
                 // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
                 let wish = cacheWrites.add(request)
@@ -84,7 +81,6 @@ extension ImagePipeline {
                     bitmap, _ in bitmap
                 }
                 job.onFinishInline { _ in wish.cancel() }
-                if let stopPreviews { job.onCompletion(on: queue) { _ in stopPreviews() } }
                 return job
             }
             loaders[ObjectIdentifier(queue)] = loader

@@ -80,18 +80,6 @@ extension ImagePipeline {
         }
         return FeedingTransfer(transfer: transfer, feed: feed)
     }
-
-    /// While the loader's job for `request` runs, the bindings with a preview handler that show `request` receive
-    /// its previews on `queue`. Returns what ends that (idempotent), or nil when no binding shows previews.
-    func listenForBindingPreviews(_ request: ImageRequest, deliveringOn queue: WorkQueue) -> (@Sendable () -> Void)? {
-        guard configuration.previewInterval != nil, previewBindings.hasBindings else { return nil }
-        let bindings = previewBindings
-        return previewListeners.listen(to: request) { bitmap in
-            queue.add(label: "image preview", priority: .visible) { _ in
-                MainActor.assumeIsolated { bindings.deliver(bitmap, for: request) }
-            }
-        }
-    }
 }
 
 /// A transfer that feeds previews: its priority is the feed's too.
@@ -104,40 +92,6 @@ struct FeedingTransfer: FetchHandle {
     func setPriority(_ priority: WorkPriority) {
         transfer.setPriority(priority)
         feed.setPriority(priority)
-    }
-}
-
-/// The ``ImageBinding``s that show previews, and their preview handlers.
-final class PreviewBindings: Sendable {
-    private struct Entry: Sendable {
-        weak var binding: ImageBinding?
-        let preview: @MainActor (ImageRequest, Bitmap) -> Void
-    }
-
-    private let entries = LockedValue([ObjectIdentifier: Entry]())
-
-    var hasBindings: Bool { entries.withLock { !$0.isEmpty } }
-
-    @MainActor
-    func add(_ binding: ImageBinding, preview: @escaping @MainActor (ImageRequest, Bitmap) -> Void) {
-        entries.withLock { entries in
-            entries = entries.filter { $0.value.binding != nil }
-            entries[ObjectIdentifier(binding)] = Entry(binding: binding, preview: preview)
-        }
-    }
-
-    /// Hands `bitmap` to every binding that shows `request` and has not received its image yet (a reused cell
-    /// shows another request: it gets nothing).
-    @MainActor
-    func deliver(_ bitmap: Bitmap, for request: ImageRequest) {
-        let targets = entries.withLock { entries in
-            entries = entries.filter { $0.value.binding != nil }
-            return Array(entries.values)
-        }
-        for entry in targets {
-            guard let binding = entry.binding, binding.request == request, !binding.isLoaded else { continue }
-            entry.preview(request, bitmap)
-        }
     }
 }
 
@@ -167,6 +121,18 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
         handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
     ) {
         self.init(pipeline: pipeline, deliveryQueue: deliveryQueue, placeholder: placeholder, handler: handler)
-        pipeline.previewBindings.add(self, preview: preview)
+        guard pipeline.configuration.previewInterval != nil else { return }
+        let listeners = pipeline.previewListeners
+        progress = { request in
+            listeners.listen(to: request) { [weak self] bitmap in
+                deliveryQueue.add(label: "image preview", priority: .visible) { _ in
+                    // A reused cell shows another request: it gets nothing; nor does one whose image has arrived.
+                    MainActor.assumeIsolated {
+                        guard let self, self.key == request, !self.isLoaded else { return }
+                        preview(request, bitmap)
+                    }
+                }
+            }
+        }
     }
 }
