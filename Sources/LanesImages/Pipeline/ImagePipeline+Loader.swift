@@ -22,26 +22,48 @@ import LanesLists
 public typealias ImageBinding = ContentBinding<ImageRequest, Bitmap>
 
 extension ContentBinding where Key == ImageRequest, Value == Bitmap {
-    /// A binding to `pipeline`'s loader for `deliveryQueue`.
+    /// A binding to `pipeline`'s loader for `deliveryQueue`: the placeholder, then (with a `preview` handler) what
+    /// has arrived of a progressive image (at most once per ``ImagePipelineConfiguration/previewInterval``), then
+    /// the `handler` with the image. Previews only reach the binding while it still shows the request they belong to
+    /// and its image has not arrived: a reused cell never shows another row's preview.
     /// - Parameters:
     ///   - pipeline: the pipeline whose loader (``ImagePipeline/loader(deliveringOn:)``) the binding uses.
     ///   - deliveryQueue: `WorkQueue.main` unless a test injects its own queue (its items must run on the main
     ///     actor).
     ///   - placeholder: resets the view when `show(_:priority:)` is given a request whose image is not cached (a
     ///     reused cell never keeps the previous row's image).
+    ///   - preview: receives each preview, fitted to the request's target size, on the main actor (nil: none).
     ///   - handler: receives the request's result, on the main actor.
     ///
     /// ```swift
     /// let avatar = ImageBinding(pipeline: pipeline, placeholder: { _ in view.image = nil }) { _, result in
     ///     view.image = try? result.get()
     /// }
+    /// let photo = ImageBinding(pipeline: pipeline, placeholder: { _ in view.image = nil },
+    ///                          preview: { _, bitmap in view.image = bitmap }) { _, result in
+    ///     view.image = try? result.get()
+    /// }
     /// ```
     public convenience init(
         pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
         placeholder: @escaping @MainActor (ImageRequest) -> Void,
+        preview: (@MainActor (ImageRequest, Bitmap) -> Void)? = nil,
         handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
     ) {
         self.init(loader: pipeline.loader(deliveringOn: deliveryQueue), placeholder: placeholder, handler: handler)
+        guard let preview, pipeline.configuration.previewInterval != nil else { return }
+        let listeners = pipeline.previewListeners
+        progress = { request in
+            listeners.listen(to: request) { [weak self] bitmap in
+                deliveryQueue.add(label: "image preview", priority: .visible) { _ in
+                    // A reused cell shows another request: it gets nothing; nor does one whose image has arrived.
+                    MainActor.assumeIsolated {
+                        guard let self, self.key == request, !self.isLoaded else { return }
+                        preview(request, bitmap)
+                    }
+                }
+            }
+        }
     }
 
     /// The request shown now, or nil when cleared (the binding's `key`).
@@ -73,9 +95,6 @@ extension ImagePipeline {
                 // Requests equal for the memory cache whose switches differ need stages of their own.
                 variant: { Int($0.cachePolicy.rawValue) }, readsCache: { $0.cachePolicy.contains(.readsMemory) }
             ) { [unowned self] request in
-                // A binding that shows previews hears them while this request's work runs (bindings live on the
-                // delivery queues of the loaders they use, never on the caller-thread one of `load`).
-                let stopPreviews = queue === callerThread ? nil : listenForBindingPreviews(request, deliveringOn: queue)
                 // The job's cache writes count while it waits for its stage (see `CacheWrites`): the job is an item of
                 // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
                 let wish = cacheWrites.add(request)
@@ -84,7 +103,6 @@ extension ImagePipeline {
                     bitmap, _ in bitmap
                 }
                 job.onFinishInline { _ in wish.cancel() }
-                if let stopPreviews { job.onCompletion(on: queue) { _ in stopPreviews() } }
                 return job
             }
             loaders[ObjectIdentifier(queue)] = loader

@@ -80,18 +80,6 @@ extension ImagePipeline {
         }
         return FeedingTransfer(transfer: transfer, feed: feed)
     }
-
-    /// While the loader's job for `request` runs, the bindings with a preview handler that show `request` receive
-    /// its previews on `queue`. Returns what ends that (idempotent), or nil when no binding shows previews.
-    func listenForBindingPreviews(_ request: ImageRequest, deliveringOn queue: WorkQueue) -> (@Sendable () -> Void)? {
-        guard configuration.previewInterval != nil, previewBindings.hasBindings else { return nil }
-        let bindings = previewBindings
-        return previewListeners.listen(to: request) { bitmap in
-            queue.add(label: "image preview", priority: .visible) { _ in
-                MainActor.assumeIsolated { bindings.deliver(bitmap, for: request) }
-            }
-        }
-    }
 }
 
 /// A transfer that feeds previews: its priority is the feed's too.
@@ -104,69 +92,5 @@ struct FeedingTransfer: FetchHandle {
     func setPriority(_ priority: WorkPriority) {
         transfer.setPriority(priority)
         feed.setPriority(priority)
-    }
-}
-
-/// The ``ImageBinding``s that show previews, and their preview handlers.
-final class PreviewBindings: Sendable {
-    private struct Entry: Sendable {
-        weak var binding: ImageBinding?
-        let preview: @MainActor (ImageRequest, Bitmap) -> Void
-    }
-
-    private let entries = LockedValue([ObjectIdentifier: Entry]())
-
-    var hasBindings: Bool { entries.withLock { !$0.isEmpty } }
-
-    @MainActor
-    func add(_ binding: ImageBinding, preview: @escaping @MainActor (ImageRequest, Bitmap) -> Void) {
-        entries.withLock { entries in
-            entries = entries.filter { $0.value.binding != nil }
-            entries[ObjectIdentifier(binding)] = Entry(binding: binding, preview: preview)
-        }
-    }
-
-    /// Hands `bitmap` to every binding that shows `request` and has not received its image yet (a reused cell
-    /// shows another request: it gets nothing).
-    @MainActor
-    func deliver(_ bitmap: Bitmap, for request: ImageRequest) {
-        let targets = entries.withLock { entries in
-            entries = entries.filter { $0.value.binding != nil }
-            return Array(entries.values)
-        }
-        for entry in targets {
-            guard let binding = entry.binding, binding.request == request, !binding.isLoaded else { continue }
-            entry.preview(request, bitmap)
-        }
-    }
-}
-
-extension ContentBinding where Key == ImageRequest, Value == Bitmap {
-    /// A binding that shows previews while a progressive image downloads: the placeholder, then `preview` with what
-    /// has arrived (at most once per ``ImagePipelineConfiguration/previewInterval``), then the `handler` with the
-    /// image. Previews only reach the binding while it still shows the request they belong to and its image has not
-    /// arrived: a reused cell never shows another row's preview.
-    /// - Parameters:
-    ///   - pipeline: the pipeline whose loader (``ImagePipeline/loader(deliveringOn:)``) the binding uses.
-    ///   - deliveryQueue: `WorkQueue.main` unless a test injects its own queue (its items must run on the main
-    ///     actor).
-    ///   - placeholder: resets the view when `show(_:priority:)` is given a request whose image is not cached.
-    ///   - preview: receives each preview, fitted to the request's target size, on the main actor.
-    ///   - handler: receives the request's result, on the main actor.
-    ///
-    /// ```swift
-    /// let photo = ImageBinding(pipeline: pipeline, placeholder: { _ in view.image = nil },
-    ///                          preview: { _, bitmap in view.image = bitmap }) { _, result in
-    ///     view.image = try? result.get()
-    /// }
-    /// ```
-    public convenience init(
-        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
-        placeholder: @escaping @MainActor (ImageRequest) -> Void,
-        preview: @escaping @MainActor (ImageRequest, Bitmap) -> Void,
-        handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
-    ) {
-        self.init(pipeline: pipeline, deliveryQueue: deliveryQueue, placeholder: placeholder, handler: handler)
-        pipeline.previewBindings.add(self, preview: preview)
     }
 }

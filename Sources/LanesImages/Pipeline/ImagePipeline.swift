@@ -56,7 +56,6 @@ public final class ImagePipeline: Sendable {
     let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
     /// Who wants previews of which download (see ``PreviewFeed``), and the bindings that show them.
     let previewListeners = PreviewListeners()
-    let previewBindings = PreviewBindings()
 
     /// Creates a pipeline.
     ///

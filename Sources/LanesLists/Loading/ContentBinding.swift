@@ -45,6 +45,10 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
     private var request: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
+    /// What the binding hears while it waits for a key's result (an image binding's previews): called with the key
+    /// as the binding starts loading it, it returns what stops that, called when the binding stops waiting.
+    package var progress: (@MainActor (Key) -> (@MainActor () -> Void)?)?
+    private var stopProgress: (@MainActor () -> Void)?
 
     /// Made by ``ContentLoader/binding(placeholder:handler:)`` (and the image pipeline's `ImageBinding`).
     package init(
@@ -56,7 +60,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         self.handler = handler
     }
 
-    isolated deinit { request?.cancel() }
+    isolated deinit { withdraw() }
 
     /// Shows `key`: a cached result is handed over now; otherwise the placeholder runs and the key is loaded at
     /// `priority`. Showing the key already shown only changes the priority. Returns whether the result was handed
@@ -71,13 +75,13 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
             setPriority(priority)
             return isLoaded
         }
-        request?.cancel()
-        request = nil
+        withdraw()
         self.key = key
         self.priority = priority
         isLoaded = false
         generation &+= 1
         let generation = self.generation
+        stopProgress = progress?(key) // before the request starts its work, so that no progress is missed
         // Weakly: a request on its way does not keep the binding (the cell) alive.
         let request = loader.submit(key, priority: priority, countingDelivery: false) { [weak self] result in
             // On the delivery queue (the main queue), or synchronously inside `show`: the main actor either way.
@@ -107,11 +111,18 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// @MainActor func didEndDisplay(_ cell: ChartCell) { cell.content.clear() }
     /// ```
     public func clear() {
-        request?.cancel()
-        request = nil
+        withdraw()
         key = nil
         isLoaded = false
         generation &+= 1
+    }
+
+    /// Withdraws the request (the work is cancelled if nobody else wants it) and stops hearing its progress.
+    private func withdraw() {
+        request?.cancel()
+        request = nil
+        stopProgress?()
+        stopProgress = nil
     }
 
     /// A result arrived on the delivery queue (or synchronously from the cache).
@@ -127,7 +138,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
             loader.counters.count(\.wrongCellDeliveries)
             return
         }
-        request = nil
+        withdraw()
         if case .failure(let error) = result, error is CancellationError {
             // The work was cancelled behind the loader's back: back to the placeholder; the next show loads again.
             placeholder(key)
