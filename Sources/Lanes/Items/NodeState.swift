@@ -145,15 +145,6 @@ struct NodeState {
         }
     }
 
-    var effectivePriority: WorkPriority { Self.effective(own: ownPriority, lent: lent) }
-
-    /// The highest of `own` and the levels lent. Static over the two fields: as a computed property read through
-    /// `inout` access, the compiler copied the whole state to evaluate it.
-    @inline(__always)
-    static func effective(own: WorkPriority, lent: LentLevels) -> WorkPriority {
-        lent.effective(own: own)
-    }
-
     var isFinished: Bool { phase == .finished }
 
     var publicState: WorkState {

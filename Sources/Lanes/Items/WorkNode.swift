@@ -350,9 +350,9 @@ package final class WorkNode: Sendable {
             var effects: [Effect] = []
             state.withLock { state in
                 guard !state.isFinished else { return }
-                let old = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                let old = state.lent.effective(own: state.ownPriority)
                 state.ownPriority = newValue
-                let new = NodeState.effective(own: newValue, lent: state.lent)
+                let new = state.lent.effective(own: newValue)
                 effectiveLevel.store(new.rawValue, ordering: .relaxed)
                 state.priorityChanged(from: old, to: new, node: self, into: &effects)
                 check(state)
@@ -374,7 +374,7 @@ package final class WorkNode: Sendable {
                 return false
             }
             rare.relayedPriority = startedAt
-            guard NodeState.effective(own: state.ownPriority, lent: state.lent) != startedAt else { return false }
+            guard state.lent.effective(own: state.ownPriority) != startedAt else { return false }
             rare.relaying = true
             return true
         }
@@ -387,7 +387,7 @@ package final class WorkNode: Sendable {
         while true {
             let next = state.withLock { state -> ([@Sendable (WorkPriority) -> Void], WorkPriority)? in
                 guard let rare = state.rare else { return nil }
-                let current = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                let current = state.lent.effective(own: state.ownPriority)
                 guard !state.isFinished, rare.relayedPriority != current else {
                     rare.relaying = false
                     return nil
@@ -411,10 +411,10 @@ package final class WorkNode: Sendable {
     /// `adjustLent(from:to:into:)` with the node's lock held and the node unfinished.
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, in state: inout NodeState, into effects: inout [Effect]) {
         let own = state.ownPriority
-        let before = NodeState.effective(own: own, lent: state.lent)
+        let before = state.lent.effective(own: own)
         if let old { state.lent[old] -= 1 }
         if let new { state.lent[new] += 1 }
-        let after = NodeState.effective(own: own, lent: state.lent)
+        let after = state.lent.effective(own: own)
         guard after != before else { return }
         effectiveLevel.store(after.rawValue, ordering: .relaxed)
         state.priorityChanged(from: before, to: after, node: self, into: &effects)
