@@ -1,5 +1,4 @@
 import Synchronization
-import Dispatch
 import DequeModule
 
 /// An entry in a ready bucket or a barrier's held list. It is live while its generation matches the node's.
@@ -35,8 +34,8 @@ struct QueueAction {
     var runners = 0
     /// The most urgent ready level when runners were asked for (a hint for the executor's choice of thread level).
     var runnerPriority = WorkPriority.background
-    var idleContinuations: [CheckedContinuation<Void, Never>] = []
-    var idleSignals: [DispatchSemaphore] = []
+    /// Waiters on an idle queue to wake (see `WorkQueue.whenIdle`).
+    var idleWaiters: [@Sendable () -> Void] = []
 }
 
 /// The scheduling state of one queue. Never scans blocked items: a node enters a bucket only when it is ready, and
@@ -62,8 +61,7 @@ struct QueueState {
     /// `onCancel` handlers, and every item while events are observed); each knows its index (`slot.runningIndex`)
     /// for O(1) removal. Other synchronous items learn of a cancel-all through the epoch alone, and finish cancelled.
     var runningNodes: [WorkNode] = []
-    var idleContinuations: [CheckedContinuation<Void, Never>] = []
-    var idleSignals: [DispatchSemaphore] = []
+    var idleWaiters: [@Sendable () -> Void] = []
     var segmentBase = 0
     var segments: Deque<Segment> = [Segment()]
     var barrierRunning = false
@@ -525,10 +523,8 @@ struct QueueState {
 
     mutating func collectIdle(into action: inout QueueAction) {
         guard isIdle else { return }
-        action.idleContinuations += idleContinuations
-        idleContinuations = []
-        action.idleSignals += idleSignals
-        idleSignals = []
+        action.idleWaiters += idleWaiters
+        idleWaiters = []
     }
 }
 
