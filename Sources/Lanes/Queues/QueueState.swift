@@ -332,9 +332,7 @@ struct QueueState {
     /// The next item to run, or nil when none may start now.
     mutating func pop() -> WorkNode? {
         guard !suspended, !barrierRunning, running < limit else { return nil }
-        if let front = segments.first, front.unfinished == 0, front.barrierReady, !front.barrierCancelled,
-            let barrier = front.barrier
-        {
+        if barrierRunnable, let barrier = segments[0].barrier {
             guard running == 0 else { return nil }
             barrierRunning = true
             running += 1
