@@ -211,8 +211,6 @@ struct QueueState {
     /// Accounts for a node that finished. `ran` is true when it held a running slot.
     mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
         if ran { releaseSlot(node, sync: sync) }
-        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
-        if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: ran)
     }
 
@@ -260,8 +258,10 @@ struct QueueState {
         runningNodes.append(node)
     }
 
-    /// Bookkeeping for a member that finished.
-    mutating func account(_ node: WorkNode, ran: Bool) {
+    /// Bookkeeping for a node that finished, if it was a member.
+    private mutating func account(_ node: WorkNode, ran: Bool) {
+        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
+        if !waitingNodes.isEmpty { unwait(node) }
         unfinished -= 1
         completedCount &+= 1
         if !ran { unlist(node) }
@@ -414,8 +414,6 @@ struct QueueState {
     /// A claimed item the owner ran finished (its slot is the batch's, given back by ``endClaim(_:returning:)``).
     mutating func finishedClaimed(_ node: WorkNode) {
         untrack(node)
-        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
-        if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: true)
     }
 
