@@ -281,26 +281,25 @@ package final class WorkNode: Sendable {
         // A running synchronous item is not in its queue's running list (a cancel-all reaches it through the epoch),
         // so its handlers are registered under the queue's lock, which puts it there: a cancel-all then either sees
         // it or has already happened (and the handler runs now).
-        if isSync, let queue = state.withLock({ $0.phase == .running ? $0.queue : nil }) {
-            let runNow = queue.locked { queueState -> Bool in
-                state.withLock { state -> Bool in
-                    if state.cancelRequested || queueCancelledAll { return true }
-                    if state.isFinished { return false }
-                    state.cancelHandlers.append(handler)
-                    if case .running = state.phase { queueState.track(self) }
-                    return false
-                }
-            }
-            if runNow { handler() }
-            return
-        }
-        let runNow = state.withLock { state -> Bool in
+        // Other items need no queue lock (a cancel-all that already came runs the handler now, as its sweep would).
+        let queue = isSync ? state.withLock { $0.phase == .running ? $0.queue : nil } : nil
+        let runNow =
+            queue?.locked { queueState in addCancelHandler(handler) { queueState.track(self) } }
+            ?? addCancelHandler(handler) {}
+        if runNow { handler() }
+    }
+
+    /// Registers `handler` and calls `running` (under the node's lock) if the node runs; true when the node was
+    /// cancelled already (the caller runs the handler), false when it finished uncancelled.
+    private func addCancelHandler(_ handler: @escaping @Sendable () -> Void, running: () -> Void) -> Bool {
+        state.withLock { state -> Bool in
             if state.cancelRequested { return true }
             if state.isFinished { return false }
+            if queueCancelledAll { return true }
             state.cancelHandlers.append(handler)
+            if case .running = state.phase { running() }
             return false
         }
-        if runNow { handler() }
     }
 
     // MARK: Dependencies (called by the effect runner)
