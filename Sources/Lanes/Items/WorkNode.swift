@@ -84,17 +84,18 @@ package final class WorkNode: Sendable {
 
     // MARK: Enqueueing
 
-    enum Admission { case ready, waiting, finished, alreadyFinished }
+    enum Admission { case ready, waiting, finished }
 
     /// Moves an idle node to pending on `queue`, in one critical section. The caller then admits it to the queue
-    /// (ready or waiting) unless it finished at once (a failed dependency decided its fate while it was idle).
+    /// (ready or waiting) unless it finished: at once (a failed dependency decided its fate while it was idle), or
+    /// before (it was cancelled before it was ever enqueued).
     func enqueue(on queue: WorkQueue, into effects: inout [Effect]) throws(LanesError) -> Admission {
         let result: Result<Admission, LanesError> = state.withLock { state in
             switch state.phase {
             case .idle:
                 break
             case .finished:
-                return state.queue == nil ? .success(.alreadyFinished) : .failure(.alreadyEnqueued(label))
+                return state.queue == nil ? .success(.finished) : .failure(.alreadyEnqueued(label))
             case .pending, .running:
                 return .failure(.alreadyEnqueued(label))
             }

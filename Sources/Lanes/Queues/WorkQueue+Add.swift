@@ -22,7 +22,7 @@ extension WorkQueue {
             pushReady(node)
         case .waiting:
             updateRequestingRunners { $0.admit(node, ready: false) }
-        case .finished, .alreadyFinished:
+        case .finished:
             break
         }
         Effects.run(consume effects)
