@@ -508,10 +508,9 @@ struct QueueState {
         if wanted > free {
             action.runners += wanted - free
             workers += wanted - free
-            var level = WorkPriority.count - 1
-            while level > action.runnerPriority.rawValue, buckets[level].isEmpty { level -= 1 }
+            var level = max(topBucketLevel, action.runnerPriority.rawValue)
             if barrierRunnable { level = max(level, WorkPriority.normal.rawValue) }
-            action.runnerPriority = max(action.runnerPriority, WorkPriority(rawValue: level)!)
+            action.runnerPriority = WorkPriority(rawValue: level)!
         }
     }
 
