@@ -67,10 +67,7 @@ package final class WorkNode: Sendable {
         if cancelFlag.load(ordering: .acquiring) { return true }
         return state.withLock { state in
             if state.cancelRequested { return true }
-            if state.isFinished {
-                if case .cancelled = state.outcome { return true }
-                return false
-            }
+            if state.isFinished { return state.publicState == .cancelled }
             return queueCancelledAll
         }
     }
