@@ -79,6 +79,8 @@ public protocol WorkExecutor: Sendable {
 }
 
 extension WorkExecutor {
+    /// The task executor `async` bodies of a queue on this executor run on; nil runs them on Swift's global pool.
+    public func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? { nil }
 
     /// Finishes a cancel-all's items on a Dispatch global queue, off the caller's thread (see
     /// ``WorkExecutor/finishCancelled(_:)``). A Dispatch queue, not Lanes' pool: handing it a closure never starts a
