@@ -406,14 +406,11 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
         for wake in action.idleWaiters { wake() }
     }
 
-    func nodesBecameReady(_ nodes: [WorkNode]) {
+    /// Lists waiting members whose dependencies finished, in one critical section.
+    func nodesBecameReady(_ nodes: some Sequence<WorkNode>) {
         updateRequestingRunners { state in
             for node in nodes { state.dependenciesFinished(node) }
         }
-    }
-
-    func nodeBecameReady(_ node: WorkNode) {
-        updateRequestingRunners { $0.dependenciesFinished(node) }
     }
 
     func nodeFinished(_ node: WorkNode, ran: Bool) {
