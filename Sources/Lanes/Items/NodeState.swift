@@ -26,6 +26,21 @@ struct TypedSyncBody<Output: Sendable>: SyncBody {
     @usableFromInline func run(_ context: WorkContext) throws -> any Sendable { try body(context) }
 }
 
+/// What a failed dependency decided for an item before it could run (a plain value, cheap to test and copy).
+enum Verdict: Sendable {
+    case cancelled
+    case skipped(dependency: String)
+    case failed(any Error)
+
+    var outcome: Outcome {
+        switch self {
+        case .cancelled: .cancelled
+        case .skipped(let dependency): .skipped(dependency: dependency)
+        case .failed(let error): .failure(error)
+        }
+    }
+}
+
 /// The rarely used part of a node's state (see `NodeState.rare`), boxed so that a plain item's state stays small:
 /// making, moving and destroying it then touches one reference instead of a dozen fields.
 final class NodeRare: @unchecked Sendable {
@@ -37,8 +52,8 @@ final class NodeRare: @unchecked Sendable {
     var abandonedWaiters: Set<UInt64> = []
     var nextWaiter: UInt64 = 0
     var task: Task<Void, Never>? = nil
-    /// What a failed dependency decided for an item before it could run (never `.success`): it finishes so.
-    var verdict: Outcome? = nil
+    /// What a failed dependency decided for an item that is not yet enqueued.
+    var verdict: Verdict? = nil
     /// Set when the item is cancelled because it timed out: it then finishes failed with `LanesError.timedOut`.
     var timedOut = false
     /// Set by `WorkItem.keep()`: the item is never cancelled because its consumers left.

@@ -102,7 +102,7 @@ package final class WorkNode: Sendable {
             if WorkEvents.isObserved { effects.append(.event(.added, self, queue, .pending)) }
             defer { check(state) }
             if let verdict = state.verdict {
-                state.finish(verdict, node: self, into: &effects)
+                state.finish(verdict.outcome, node: self, into: &effects)
                 return .success(.finished)
             }
             return .success(state.dependencies.isEmpty ? .ready : .waiting)
@@ -318,20 +318,20 @@ package final class WorkNode: Sendable {
                 case .skip:
                     if state.verdict == nil { state.verdict = .skipped(dependency: dependency.label) }
                 case .fail:
-                    if state.verdict == nil { state.verdict = .failure(error ?? CancellationError()) }
+                    if state.verdict == nil { state.verdict = .failed(error ?? CancellationError()) }
                 }
             }
             switch state.phase {
             case .pending:
                 if let verdict = state.verdict {
-                    state.finish(verdict, node: self, into: &effects)
+                    state.finish(verdict.outcome, node: self, into: &effects)
                     if let queue = state.queue { effects.append(.finishedUnrun(self, queue)) }
                 } else if state.dependencies.isEmpty, let queue = state.queue {
                     effects.append(.becameReady(self, queue))
                 }
             case .idle:
                 if let verdict = state.verdict, case .cancelled = verdict {
-                    state.finish(verdict, node: self, into: &effects)
+                    state.finish(verdict.outcome, node: self, into: &effects)
                 }
             case .running, .finished:
                 break
