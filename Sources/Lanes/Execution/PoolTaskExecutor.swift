@@ -26,11 +26,6 @@ extension ThreadPoolExecutor {
     }
 }
 
-extension WorkExecutor {
-    /// The task executor `async` bodies of a queue on this executor run on; nil runs them on Swift's global pool.
-    public func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? { nil }
-}
-
 extension WorkQueue {
     /// A task executor (SE-0417) that runs Swift tasks on this queue's threads at the operating-system level of
     /// `priority`, the way the queue runs its own `async` bodies; nil when the queue's executor has no threads of its

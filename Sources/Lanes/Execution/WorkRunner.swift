@@ -79,6 +79,8 @@ public protocol WorkExecutor: Sendable {
 }
 
 extension WorkExecutor {
+    /// The task executor `async` bodies of a queue on this executor run on; nil runs them on Swift's global pool.
+    public func taskExecutor(priority: WorkPriority) -> (any TaskExecutor)? { nil }
 
     /// Finishes a cancel-all's items on a Dispatch global queue, off the caller's thread (see
     /// ``WorkExecutor/finishCancelled(_:)``). A Dispatch queue, not Lanes' pool: handing it a closure never starts a
@@ -161,12 +163,9 @@ extension WorkQueue {
                     for node in batchDone { state.finishedClaimed(node) }
                     batchDone.removeAll(keepingCapacity: true)
                     stale = state.endClaim(claimed, returning: returned)
-                    state.collectIdle(into: &action)
                 }
-                if let done {
-                    state.finished(done, ran: true, sync: true)
-                    state.collectIdle(into: &action)
-                }
+                if let done { state.finished(done, ran: true, sync: true) }
+                state.collectIdle(into: &action)
                 if count < maxItems, let node = state.pop() {
                     // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is
                     // cheaper than the batch's upkeep (`scaling/fanout`, whose ready items come one per acquisition).

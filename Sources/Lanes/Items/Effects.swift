@@ -19,7 +19,7 @@ enum Effects {
         var single: (queue: WorkQueue, node: WorkNode)? = nil
         var ready: [(queue: WorkQueue, nodes: [WorkNode])] = []
         defer {
-            if let single { single.queue.nodeBecameReady(single.node) }
+            if let single { single.queue.nodesBecameReady(CollectionOfOne(single.node)) }
             for batch in ready { batch.queue.nodesBecameReady(batch.nodes) }
         }
         while index < list.count {

@@ -14,7 +14,7 @@ extension NodeState {
         require(node.finishedFlag.load(ordering: .relaxed) == (phase == .finished), "finishedFlag mirrors the phase")
         require(node.cancelFlag.load(ordering: .relaxed) == cancelRequested, "cancelFlag mirrors cancelRequested")
         require(
-            node.effectiveLevel.load(ordering: .relaxed) == Self.effective(own: ownPriority, lent: lent).rawValue
+            node.effectiveLevel.load(ordering: .relaxed) == lent.effective(own: ownPriority).rawValue
                 || phase == .finished,
             "effectiveLevel mirrors the effective priority")
         // No rule on the lent counts' signs: they change by deltas (`.lend` effects) that may run out of order on

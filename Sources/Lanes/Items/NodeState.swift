@@ -145,15 +145,6 @@ struct NodeState {
         }
     }
 
-    var effectivePriority: WorkPriority { Self.effective(own: ownPriority, lent: lent) }
-
-    /// The highest of `own` and the levels lent. Static over the two fields: as a computed property read through
-    /// `inout` access, the compiler copied the whole state to evaluate it.
-    @inline(__always)
-    static func effective(own: WorkPriority, lent: LentLevels) -> WorkPriority {
-        lent.effective(own: own)
-    }
-
     var isFinished: Bool { phase == .finished }
 
     var publicState: WorkState {
@@ -167,39 +158,36 @@ struct NodeState {
 
     /// Moves to `.finished` and collects everything that must be told.
     mutating func finish(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
-        if phase == .finished { return }
+        let before = phase
+        if before == .finished { return }
+        phase = .finished
+        node.finishedFlag.store(true, ordering: .releasing)
+        if hasBody {
+            body = nil
+            hasBody = false
+        }
         // Most items have no handlers, edges, waiters or observers: nothing to tell, nothing to test further.
         if rare == nil, dependents.isEmpty, dependencies.isEmpty, !WorkEvents.isObserved {
-            phase = .finished
-            node.finishedFlag.store(true, ordering: .releasing)
-            if hasBody {
-                body = nil
-                hasBody = false
-            }
             self.outcome = consume outcome
             return
         }
-        finishTelling(outcome, node: node, into: &effects)
+        finishTelling(outcome, from: before, node: node, into: &effects)
     }
 
-    private mutating func finishTelling(_ outcome: consuming Outcome, node: WorkNode, into effects: inout [Effect]) {
+    /// The rest of ``finish(_:node:into:)`` for an item that has someone to tell, once it left the phase `before`.
+    private mutating func finishTelling(
+        _ outcome: consuming Outcome, from before: Phase, node: WorkNode, into effects: inout [Effect]
+    ) {
         var finalState = outcome.state
         if self.timedOut, finalState == .cancelled {
             outcome = .failure(LanesError.timedOut(node.label))
             finalState = .failed
         }
         let kind: WorkEvent.Kind
-        switch phase {
-        case .finished: return
-        case .running: kind = .finished
+        switch before {
+        case .running, .finished: kind = .finished
         case .pending: kind = finalState == .cancelled ? .cancelled : .finished
         case .idle: kind = .cancelled
-        }
-        phase = .finished
-        node.finishedFlag.store(true, ordering: .releasing)
-        if hasBody {
-            body = nil
-            hasBody = false
         }
         if let rare {
             if rare.task != nil { rare.task = nil }

@@ -73,9 +73,7 @@ extension WorkQueue {
         label: String? = nil, priority: WorkPriority = .normal,
         _ body: @escaping @Sendable (First, Second, WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        make(
-            WorkItem(consuming: first, second, policy: policy, label: label, priority: priority, body),
-            after: [], policy: .cancel)
+        make(WorkItem(consuming: first, second, policy: policy, label: label, priority: priority, body))
     }
 
     /// Adds an item that consumes the outputs of three items, as the two-input join does.
@@ -94,8 +92,6 @@ extension WorkQueue {
         policy: InputPolicy = .cancel, label: String? = nil, priority: WorkPriority = .normal,
         _ body: @escaping @Sendable (First, Second, Third, WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        make(
-            WorkItem(consuming: first, second, third, policy: policy, label: label, priority: priority, body),
-            after: [], policy: .cancel)
+        make(WorkItem(consuming: first, second, third, policy: policy, label: label, priority: priority, body))
     }
 }

@@ -24,7 +24,7 @@ extension WorkNode {
                 if !state.dependents.isEmpty, let path = cyclePath(to: dependency, dependents: state.dependents.nodes) {
                     return .failure(.cycle(path))
                 }
-                let level = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                let level = state.lent.effective(own: state.ownPriority)
                 state.dependencies.insert(Edge(node: dependency, policy: policy, typed: typed, owns: owns, lent: level))
                 return .success(level)
             }

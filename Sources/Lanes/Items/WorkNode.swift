@@ -67,10 +67,7 @@ package final class WorkNode: Sendable {
         if cancelFlag.load(ordering: .acquiring) { return true }
         return state.withLock { state in
             if state.cancelRequested { return true }
-            if state.isFinished {
-                if case .cancelled = state.outcome { return true }
-                return false
-            }
+            if state.isFinished { return state.publicState == .cancelled }
             return queueCancelledAll
         }
     }
@@ -84,17 +81,18 @@ package final class WorkNode: Sendable {
 
     // MARK: Enqueueing
 
-    enum Admission { case ready, waiting, finished, alreadyFinished }
+    enum Admission { case ready, waiting, finished }
 
     /// Moves an idle node to pending on `queue`, in one critical section. The caller then admits it to the queue
-    /// (ready or waiting) unless it finished at once (a failed dependency decided its fate while it was idle).
+    /// (ready or waiting) unless it finished: at once (a failed dependency decided its fate while it was idle), or
+    /// before (it was cancelled before it was ever enqueued).
     func enqueue(on queue: WorkQueue, into effects: inout [Effect]) throws(LanesError) -> Admission {
         let result: Result<Admission, LanesError> = state.withLock { state in
             switch state.phase {
             case .idle:
                 break
             case .finished:
-                return state.queue == nil ? .success(.alreadyFinished) : .failure(.alreadyEnqueued(label))
+                return state.queue == nil ? .success(.finished) : .failure(.alreadyEnqueued(label))
             case .pending, .running:
                 return .failure(.alreadyEnqueued(label))
             }
@@ -281,26 +279,25 @@ package final class WorkNode: Sendable {
         // A running synchronous item is not in its queue's running list (a cancel-all reaches it through the epoch),
         // so its handlers are registered under the queue's lock, which puts it there: a cancel-all then either sees
         // it or has already happened (and the handler runs now).
-        if isSync, let queue = state.withLock({ $0.phase == .running ? $0.queue : nil }) {
-            let runNow = queue.locked { queueState -> Bool in
-                state.withLock { state -> Bool in
-                    if state.cancelRequested || queueCancelledAll { return true }
-                    if state.isFinished { return false }
-                    state.cancelHandlers.append(handler)
-                    if case .running = state.phase { queueState.track(self) }
-                    return false
-                }
-            }
-            if runNow { handler() }
-            return
-        }
-        let runNow = state.withLock { state -> Bool in
+        // Other items need no queue lock (a cancel-all that already came runs the handler now, as its sweep would).
+        let queue = isSync ? state.withLock { $0.phase == .running ? $0.queue : nil } : nil
+        let runNow =
+            queue?.locked { queueState in addCancelHandler(handler) { queueState.track(self) } }
+            ?? addCancelHandler(handler) {}
+        if runNow { handler() }
+    }
+
+    /// Registers `handler` and calls `running` (under the node's lock) if the node runs; true when the node was
+    /// cancelled already (the caller runs the handler), false when it finished uncancelled.
+    private func addCancelHandler(_ handler: @escaping @Sendable () -> Void, running: () -> Void) -> Bool {
+        state.withLock { state -> Bool in
             if state.cancelRequested { return true }
             if state.isFinished { return false }
+            if queueCancelledAll { return true }
             state.cancelHandlers.append(handler)
+            if case .running = state.phase { running() }
             return false
         }
-        if runNow { handler() }
     }
 
     // MARK: Dependencies (called by the effect runner)
@@ -350,9 +347,9 @@ package final class WorkNode: Sendable {
             var effects: [Effect] = []
             state.withLock { state in
                 guard !state.isFinished else { return }
-                let old = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                let old = state.lent.effective(own: state.ownPriority)
                 state.ownPriority = newValue
-                let new = NodeState.effective(own: newValue, lent: state.lent)
+                let new = state.lent.effective(own: newValue)
                 effectiveLevel.store(new.rawValue, ordering: .relaxed)
                 state.priorityChanged(from: old, to: new, node: self, into: &effects)
                 check(state)
@@ -374,7 +371,7 @@ package final class WorkNode: Sendable {
                 return false
             }
             rare.relayedPriority = startedAt
-            guard NodeState.effective(own: state.ownPriority, lent: state.lent) != startedAt else { return false }
+            guard state.lent.effective(own: state.ownPriority) != startedAt else { return false }
             rare.relaying = true
             return true
         }
@@ -387,7 +384,7 @@ package final class WorkNode: Sendable {
         while true {
             let next = state.withLock { state -> ([@Sendable (WorkPriority) -> Void], WorkPriority)? in
                 guard let rare = state.rare else { return nil }
-                let current = NodeState.effective(own: state.ownPriority, lent: state.lent)
+                let current = state.lent.effective(own: state.ownPriority)
                 guard !state.isFinished, rare.relayedPriority != current else {
                     rare.relaying = false
                     return nil
@@ -411,10 +408,10 @@ package final class WorkNode: Sendable {
     /// `adjustLent(from:to:into:)` with the node's lock held and the node unfinished.
     func adjustLent(from old: WorkPriority?, to new: WorkPriority?, in state: inout NodeState, into effects: inout [Effect]) {
         let own = state.ownPriority
-        let before = NodeState.effective(own: own, lent: state.lent)
+        let before = state.lent.effective(own: own)
         if let old { state.lent[old] -= 1 }
         if let new { state.lent[new] += 1 }
-        let after = NodeState.effective(own: own, lent: state.lent)
+        let after = state.lent.effective(own: own)
         guard after != before else { return }
         effectiveLevel.store(after.rawValue, ordering: .relaxed)
         state.priorityChanged(from: before, to: after, node: self, into: &effects)

@@ -1,5 +1,4 @@
 import Synchronization
-import Dispatch
 import DequeModule
 
 /// An entry in a ready bucket or a barrier's held list. It is live while its generation matches the node's.
@@ -35,8 +34,8 @@ struct QueueAction {
     var runners = 0
     /// The most urgent ready level when runners were asked for (a hint for the executor's choice of thread level).
     var runnerPriority = WorkPriority.background
-    var idleContinuations: [CheckedContinuation<Void, Never>] = []
-    var idleSignals: [DispatchSemaphore] = []
+    /// Waiters on an idle queue to wake (see `WorkQueue.whenIdle`).
+    var idleWaiters: [@Sendable () -> Void] = []
 }
 
 /// The scheduling state of one queue. Never scans blocked items: a node enters a bucket only when it is ready, and
@@ -62,8 +61,7 @@ struct QueueState {
     /// `onCancel` handlers, and every item while events are observed); each knows its index (`slot.runningIndex`)
     /// for O(1) removal. Other synchronous items learn of a cancel-all through the epoch alone, and finish cancelled.
     var runningNodes: [WorkNode] = []
-    var idleContinuations: [CheckedContinuation<Void, Never>] = []
-    var idleSignals: [DispatchSemaphore] = []
+    var idleWaiters: [@Sendable () -> Void] = []
     var segmentBase = 0
     var segments: Deque<Segment> = [Segment()]
     var barrierRunning = false
@@ -215,8 +213,6 @@ struct QueueState {
     /// Accounts for a node that finished. `ran` is true when it held a running slot.
     mutating func finished(_ node: WorkNode, ran: Bool, sync: Bool) {
         if ran { releaseSlot(node, sync: sync) }
-        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
-        if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: ran)
     }
 
@@ -264,8 +260,10 @@ struct QueueState {
         runningNodes.append(node)
     }
 
-    /// Bookkeeping for a member that finished.
-    mutating func account(_ node: WorkNode, ran: Bool) {
+    /// Bookkeeping for a node that finished, if it was a member.
+    private mutating func account(_ node: WorkNode, ran: Bool) {
+        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
+        if !waitingNodes.isEmpty { unwait(node) }
         unfinished -= 1
         completedCount &+= 1
         if !ran { unlist(node) }
@@ -336,9 +334,7 @@ struct QueueState {
     /// The next item to run, or nil when none may start now.
     mutating func pop() -> WorkNode? {
         guard !suspended, !barrierRunning, running < limit else { return nil }
-        if let front = segments.first, front.unfinished == 0, front.barrierReady, !front.barrierCancelled,
-            let barrier = front.barrier
-        {
+        if barrierRunnable, let barrier = segments[0].barrier {
             guard running == 0 else { return nil }
             barrierRunning = true
             running += 1
@@ -420,8 +416,6 @@ struct QueueState {
     /// A claimed item the owner ran finished (its slot is the batch's, given back by ``endClaim(_:returning:)``).
     mutating func finishedClaimed(_ node: WorkNode) {
         untrack(node)
-        guard node.slot.member.exchange(false, ordering: .relaxed) else { return }
-        if !waitingNodes.isEmpty { unwait(node) }
         account(node, ran: true)
     }
 
@@ -516,10 +510,9 @@ struct QueueState {
         if wanted > free {
             action.runners += wanted - free
             workers += wanted - free
-            var level = WorkPriority.count - 1
-            while level > action.runnerPriority.rawValue, buckets[level].isEmpty { level -= 1 }
+            var level = max(topBucketLevel, action.runnerPriority.rawValue)
             if barrierRunnable { level = max(level, WorkPriority.normal.rawValue) }
-            action.runnerPriority = max(action.runnerPriority, WorkPriority(rawValue: level)!)
+            action.runnerPriority = WorkPriority(rawValue: level)!
         }
     }
 
@@ -527,10 +520,8 @@ struct QueueState {
 
     mutating func collectIdle(into action: inout QueueAction) {
         guard isIdle else { return }
-        action.idleContinuations += idleContinuations
-        idleContinuations = []
-        action.idleSignals += idleSignals
-        idleSignals = []
+        action.idleWaiters += idleWaiters
+        idleWaiters = []
     }
 }
 

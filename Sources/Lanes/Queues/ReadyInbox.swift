@@ -31,23 +31,20 @@ struct ReadyInbox: ~Copyable, Sendable {
 
     /// Turns a detached chain into nodes, oldest first, releasing the inbox's references.
     static func nodes(from chain: Unmanaged<WorkNode>?) -> [WorkNode] {
-        guard var cursor = chain else { return [] }
         var nodes: [WorkNode] = []
-        while true {
-            let node = cursor.takeRetainedValue()
-            nodes.append(node)
-            guard let next = node.inboxNext.load(ordering: .relaxed) else { break }
-            node.inboxNext.store(nil, ordering: .relaxed)
-            cursor = next
-        }
-        nodes.reverse()
+        forEach(in: chain) { nodes.append($0) }
         return nodes
     }
 
-    /// Takes everything and hands each node to `body`, oldest first, without building an array: the chain is
-    /// reversed in place through the nodes' `inboxNext` links, then walked.
+    /// Takes everything and hands each node to `body`, oldest first, without building an array.
     func takeAll(_ body: (WorkNode) -> Void) {
-        guard var cursor = detach() else { return }
+        Self.forEach(in: detach(), body)
+    }
+
+    /// Hands each node of a detached chain to `body`, oldest first, releasing the inbox's references: the chain is
+    /// reversed in place through the nodes' `inboxNext` links, then walked.
+    private static func forEach(in chain: Unmanaged<WorkNode>?, _ body: (WorkNode) -> Void) {
+        guard var cursor = chain else { return }
         var reversed: Unmanaged<WorkNode>? = nil
         while true {
             let next = cursor._withUnsafeGuaranteedRef { $0.inboxNext.load(ordering: .relaxed) }

@@ -22,7 +22,7 @@ extension WorkQueue {
             pushReady(node)
         case .waiting:
             updateRequestingRunners { $0.admit(node, ready: false) }
-        case .finished, .alreadyFinished:
+        case .finished:
             break
         }
         Effects.run(consume effects)
@@ -57,10 +57,11 @@ extension WorkQueue {
         }
     }
 
+    /// Gives a fresh item its plain dependencies, enqueues it here and returns it.
     @usableFromInline
-    func make<Output>(_ item: WorkItem<Output>, after dependencies: [any WorkDependency], policy: DependencyPolicy)
-        -> WorkItem<Output>
-    {
+    func make<Output>(
+        _ item: WorkItem<Output>, after dependencies: [any WorkDependency] = [], policy: DependencyPolicy = .run
+    ) -> WorkItem<Output> {
         for dependency in dependencies {
             // A fresh item has no dependents, so no cycle is possible, and it is not enqueued yet.
             try? item.node.addDependency(dependency._workDependency.node, policy: policy, typed: false)
@@ -141,7 +142,7 @@ extension WorkQueue {
         consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) throws -> Output
     ) -> WorkItem<Output> {
-        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: .cancel)
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body))
     }
 
     /// The async form of ``add(consuming:policy:label:priority:_:)``.
@@ -150,7 +151,7 @@ extension WorkQueue {
         consuming input: WorkItem<Input>, policy: InputPolicy = .cancel, label: String? = nil,
         priority: WorkPriority = .normal, _ body: @escaping @Sendable (Input, WorkContext) async throws -> Output
     ) -> WorkItem<Output> {
-        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body), after: [], policy: .cancel)
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, body))
     }
 
     /// The callback form of `add(consuming:policy:label:priority:_:)`: the body starts work on `input`'s output and
@@ -167,9 +168,7 @@ extension WorkQueue {
         priority: WorkPriority = .normal,
         callback body: @escaping @Sendable (Input, WorkContext, _ finish: @escaping @Sendable (Result<Output, any Error>) -> Void) -> Void
     ) -> WorkItem<Output> {
-        make(
-            WorkItem(consuming: input, policy: policy, label: label, priority: priority, callback: body), after: [],
-            policy: .cancel)
+        make(WorkItem(consuming: input, policy: policy, label: label, priority: priority, callback: body))
     }
 
     /// Adds a barrier: it runs alone, after every item added before it has finished and before any item added

@@ -271,12 +271,7 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public func idle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = locked { state -> Bool in
-                if state.isIdle { return true }
-                state.idleContinuations.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
+            whenIdle { continuation.resume() }
         }
     }
 
@@ -294,12 +289,19 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
             throw .wouldDeadlock("waitUntilIdle() from an item running on queue '\(name)'")
         }
         let semaphore = DispatchSemaphore(value: 0)
+        whenIdle { semaphore.signal() }
+        semaphore.wait()
+    }
+
+    /// Calls `wake` once the queue has no unfinished item: at once if it has none now, otherwise from the critical
+    /// section's action that leaves it idle.
+    private func whenIdle(_ wake: @escaping @Sendable () -> Void) {
         let now = locked { state -> Bool in
             if state.isIdle { return true }
-            state.idleSignals.append(semaphore)
+            state.idleWaiters.append(wake)
             return false
         }
-        if !now { semaphore.wait() }
+        if now { wake() }
     }
 
     /// Runs the queue's ready items on the calling thread, as one more runner would (the queue's limit still
@@ -399,20 +401,16 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     @inline(__always)
     func perform(_ action: QueueAction) {
         // Most critical sections decide nothing: keep that case to three tests.
-        guard action.runners > 0 || !action.idleContinuations.isEmpty || !action.idleSignals.isEmpty else { return }
+        guard action.runners > 0 || !action.idleWaiters.isEmpty else { return }
         for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self, priority: action.runnerPriority)) }
-        for continuation in action.idleContinuations { continuation.resume() }
-        for semaphore in action.idleSignals { semaphore.signal() }
+        for wake in action.idleWaiters { wake() }
     }
 
-    func nodesBecameReady(_ nodes: [WorkNode]) {
+    /// Lists waiting members whose dependencies finished, in one critical section.
+    func nodesBecameReady(_ nodes: some Sequence<WorkNode>) {
         updateRequestingRunners { state in
             for node in nodes { state.dependenciesFinished(node) }
         }
-    }
-
-    func nodeBecameReady(_ node: WorkNode) {
-        updateRequestingRunners { $0.dependenciesFinished(node) }
     }
 
     func nodeFinished(_ node: WorkNode, ran: Bool) {
