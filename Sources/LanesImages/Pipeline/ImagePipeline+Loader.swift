@@ -90,7 +90,7 @@ extension ImagePipeline {
         loaders.withLock { loaders in
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
-                name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs,
+                name: "image", queue: nil, deliveryQueue: queue, cache: memoryCache, costs: costs,
                 threads: decodeQueue.maxConcurrency,
                 // Requests equal for the memory cache whose switches differ need stages of their own.
                 variant: { Int($0.cachePolicy.rawValue) }, readsCache: { $0.cachePolicy.contains(.readsMemory) }
