@@ -45,8 +45,7 @@ extension ImagePipeline {
         // Listening before the load starts its fetch, so the feed sees the first chunk. No preview after the end.
         let stop = previewListeners.listen(to: request) { bitmap in
             guard !end.isFinished else { return }
-            guard let queue else { return preview(bitmap) }
-            queue.add(label: "image preview", priority: .visible) { _ in if !end.isFinished { preview(bitmap) } }
+            Delivery.run(on: queue, label: "image preview") { if !end.isFinished { preview(bitmap) } }
         }
         // Recorded before the load starts: even a cache hit, answered inside `load`, stops the listening.
         stopPreviews.withLock { $0 = stop }
