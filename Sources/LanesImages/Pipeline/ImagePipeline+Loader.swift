@@ -98,7 +98,7 @@ extension ImagePipeline {
                 // The job's cache writes count while it waits for its stage (see `CacheWrites`): the job is an item of
                 // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
                 let wish = cacheWrites.add(request)
-                let stage = stage(for: request).item
+                let stage = stage(for: request)
                 let job = callerThread.add(consuming: stage, policy: .fail, label: "image", priority: .background) {
                     bitmap, _ in bitmap
                 }
