@@ -43,10 +43,7 @@ extension ImagePipeline {
             Self.deliver(result, on: queue, to: completion)
         }
         // Listening before the load starts its fetch, so the feed sees the first chunk. No preview after the end.
-        let stop = previewListeners.listen(to: request) { bitmap in
-            guard !end.isFinished else { return }
-            Delivery.run(on: queue, label: "image preview") { if !end.isFinished { preview(bitmap) } }
-        }
+        let stop = previewListeners.listen(to: request, on: queue) { bitmap in if !end.isFinished { preview(bitmap) } }
         // Recorded before the load starts: even a cache hit, answered inside `load`, stops the listening.
         stopPreviews.withLock { $0 = stop }
         return load(request, priority: priority, end: end)

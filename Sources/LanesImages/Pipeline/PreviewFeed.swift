@@ -18,13 +18,18 @@ final class PreviewListeners: Sendable {
 
     private let state = LockedValue(State())
 
-    /// Hands `deliver` the previews of `request`'s URL, fitted to its target size; returns what stops that
-    /// (idempotent).
-    func listen(to request: ImageRequest, _ deliver: @escaping @Sendable (Bitmap) -> Void) -> @Sendable () -> Void {
+    /// Hands `deliver` the previews of `request`'s URL, fitted to its target size, on `queue` (nil: where rendered);
+    /// returns what stops that (idempotent; a preview already on its way still comes: `deliver` checks).
+    func listen(
+        to request: ImageRequest, on queue: WorkQueue?, _ deliver: @escaping @Sendable (Bitmap) -> Void
+    ) -> @Sendable () -> Void {
         let url = request.url.absoluteString, state = self.state
+        let listener = Listener(targetSize: request.targetSize) { bitmap in
+            Delivery.run(on: queue, label: "image preview") { deliver(bitmap) }
+        }
         let id = state.withLock { state in
             state.nextID += 1
-            state.byURL[url, default: [:]][state.nextID] = Listener(targetSize: request.targetSize, deliver: deliver)
+            state.byURL[url, default: [:]][state.nextID] = listener
             return state.nextID
         }
         return {
