@@ -339,9 +339,10 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private func join(
         _ job: LoaderJob<Key>, priority: WorkPriority, deliver: WorkTable<LoaderJob<Key>, Value>.Deliver?
-    ) -> (claim: WorkClaim<LoaderJob<Key>, Value>, made: Bool) {
+    ) -> (claim: ContentRequest<Key, Value>.Claim, made: Bool) {
         let make = self.make
-        return jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
+        let (consumer, made) = jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
+        return ((jobs, job, consumer), made)
     }
 }
 
