@@ -200,8 +200,8 @@ public final class ImagePipeline: Sendable {
         _ result: Result<Bitmap, any Error>, on queue: WorkQueue?,
         to completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) {
-        if queue === WorkQueue.main && MainQueue.isCurrent { return completion(result) }
-        Delivery.run(on: queue, label: "image delivery") { completion(result) }
+        guard let queue, !(queue === WorkQueue.main && MainQueue.isCurrent) else { return completion(result) }
+        queue.add(label: "image delivery", priority: .visible) { _ in completion(result) }
     }
 }
 
