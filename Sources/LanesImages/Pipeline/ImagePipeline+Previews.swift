@@ -61,7 +61,8 @@ extension ImagePipeline {
               !previewListeners.listeners(for: key).isEmpty else {
             return fetcher.fetch(url, priority: priority) { completion($0.map { FetchedBody(data: $0) }) }
         }
-        let feed = PreviewFeed(url: key, listeners: previewListeners, interval: interval,
+        let listeners = previewListeners
+        let feed = PreviewFeed(listeners: { listeners.listeners(for: key) }, interval: interval,
                                clock: configuration.previewClock, maxPixels: configuration.maxPixels,
                                priority: priority, counters: counters)
         let body = LockedValue(Data()) // the stage decodes (and the disk cache keeps) the whole body
