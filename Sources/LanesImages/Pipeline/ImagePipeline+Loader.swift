@@ -54,13 +54,11 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
         guard let preview, pipeline.configuration.previewInterval != nil else { return }
         let listeners = pipeline.previewListeners
         progress = { request in
-            listeners.listen(to: request) { [weak self] bitmap in
-                deliveryQueue.add(label: "image preview", priority: .visible) { _ in
-                    // A reused cell shows another request: it gets nothing; nor does one whose image has arrived.
-                    MainActor.assumeIsolated {
-                        guard let self, self.key == request, !self.isLoaded else { return }
-                        preview(request, bitmap)
-                    }
+            listeners.listen(to: request, on: deliveryQueue) { [weak self] bitmap in
+                // A reused cell shows another request: it gets nothing; nor does one whose image has arrived.
+                MainActor.assumeIsolated {
+                    guard let self, self.key == request, !self.isLoaded else { return }
+                    preview(request, bitmap)
                 }
             }
         }
@@ -90,7 +88,7 @@ extension ImagePipeline {
         loaders.withLock { loaders in
             if let loader = loaders[ObjectIdentifier(queue)] { return loader }
             let loader = ContentLoader<ImageRequest, Bitmap>(
-                name: "image", deliveryQueue: queue, cache: memoryCache, costs: costs,
+                name: "image", queue: nil, deliveryQueue: queue, cache: memoryCache, costs: costs,
                 threads: decodeQueue.maxConcurrency,
                 // Requests equal for the memory cache whose switches differ need stages of their own.
                 variant: { Int($0.cachePolicy.rawValue) }, readsCache: { $0.cachePolicy.contains(.readsMemory) }
@@ -98,7 +96,7 @@ extension ImagePipeline {
                 // The job's cache writes count while it waits for its stage (see `CacheWrites`): the job is an item of
                 // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
                 let wish = cacheWrites.add(request)
-                let stage = stage(for: request).item
+                let stage = stage(for: request)
                 let job = callerThread.add(consuming: stage, policy: .fail, label: "image", priority: .background) {
                     bitmap, _ in bitmap
                 }

@@ -43,11 +43,7 @@ extension ImagePipeline {
             Self.deliver(result, on: queue, to: completion)
         }
         // Listening before the load starts its fetch, so the feed sees the first chunk. No preview after the end.
-        let stop = previewListeners.listen(to: request) { bitmap in
-            guard !end.isFinished else { return }
-            guard let queue else { return preview(bitmap) }
-            queue.add(label: "image preview", priority: .visible) { _ in if !end.isFinished { preview(bitmap) } }
-        }
+        let stop = previewListeners.listen(to: request, on: queue) { bitmap in if !end.isFinished { preview(bitmap) } }
         // Recorded before the load starts: even a cache hit, answered inside `load`, stops the listening.
         stopPreviews.withLock { $0 = stop }
         return load(request, priority: priority, end: end)
@@ -65,7 +61,8 @@ extension ImagePipeline {
               !previewListeners.listeners(for: key).isEmpty else {
             return fetcher.fetch(url, priority: priority) { completion($0.map { FetchedBody(data: $0) }) }
         }
-        let feed = PreviewFeed(url: key, listeners: previewListeners, interval: interval,
+        let listeners = previewListeners
+        let feed = PreviewFeed(listeners: { listeners.listeners(for: key) }, interval: interval,
                                clock: configuration.previewClock, maxPixels: configuration.maxPixels,
                                priority: priority, counters: counters)
         let body = LockedValue(Data()) // the stage decodes (and the disk cache keeps) the whole body

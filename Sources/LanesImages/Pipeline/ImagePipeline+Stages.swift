@@ -10,7 +10,8 @@ struct Room<Input: Sendable>: Sendable {
 
 // How each kind of stage runs.
 extension ImagePipeline {
-    /// The stage whose result answers `request`, in flight or made now, and whether this call made it.
+    /// The stage whose result answers `request`: the one in flight, or one made now, the last of its chain unless
+    /// `times` is given (an upstream stage adds its steps' work time to its consumer's).
     ///
     /// The stages are work items of the core's graph, keyed by prefix: fetch → decode → first processor → second …,
     /// each keyed by (URL, size, processors so far), so `[a]` and `[a, b]` in flight share the run of `a`. Each
@@ -18,28 +19,25 @@ extension ImagePipeline {
     /// any more is cancelled, through the chain), unless the memory cache holds the upstream result (the decoded
     /// original, a shorter chain's result), which it then uses without fetching again. A stage that fails passes its
     /// error down the chain (`.fail`). Items are made at `.background`: their consumers alone set their priority.
-    func stage(for request: ImageRequest) -> (item: WorkItem<Bitmap>, made: Bool) {
-        bitmaps.item(for: request.finalKey) { _ in makeStage(for: request) }
-    }
-
-    /// The stage for `request`, made now, the last of its chain unless `times` is given (an upstream stage adds its
-    /// steps' work time to its consumer's). Its result goes to the memory cache as it ends, before the table lets go
-    /// of it (the table's handler comes second: a request arriving in between finds the stage or the cache, never
-    /// neither), when a request still waiting for it asked for that (``CacheWrites``). When the last stage
-    /// succeeds, what its chain's decode and processor steps took on their threads goes into ``costs`` (steps joined
-    /// in flight or read from the memory cache add nothing: they cost this request nothing more; the fetch waits
-    /// rather than works).
-    func makeStage(for request: ImageRequest, times chain: LockedValue<Double>? = nil) -> WorkItem<Bitmap> {
-        let times = chain ?? LockedValue(0.0)
-        let stage = makeWork(for: request, times: times)
-        let key = request.finalKey, cacheWrites = self.cacheWrites, memoryCache = self.memoryCache
-        let costs = chain == nil ? self.costs : nil
-        stage.onFinishInline { result in
-            guard case .success(let bitmap) = result else { return }
-            if cacheWrites.wanted(key) { memoryCache.insert(bitmap, forKey: request) }
-            costs?.record(seconds: times.withLock { $0 })
-        }
-        return stage
+    ///
+    /// A stage's result goes to the memory cache as it ends, before the table lets go of it (the table's handler
+    /// comes second: a request arriving in between finds the stage or the cache, never neither), when a request still
+    /// waiting for it asked for that (``CacheWrites``). When the last stage succeeds, what its chain's decode and
+    /// processor steps took on their threads goes into ``costs`` (steps joined in flight or read from the memory cache
+    /// add nothing: they cost this request nothing more; the fetch waits rather than works).
+    func stage(for request: ImageRequest, times chain: LockedValue<Double>? = nil) -> WorkItem<Bitmap> {
+        bitmaps.item(for: request.finalKey) { key in
+            let times = chain ?? LockedValue(0.0)
+            let stage = makeWork(for: request, times: times)
+            let cacheWrites = self.cacheWrites, memoryCache = self.memoryCache
+            let costs = chain == nil ? self.costs : nil
+            stage.onFinishInline { result in
+                guard case .success(let bitmap) = result else { return }
+                if cacheWrites.wanted(key) { memoryCache.insert(bitmap, forKey: request) }
+                costs?.record(seconds: times.withLock { $0 })
+            }
+            return stage
+        }.item
     }
 
     private func makeWork(for request: ImageRequest, times: LockedValue<Double>) -> WorkItem<Bitmap> {
@@ -77,7 +75,7 @@ extension ImagePipeline {
             counters.count(\.intermediateHits)
             input = callerThread.add(label: label, priority: .background) { _ in cached }
         } else {
-            input = bitmaps.item(for: upstream.finalKey) { _ in makeStage(for: upstream, times: times) }.item
+            input = stage(for: upstream, times: times)
         }
         return run(
             after: input, label: label, times: times, cost: { processor.workingSetBytes(for: $0) }, on: processQueue
@@ -98,6 +96,7 @@ extension ImagePipeline {
         work untimed: @escaping @Sendable (Input, WorkContext) throws -> Bitmap
     ) -> WorkItem<Bitmap> {
         let work: @Sendable (Input, WorkContext) throws -> Bitmap = { input, context in
+            try context.checkCancellation()
             let start = ContinuousClock.now
             defer {
                 let seconds = Double((ContinuousClock.now - start).laneNanoseconds) / 1e9
@@ -106,10 +105,7 @@ extension ImagePipeline {
             return try untimed(input, context)
         }
         guard let budget else {
-            return queue.add(consuming: input, policy: .fail, label: label, priority: .background) { value, context in
-                try context.checkCancellation()
-                return try work(value, context)
-            }
+            return queue.add(consuming: input, policy: .fail, label: label, priority: .background, work)
         }
         let room = callerThread.add(
             consuming: input, policy: .fail, label: "room " + label, priority: .background,
@@ -124,8 +120,7 @@ extension ImagePipeline {
                 context.onCancel { if request.cancel() { finish(.failure(CancellationError())) } }
             })
         let item = queue.add(consuming: room, policy: .fail, label: label, priority: .background) { room, context in
-            try context.checkCancellation()
-            return try work(room.input, context)
+            try work(room.input, context)
         }
         // The room is given back when the work ends, however it ends.
         item.onFinishInline { _ in room.onFinishInline { if case .success(let room) = $0 { room.reservation?.release() } } }

@@ -200,8 +200,7 @@ public final class ImagePipeline: Sendable {
         _ result: Result<Bitmap, any Error>, on queue: WorkQueue?,
         to completion: @escaping @Sendable (Result<Bitmap, any Error>) -> Void
     ) {
-        guard let queue else { return completion(result) }
-        if queue === WorkQueue.main && MainQueue.isCurrent { return completion(result) }
+        guard let queue, !(queue === WorkQueue.main && MainQueue.isCurrent) else { return completion(result) }
         queue.add(label: "image delivery", priority: .visible) { _ in completion(result) }
     }
 }

@@ -18,13 +18,18 @@ final class PreviewListeners: Sendable {
 
     private let state = LockedValue(State())
 
-    /// Hands `deliver` the previews of `request`'s URL, fitted to its target size; returns what stops that
-    /// (idempotent).
-    func listen(to request: ImageRequest, _ deliver: @escaping @Sendable (Bitmap) -> Void) -> @Sendable () -> Void {
+    /// Hands `deliver` the previews of `request`'s URL, fitted to its target size, on `queue` (nil: where rendered);
+    /// returns what stops that (idempotent; a preview already on its way still comes: `deliver` checks).
+    func listen(
+        to request: ImageRequest, on queue: WorkQueue?, _ deliver: @escaping @Sendable (Bitmap) -> Void
+    ) -> @Sendable () -> Void {
         let url = request.url.absoluteString, state = self.state
+        let listener = Listener(targetSize: request.targetSize) { bitmap in
+            Delivery.run(on: queue, label: "image preview") { deliver(bitmap) }
+        }
         let id = state.withLock { state in
             state.nextID += 1
-            state.byURL[url, default: [:]][state.nextID] = Listener(targetSize: request.targetSize, deliver: deliver)
+            state.byURL[url, default: [:]][state.nextID] = listener
             return state.nextID
         }
         return {
@@ -54,29 +59,28 @@ final class PreviewListeners: Sendable {
 /// or when its bytes do not decode. A feed whose first chunk finds no listener never starts (it cannot join a body
 /// midway).
 final class PreviewFeed: Sendable {
-    private let url: String
-    private let listeners: PreviewListeners
+    /// The listeners of the feed's URL now.
+    private let listeners: @Sendable () -> [PreviewListeners.Listener]
     private let decoding: Owned<PreviewDecoding>
     private let throttler: Throttler<Int>
 
     init(
-        url: String, listeners: PreviewListeners, interval: Duration, clock: any LaneClock, maxPixels: Int,
-        priority: WorkPriority, counters: Counters<ImagePipelineStatistics>
+        listeners: @escaping @Sendable () -> [PreviewListeners.Listener], interval: Duration, clock: any LaneClock,
+        maxPixels: Int, priority: WorkPriority, counters: Counters<ImagePipelineStatistics>
     ) {
-        self.url = url
         self.listeners = listeners
         let decoding = Owned(PreviewDecoding(maxPixels: maxPixels, counters: counters), name: "image previews",
                              priority: priority)
         self.decoding = decoding
         throttler = Throttler(interval: interval, edges: .both, clock: clock, label: "previews") { _ in
-            decoding.mutateThen { $0.render(url: url, for: listeners) }
+            decoding.mutateThen { $0.render(for: listeners()) }
         }
     }
 
     /// The next chunk of the body (from the fetcher, in order).
     func take(_ chunk: Data) {
-        decoding.mutate { [url, listeners, throttler] decoding in
-            if decoding.decode(chunk, listeners: listeners.listeners(for: url)) {
+        decoding.mutate { [listeners, throttler] decoding in
+            if decoding.decode(chunk, listeners: listeners()) {
                 throttler.send(decoding.previewsReady)
             } else if decoding.isStopped {
                 throttler.cancel()
@@ -176,9 +180,8 @@ private final class PreviewDecoding: @unchecked Sendable {
 
     /// Renders the newest preview fitted to each listener's size; returns what hands them over, to run once the
     /// decoding state is released.
-    func render(url: String, for listeners: PreviewListeners) -> (@Sendable () -> Void)? {
+    func render(for targets: [PreviewListeners.Listener]) -> (@Sendable () -> Void)? {
         guard let decoder, decoder.previewsReady > shown else { return nil }
-        let targets = listeners.listeners(for: url)
         guard !targets.isEmpty, let preview = try? decoder.preview() else { stop(); return nil }
         shown = decoder.previewsReady
         var fitted: [TargetSize?: Bitmap] = [:]

@@ -7,7 +7,7 @@ import Lanes
 /// cancelled the key's item — and what it consumes — is cancelled, unless something else needs it or it was kept.
 /// The table learns how the key's item ended from the item itself, however it ended (a cancel from outside
 /// included), and hands the result to every consumer still present: nobody waits for work that no longer runs.
-package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+@usableFromInline package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     package typealias Deliver = @Sendable (Result<Value, any Error>) -> Void
 
     /// What happened to a key's item, for owners that count or cache.
@@ -83,11 +83,13 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
         return (made, true)
     }
 
-    /// Adds a consumer of the key's item at `priority`, making the item when none is in flight. `deliver` gets the
-    /// item's result once, unless the claim is cancelled first; nil only keeps the work going (a prefetch).
+    /// Adds a consumer of the key's item at `priority`, making the item when none is in flight, and returns it: an
+    /// item that consumes the key's item, never enqueued (its priority is lent to the key's item; `leave(_:consumer:)`
+    /// withdraws it). `deliver` gets the item's result once, unless the consumer left first; nil only keeps the work
+    /// going (a prefetch).
     package func consume(
         _ key: Key, priority: WorkPriority, deliver: Deliver?, make: (Key) -> WorkItem<Value>
-    ) -> (claim: WorkClaim<Key, Value>, made: Bool) {
+    ) -> (consumer: WorkItem<Value>, made: Bool) {
         let (item, made) = item(for: key, make: make)
         let consumer = WorkItem(consuming: item, label: label, priority: priority) { value, _ in value }
         let joined = state.withLock { state -> Bool in
@@ -97,7 +99,7 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
         }
         // The item ended and its consumers were answered in between: this one is answered alone.
         if !joined, let deliver { item.onFinishInline { result in self.hop { deliver(result) } } }
-        return (WorkClaim(table: self, key: key, item: consumer), made)
+        return (consumer, made)
     }
 
     /// Withdraws every consumer, atomically with respect to the delivery queue: once this returns no consumer that
@@ -135,6 +137,7 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     // MARK: Internals
 
+    /// Withdraws `consumer`: nothing more is delivered to it, and the key's item is cancelled if nothing else needs it.
     func leave(_ key: Key, consumer: WorkItem<Value>) {
         let withdrawn = state.withLock { state -> Bool? in
             guard var entry = state.entries[key], let index = entry.consumers.firstIndex(where: { $0.item == consumer })
@@ -152,6 +155,7 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
         if withdrawn == true { observe(.withdrawn(key)) }
     }
 
+    /// Whether `consumer` still waits for a result that will come.
     func isActive(_ key: Key, consumer: WorkItem<Value>) -> Bool {
         state.withLock { $0.entries[key]?.consumers.contains { $0.item == consumer } ?? false }
     }
@@ -176,21 +180,4 @@ package final class WorkTable<Key: Hashable & Sendable, Value: Sendable>: Sendab
         observe(.finished(key, result, current: current, delivered: consumers != nil))
         for consumer in consumers ?? [] { consumer.deliver?(result) }
     }
-}
-
-/// One consumer's claim on a key's item in a ``WorkTable``: an item that consumes it, never enqueued. Cancel it, or
-/// change how urgent it is; the core does the rest.
-@usableFromInline package struct WorkClaim<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    let table: WorkTable<Key, Value>
-    let key: Key
-    let item: WorkItem<Value>
-
-    /// Leaves: nothing more is delivered to this consumer, and the key's item is cancelled if nothing else needs it.
-    package func cancel() { table.leave(key, consumer: item) }
-
-    /// Changes this consumer's priority: it lends it to the key's item.
-    package func setPriority(_ priority: WorkPriority) { item.priority = priority }
-
-    /// Whether the consumer still waits for a result that will come.
-    package var isActive: Bool { table.isActive(key, consumer: item) }
 }

@@ -21,12 +21,9 @@ struct ListGeometry: Equatable {
         return lower..<min(max(lower, end), rowCount)
     }
 
-    /// How many rows a screen holds.
-    var screenRows: Double { rowHeight > 0 ? viewportHeight / rowHeight : 0 }
-
     /// How many rows `screens` screens hold, rounded up (0 for a negative or NaN count; at most every row).
     func rows(screens: Double) -> Int {
-        guard screens > 0, screenRows > 0 else { return 0 }
-        return Int(max(0, min(Double(rowCount), (screens * screenRows).rounded(.up))))
+        guard screens > 0, rowHeight > 0, viewportHeight > 0 else { return 0 }
+        return Int(max(0, min(Double(rowCount), (screens * (viewportHeight / rowHeight)).rounded(.up))))
     }
 }

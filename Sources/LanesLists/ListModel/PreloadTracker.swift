@@ -109,7 +109,7 @@ public struct PreloadTracker: Sendable {
         lastOffset = offset
         self.rowHeight = rowHeight
         if let fixed { setExtent(ahead: fixed.ahead, behind: fixed.behind) } else {
-            moved(to: offset, at: time, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
+            moved(to: offset, at: time, viewportHeight: viewportHeight)
         }
     }
 
@@ -161,9 +161,7 @@ public struct PreloadTracker: Sendable {
 extension PreloadTracker {
     /// The list moved to `offset` at `time` (ns): sets the rows to preload (planned against `cost` when it is
     /// known). An update that does not move keeps the current extent.
-    private mutating func moved(
-        to offset: Double, at time: UInt64, rowHeight: Double, viewportHeight: Double, cost: PreloadCost? = nil
-    ) {
+    private mutating func moved(to offset: Double, at time: UInt64, viewportHeight: Double) {
         guard let last = samples.last else {
             samples = [(time, offset)]
             return

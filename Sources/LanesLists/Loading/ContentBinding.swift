@@ -75,11 +75,9 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
             setPriority(priority)
             return isLoaded
         }
-        withdraw()
+        clear()
         self.key = key
         self.priority = priority
-        isLoaded = false
-        generation &+= 1
         let generation = self.generation
         stopProgress = progress?(key) // before the request starts its work, so that no progress is missed
         // Weakly: a request on its way does not keep the binding (the cell) alive.

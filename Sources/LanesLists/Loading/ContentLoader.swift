@@ -113,21 +113,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     ) {
         self.init(
             name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: costs, threads: threads, makeWork: { _, _ in make })
-    }
-
-    /// The `Make` loader whose keys, equal for the cache, get jobs of their own when `variant` tells them apart, and
-    /// skip the cache where `readsCache` says so; its items fill the cache themselves (the loader does not): the
-    /// image pipeline's requests, whose cache policy is not part of their equality but decides their stages.
-    package convenience init(
-        name: String, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>, costs: CostEstimate,
-        threads: Int?, variant: @escaping @Sendable (Key) -> Int, readsCache: @escaping @Sendable (Key) -> Bool,
-        make: @escaping Make
-    ) {
-        self.init(
-            name: name, queue: nil, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: false,
-            failureLimit: 0, costs: costs, threads: threads, variant: variant, readsCache: readsCache,
-            makeWork: { _, _ in make })
+            failureLimit: failureLimit, costs: costs, threads: threads, make: make)
     }
 
     /// Creates a loader around an existing cache, whose work for a key is one synchronous body on `queue`.
@@ -149,27 +135,31 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         cache: CostLimitedCache<Key, Value>, cachesFailures: Bool = false, failureLimit: Int = 256,
         work: @escaping Work
     ) {
+        let counters = Counters(ContentLoaderStats()), costs = CostEstimate()
         self.init(
             name: name, queue: queue, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
-            failureLimit: failureLimit, costs: CostEstimate()
-        ) { counters, costs in
-            { key in
-                queue.add(label: "\(name) \(key)", priority: .background) { context in
-                    counters.count(\.started)
-                    let start = ContinuousClock.now
-                    let value = try work(key, context)
-                    costs.record(seconds: Double((ContinuousClock.now - start).laneNanoseconds) / 1e9)
-                    return value
-                }
+            failureLimit: failureLimit, costs: costs, counters: counters
+        ) { key in
+            queue.add(label: "\(name) \(key)", priority: .background) { context in
+                counters.count(\.started)
+                let start = ContinuousClock.now
+                let value = try work(key, context)
+                costs.record(seconds: Double((ContinuousClock.now - start).laneNanoseconds) / 1e9)
+                return value
             }
         }
     }
 
-    private init(
+    /// What every initializer comes to; the image pipeline makes its loaders with it. Keys equal for the cache get
+    /// jobs of their own where `variant` tells them apart, and skip the cache where `readsCache` says so; with a
+    /// `readsCache` the items fill the cache themselves (the loader does not): the image pipeline's requests, whose
+    /// cache policy is not part of their equality but decides their stages.
+    package init(
         name: String, queue: WorkQueue?, deliveryQueue: WorkQueue, cache: CostLimitedCache<Key, Value>,
-        cachesFailures: Bool, failureLimit: Int, costs: CostEstimate, threads: Int? = nil,
+        cachesFailures: Bool = false, failureLimit: Int = 0, costs: CostEstimate,
+        counters: Counters<ContentLoaderStats> = Counters(ContentLoaderStats()), threads: Int? = nil,
         variant: @escaping @Sendable (Key) -> Int = { _ in 0 }, readsCache: (@Sendable (Key) -> Bool)? = nil,
-        makeWork: (LoaderCounters, CostEstimate) -> Make
+        make: @escaping Make
     ) {
         self.variant = variant
         self.readsCache = readsCache
@@ -182,9 +172,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.cachesFailures = cachesFailures
         let failures = CostLimitedCache<Key, FailedLoad>(costLimit: cachesFailures ? failureLimit : 0)
         self.failures = failures
-        let counters = LoaderCounters(ContentLoaderStats())
         self.counters = counters
-        let make = makeWork(counters, costs)
         self.make = { key in
             counters.count(\.scheduled)
             return make(key)
@@ -351,9 +339,10 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private func join(
         _ job: LoaderJob<Key>, priority: WorkPriority, deliver: WorkTable<LoaderJob<Key>, Value>.Deliver?
-    ) -> (claim: WorkClaim<LoaderJob<Key>, Value>, made: Bool) {
+    ) -> (claim: ContentRequest<Key, Value>.Claim, made: Bool) {
         let make = self.make
-        return jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
+        let (consumer, made) = jobs.consume(job, priority: priority, deliver: deliver) { make($0.key) }
+        return ((jobs, job, consumer), made)
     }
 }
 

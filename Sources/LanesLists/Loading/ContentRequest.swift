@@ -12,10 +12,13 @@ import Lanes
 public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The key asked for.
     public let key: Key
-    /// The request's consumer of the key's work item (nil when answered from the cache).
-    @usableFromInline let claim: WorkClaim<LoaderJob<Key>, Value>?
+    /// The request's consumer of the key's work item, in the loader's table (nil when answered from the cache): an
+    /// item that consumes the job's item, never enqueued; the core does the rest.
+    @usableFromInline let claim: Claim?
+    @usableFromInline
+    typealias Claim = (table: WorkTable<LoaderJob<Key>, Value>, job: LoaderJob<Key>, item: WorkItem<Value>)
 
-    @usableFromInline init(key: Key, claim: WorkClaim<LoaderJob<Key>, Value>?) {
+    @usableFromInline init(key: Key, claim: Claim?) {
         self.key = key
         self.claim = claim
     }
@@ -25,7 +28,7 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     public var wasAnsweredFromCache: Bool { claim == nil }
 
     /// Whether the key's job is still in flight for this request (not finished, cancelled or invalidated).
-    public var isPending: Bool { claim?.isActive ?? false }
+    public var isPending: Bool { claim.map { $0.table.isActive($0.job, consumer: $0.item) } ?? false }
 
     /// Withdraws the request: its result will not be delivered. The key's job is cancelled if this was the last
     /// request for it. Does nothing once the result was delivered; safe to call more than once.
@@ -33,14 +36,14 @@ public struct ContentRequest<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// ```swift
     /// request.cancel()
     /// ```
-    public func cancel() { claim?.cancel() }
+    public func cancel() { claim.map { $0.table.leave($0.job, consumer: $0.item) } }
 
     /// Changes how urgent this request is; the key's job runs at the highest priority of its requests.
     ///
     /// ```swift
     /// request.setPriority(.prefetch)   // scrolled just off screen
     /// ```
-    public func setPriority(_ priority: WorkPriority) { claim?.setPriority(priority) }
+    public func setPriority(_ priority: WorkPriority) { claim?.item.priority = priority }
 
     /// How urgent this request is (its last ``setPriority(_:)``, or the one it was made at); nil when it was answered
     /// from the cache.

@@ -92,7 +92,7 @@ struct PreviewFeedPriorityTests {
 
     @Test("A priority change reaches both the transfer and the feed's lane")
     func followsTheFetch() {
-        let feed = PreviewFeed(url: "https://example.com/a.jpg", listeners: PreviewListeners(), interval: .seconds(1),
+        let feed = PreviewFeed(listeners: { [] }, interval: .seconds(1),
                                clock: VirtualClock(), maxPixels: 1_000_000, priority: .prefetch,
                                counters: Counters(ImagePipelineStatistics()))
         let transfer = Recording()
