@@ -54,13 +54,11 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
         guard let preview, pipeline.configuration.previewInterval != nil else { return }
         let listeners = pipeline.previewListeners
         progress = { request in
-            listeners.listen(to: request, on: deliveryQueue) { [weak self] bitmap in
+            listeners.listen(to: request, on: deliveryQueue, onMainActor { [weak self] (bitmap: Bitmap) in
                 // A reused cell shows another request: it gets nothing; nor does one whose image has arrived.
-                MainActor.assumeIsolated {
-                    guard let self, self.key == request, !self.isLoaded else { return }
-                    preview(request, bitmap)
-                }
-            }
+                guard let self, self.key == request, !self.isLoaded else { return }
+                preview(request, bitmap)
+            })
         }
     }
 
