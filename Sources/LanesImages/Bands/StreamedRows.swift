@@ -9,7 +9,8 @@ import Lanes
 /// A PNG or JPEG only (``info`` is read from the first bytes before anything is decoded; other formats throw
 /// ``ImageError/unsupportedVariant(_:_:)`` from the initializer). What it holds (``retainedBytes``): the decoder's
 /// (a few rows, a progressive JPEG's coefficients, an interlaced PNG's image) and the chunks not decoded yet.
-/// Deinitialising it cancels the fetch. A read never waits on the fetch's own deadlines alone: cancelling the work
+/// Deinitialising it cancels the fetch. The read of the last row returns only once the body has ended, and throws
+/// the fetch's error if it ended short (``FetchError/shortBody(url:received:expected:)``). A read never waits on the fetch's own deadlines alone: cancelling the work
 /// item it runs in (`context`) cancels the fetch and wakes it at once (``ImageError/cancelled``), and a wait for
 /// bytes longer than `stallLimit` ends it (``FetchError/timedOut(url:)``).
 ///
@@ -122,6 +123,20 @@ public final class StreamedRows: RowSource, OpacityReporting {
             let got = try decoder.readRows(count - done, into: destination + done * bytesPerRow, bytesPerRow: bytesPerRow)
             done += got
             if got == 0 { try feedNext() }
+        }
+        if decoder.rowsRead == height { try awaitBodyEnd() }
+    }
+
+    /// After the last row: the transfer must still end well. An image can be whole before its body is (a server
+    /// that announced more bytes than it sent, a chunked body with no last chunk): the fetch's failure is the read's,
+    /// so a download cut short is never written out as if it had arrived. Bytes after the image are not decoded.
+    private func awaitBodyEnd() throws {
+        current = Data()
+        while !bodyEnded {
+            switch try pipe.next() {
+            case .chunk: continue
+            case .end: bodyEnded = true
+            }
         }
     }
 }

@@ -78,7 +78,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooSlow(let url, let rate):
             "\(url): the server sent the body too slowly (under \(rate) bytes/s)"
         case .shortBody(let url, let received, let expected):
-            "\(url): the connection closed after \(received) of the \(expected) bytes announced"
+            "\(url): the connection closed after \(received) of the \(expected) bytes announced (\(expected - received) missing)"
         case .encodedBodyFailed(let url, let encoding):
             "\(url): the \(encoding)-encoded body ended early or could not be decoded"
         case .notHTTP(let url):

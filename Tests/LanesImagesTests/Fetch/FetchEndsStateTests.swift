@@ -170,7 +170,7 @@ struct FetchEndsStateTests {
             machine.deliver(state.completed(taskID: 2, error: reported, now: 0))
             let error = failure(of: log.elements.first)
             #expect(error == .shortBody(url: url, received: 30, expected: 50))
-            #expect(error?.description == "\(url): the connection closed after 30 of the 50 bytes announced")
+            #expect(error?.description == "\(url): the connection closed after 30 of the 50 bytes announced (20 missing)")
         }
     }
 }

@@ -177,6 +177,9 @@ final class LoopbackServerCore: Sendable {
             LoopbackSocket.reset(fd)
             socketOpen = false
             state.record(.reset(connection: connection))
+        case .close(let afterBytes):
+            write(fd, Array(wire.prefix(afterBytes)))
+            state.record(.responded(connection: connection, status: route.status))
         case .gated(let gates):
             var sent = 0
             for gate in gates {

@@ -20,6 +20,8 @@ struct LoopbackRoute: Sendable {
         case complete
         /// Send this many body bytes, then close with a reset (SO_LINGER 0).
         case reset(afterBytes: Int)
+        /// Send this many body bytes, then close gracefully (FIN): a body cut short of what the head announced.
+        case close(afterBytes: Int)
         /// Send this many body bytes, then send nothing more until the client closes or the server stops.
         case stall(afterBytes: Int)
         /// Send zeros as fast as the client takes them, past any `Content-Length`, until it closes.
