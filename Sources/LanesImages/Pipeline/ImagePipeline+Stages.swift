@@ -73,7 +73,8 @@ extension ImagePipeline {
         let input: WorkItem<Bitmap>
         if request.cachePolicy.contains(.readsMemory), let cached = memoryCache[upstream] {
             counters.count(\.intermediateHits)
-            input = callerThread.add(label: label, priority: .background) { _ in cached }
+            input = WorkItem(label: label, priority: .background) { _ in cached }
+            Wiring.enqueue(input, on: callerThread)
         } else {
             input = stage(for: upstream, times: times)
         }
@@ -137,7 +138,8 @@ extension ImagePipeline {
         let key = url.absoluteString
         let counters = self.counters, cacheWrites = self.cacheWrites
         let diskWrites = self.diskWrites
-        return fetchQueue.add(label: stage.label, priority: .background, callback: { context, finish in
+        // Enqueued once its consumers are wired (``Wiring``): the transfer starts at the priority they lend it.
+        let fetch = WorkItem<FetchedBody>(label: stage.label, priority: .background) { context, finish in
             if readsDisk, let disk, let data = disk.data(forKey: key) {
                 counters.count(\.diskHits)
                 return finish(.success(FetchedBody(data: data)))
@@ -156,7 +158,9 @@ extension ImagePipeline {
             }
             context.onPriorityChange(since: startedAt) { handle.setPriority($0) }
             context.onCancel { handle.cancel() }
-        })
+        }
+        Wiring.enqueue(fetch, on: fetchQueue)
+        return fetch
     }
 
     // MARK: Shared steps

@@ -90,6 +90,24 @@ import Lanes
     package func consume(
         _ key: Key, priority: WorkPriority, deliver: Deliver?, make: (Key) -> WorkItem<Value>
     ) -> (consumer: WorkItem<Value>, made: Bool) {
+        // Wired before anything made for it starts: a fetch begins at this consumer's priority (``Wiring``).
+        let wired: Wired = Wiring.wire { wire(key, priority: priority, deliver: deliver, make: make) }
+        // The item ended and its consumers were answered in between: this one is answered alone.
+        if !wired.joined, let deliver { wired.item.onFinishInline { result in self.hop { deliver(result) } } }
+        return (wired.consumer, wired.made)
+    }
+
+    private struct Wired {
+        let item: WorkItem<Value>
+        let made: Bool
+        let consumer: WorkItem<Value>
+        /// False when the item ended and its consumers were answered before this one joined.
+        let joined: Bool
+    }
+
+    private func wire(
+        _ key: Key, priority: WorkPriority, deliver: Deliver?, make: (Key) -> WorkItem<Value>
+    ) -> Wired {
         let (item, made) = item(for: key, make: make)
         let consumer = WorkItem(consuming: item, label: label, priority: priority) { value, _ in value }
         let joined = state.withLock { state -> Bool in
@@ -97,9 +115,7 @@ import Lanes
             state.entries[key]!.consumers.append(Consumer(item: consumer, deliver: deliver))
             return true
         }
-        // The item ended and its consumers were answered in between: this one is answered alone.
-        if !joined, let deliver { item.onFinishInline { result in self.hop { deliver(result) } } }
-        return (consumer, made)
+        return Wired(item: item, made: made, consumer: consumer, joined: joined)
     }
 
     /// Withdraws every consumer, atomically with respect to the delivery queue: once this returns no consumer that

@@ -140,13 +140,16 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
             name: name, queue: queue, deliveryQueue: deliveryQueue, cache: cache, cachesFailures: cachesFailures,
             failureLimit: failureLimit, costs: costs, counters: counters
         ) { key in
-            queue.add(label: "\(name) \(key)", priority: .background) { context in
+            let item = WorkItem(label: "\(name) \(key)", priority: .background) { context in
                 counters.count(\.started)
                 let start = ContinuousClock.now
                 let value = try work(key, context)
                 costs.record(seconds: Double((ContinuousClock.now - start).laneNanoseconds) / 1e9)
                 return value
             }
+            // Enqueued once the request is wired to it: it starts at the priority the request lends it.
+            Wiring.enqueue(item, on: queue)
+            return item
         }
     }
 
