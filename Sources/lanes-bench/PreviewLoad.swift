@@ -23,7 +23,7 @@ enum PreviewLoad {
         let cpuBefore = cpuSeconds()
         for load in 0..<loads {
             let lastChunk = LockedValue<UInt64>(0)   // when the last chunk was handed out (uptime nanoseconds)
-            let fetcher = MemoryFetcher(otherwise: { _ in .body(body) }) { _, offset in
+            let fetcher = MemoryFetcher(otherwise: .body(body)) { _, offset in
                 if offset == body.count {
                     lastChunk.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
                 } else if offset > 0 {

@@ -4,7 +4,7 @@ import Lanes
 /// A fetcher that serves bodies held in memory, one per URL, the way a network would — in chunks, on a thread of its
 /// own, cancellable, able to stall or fail — for tests, demos and benchmarks that need no sockets.
 ///
-/// Each URL answers as its ``Response`` says (unknown URLs get `otherwise`, by default HTTP 404). Before each chunk,
+/// Each URL answers as its ``Response`` says (other URLs as `otherwise` says, by default HTTP 404). Before each chunk,
 /// and once more before a fetch ends, it calls `pace` with the URL and the offset of what comes next: sleep there to
 /// trickle like a slow link, or wait there for a test's gate. ``FetchHandle/cancel()`` ends the fetch at once with
 /// ``FetchError/cancelled`` (a stalled one too) and no chunk follows it once `pace` returns. It records every fetch's
@@ -74,22 +74,22 @@ public final class MemoryFetcher: DataFetching {
     }
 
     private let responses: LockedValue<[URL: Response]>
-    private let otherwise: @Sendable (URL) -> Response
+    private let otherwise: Response?
     private let pace: @Sendable (_ url: URL, _ offset: Int) -> Void
     private let log = LockedValue<(starts: [Start], transfers: [URL: Transfer])>(([], [:]))
 
-    /// A fetcher answering each URL of `responses` as given and any other as `otherwise` says, calling `pace` before
-    /// each chunk with its offset and before the end with the body's length.
+    /// A fetcher answering each URL of `responses` as given and any other as `otherwise` says (nil: HTTP 404),
+    /// calling `pace` before each chunk with its offset and before the end with the body's length.
     ///
     /// ```swift
     /// // Every URL gets the same JPEG at about 6 MB/s: 64 KB chunks 10 ms apart.
-    /// let network = MemoryFetcher(otherwise: { _ in .body(jpegBytes) }) { _, offset in
+    /// let network = MemoryFetcher(otherwise: .body(jpegBytes)) { _, offset in
     ///     if offset > 0 && offset < jpegBytes.count { Thread.sleep(forTimeInterval: 0.010) }
     /// }
     /// ```
     public init(
         _ responses: [URL: Response] = [:],
-        otherwise: @escaping @Sendable (URL) -> Response = { .failure(.httpStatus(code: 404, url: $0.absoluteString)) },
+        otherwise: Response? = nil,
         pace: @escaping @Sendable (_ url: URL, _ offset: Int) -> Void = { _, _ in }
     ) {
         self.responses = LockedValue(responses)
@@ -130,7 +130,8 @@ public final class MemoryFetcher: DataFetching {
         _ url: URL, priority: WorkPriority, chunks: @escaping @Sendable (Data) -> Void,
         completion: @escaping @Sendable (Result<Void, FetchError>) -> Void
     ) -> any FetchHandle {
-        let response = responses.withLock { $0[url] } ?? otherwise(url)
+        let response = responses.withLock { $0[url] } ?? otherwise
+            ?? .failure(.httpStatus(code: 404, url: url.absoluteString))
         let transfer = Transfer(priority: priority, completion: completion)
         log.withLock { log in
             log.starts.append(Start(url: url, priority: priority))

@@ -303,10 +303,29 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// - Parameter clearingCache: also empty the cache (and the remembered failures).
     public func invalidate(clearingCache: Bool = false) {
         jobs.cancelAll()
-        if clearingCache {
-            cache.removeAll()
-            failures.removeAll()
-        }
+        if clearingCache { removeAllCachedValues() }
+    }
+
+    /// Forgets the value cached for `key` (and a failure remembered for it): the next request loads it again. A job
+    /// in flight for `key` is not disturbed: it is delivered to its requests and caches its value when it ends.
+    ///
+    /// ```swift
+    /// quotes.removeCachedValue(for: "AAPL")   // the user pulled to refresh this row
+    /// ```
+    public func removeCachedValue(for key: Key) {
+        cache.removeValue(forKey: key)
+        failures.removeValue(forKey: key)
+    }
+
+    /// Empties the cache and the remembered failures, leaving jobs in flight alone (they deliver and cache their
+    /// values when they end). ``invalidate(clearingCache:)`` also cancels them.
+    ///
+    /// ```swift
+    /// func didReceiveMemoryWarning() { thumbnails.removeAllCachedValues() }
+    /// ```
+    public func removeAllCachedValues() {
+        cache.removeAll()
+        failures.removeAll()
     }
 
     // MARK: Introspection

@@ -20,7 +20,7 @@ struct PreviewDecodeOnceTests {
         // first preview: so the feed shows one, and its decoder was used).
         let release = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
         let piece = 2_000, half = body.count / 2
-        let fetcher = MemoryFetcher(otherwise: { _ in .body(body, chunkSize: piece) }) { _, offset in
+        let fetcher = MemoryFetcher(otherwise: .body(body, chunkSize: piece)) { _, offset in
             if offset == 0 { release.wait() }
             if offset >= half && offset < half + piece { resume.wait() }
         }
