@@ -64,6 +64,24 @@ func cpuMilliseconds() -> Int {
     return user + Int(usage.ru_stime.tv_sec) * 1000 + Int(usage.ru_stime.tv_usec) / 1000
 }
 
+/// An app object as the docs write one: it owns its queue and its loader, and hears results through [weak self].
+@MainActor final class Greeter {
+    let work = WorkQueue("greeter", maxConcurrency: 1)
+    let gate = Gate()   // the work waits until the body has returned, so the owner must outlive the body
+    func start() {
+        let gate = self.gate
+        work.add { _ in
+            gate.wait()
+            return "hello from a worker"
+        }.onMainCompletion { [weak self] result in
+            guard self != nil else { return }
+            print("owner-result \((try? result.get()) ?? "failed") main=\(Thread.isMainThread)")
+            MainLoop.stop()
+        }
+        DispatchQueue.main.async { gate.open() }   // runs once the loop drains: after the body returned
+    }
+}
+
 let cell = Cell()
 print("mode \(mode) main=\(Thread.isMainThread)")
 switch mode {
@@ -164,12 +182,22 @@ case "flood":
     let seen = items.withLock { $0 }
     print("flood items=\(seen.count) blocks-before-items=\(seen.max() ?? -1)")
     exit(0)
+case "owner":
+    // The documented pattern, as MainLoop's doc comment writes it: the body returns the object that owns the work,
+    // whose [weak self] handler must still find it when the result arrives, after the body has returned.
+    MainLoop.run {
+        let greeter = Greeter()
+        greeter.start()
+        return greeter
+    }
+    print("owner-returned")
+    exit(0)
 case "dispatchmain":
     // The counter-example: dispatchMain() ends the main thread and a worker drains the main queue.
     schedule(cell)
     dispatchMain()
 default:
-    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle|signal|order|flood")
+    print("usage: lanes-main-probe mainloop|mainloop-until|runloop|pump|dispatchmain|stop-from-worker|idle|signal|order|flood|owner")
     exit(2)
 }
 report()

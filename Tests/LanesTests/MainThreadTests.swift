@@ -32,6 +32,14 @@ struct MainThreadTests {
         #expect(run.status == 0 && run.lines.contains("returned main=true"), "\(run.output)")
     }
 
+    @Test("the documented pattern: the body returns the app object, which outlives the body and stops the loop")
+    func bodyReturnsItsOwner() async throws {
+        let run = try await Probe.run("owner")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.lines.contains("owner-result hello from a worker main=true"), "\(run.output)")
+        #expect(run.lines.last == "owner-returned", "\(run.output)")
+    }
+
     @Test("an idle MainLoop sleeps in poll: it acknowledges each wake-up instead of seeing it forever")
     func idleLoopDoesNotSpin() async throws {
         let run = try await Probe.run("idle")

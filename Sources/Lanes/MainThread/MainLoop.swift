@@ -12,9 +12,15 @@ import Synchronization
 /// MainLoop.run {
 ///     let app = App()          // @MainActor state, built on the main thread
 ///     app.start()              // schedules work; results come back with onMainCompletion
+///     return app               // kept alive until the loop ends
 /// }
 /// // MainLoop.stop() was called: clean up and exit.
 /// ```
+///
+/// **Return what owns the work.** The loop keeps what `body` returns alive until it ends. An object made in `body` and
+/// not returned is released when `body` returns, and with it the work it owns: its queues' items, its loaders'
+/// requests, and its `[weak self]` handlers, which then do nothing. Nothing is left to call ``stop()``, and the loop
+/// waits for ever.
 ///
 /// **Why not `async main` or `dispatchMain()`.** On Linux `dispatchMain()` ends the main thread (it calls
 /// `pthread_exit`) and hands the main dispatch queue to a worker thread. An `async main` parks the main thread the
@@ -42,20 +48,45 @@ public enum MainLoop {
     package static var wakeupCount: Int { wakeups.load(ordering: .relaxed) }
 
     /// Runs `body` on the main thread, then runs main-queue work on the main thread until ``stop()`` is called
-    /// (by `body` or by any later work, on any thread). Main thread only, and not nested (both checked with a
-    /// precondition).
+    /// (by `body` or by any later work, on any thread), keeping what `body` returns alive until then: return the
+    /// object that owns the program's work. Main thread only, and not nested (both checked with a precondition).
     ///
     /// ```swift
+    /// @MainActor final class Greeter {
+    ///     let work = WorkQueue("work", maxConcurrency: 1)
+    ///     func start() {
+    ///         work.add { _ in "hello from a worker" }.onMainCompletion { [weak self] result in
+    ///             guard self != nil else { return }
+    ///             print((try? result.get()) ?? "failed")
+    ///             MainLoop.stop()
+    ///         }
+    ///     }
+    /// }
+    ///
     /// MainLoop.run {
-    ///     WorkQueue.main.add { _ in print(Thread.isMainThread) } // true
-    ///     LaneTimer.after(.seconds(1), on: .main) { MainLoop.stop() }
+    ///     let greeter = Greeter()
+    ///     greeter.start()
+    ///     return greeter   // without this, the greeter goes when the body returns, and nothing stops the loop
     /// }
     /// ```
-    public static func run(_ body: @MainActor () throws -> Void = {}) rethrows {
+    public static func run<Owner>(_ body: @MainActor () throws -> Owner) rethrows {
         begin()
         defer { end() }
-        try MainActor.assumeIsolated { try body() }
-        loop { isStopRequested }
+        try MainActor.assumeIsolated {
+            let owner = try body()
+            withExtendedLifetime(owner) { loop { isStopRequested } }
+        }
+    }
+
+    /// Runs main-queue work on the main thread until ``stop()`` is called by work scheduled before it. Main thread
+    /// only, and not nested.
+    ///
+    /// ```swift
+    /// WorkQueue.main.add { _ in MainLoop.stop() }
+    /// MainLoop.run()
+    /// ```
+    public static func run() {
+        run { () }
     }
 
     /// Runs main-queue work on the main thread until `condition` holds (or ``stop()`` is called). The work already

@@ -41,7 +41,7 @@ public final class MemoryFetcher: DataFetching {
         /// A whole body, in chunks of `chunkSize` bytes.
         ///
         /// ```swift
-        /// let photo = MemoryFetcher.Response.body(jpegBytes, chunkSize: 16 << 10)
+        /// let photo = MemoryFetcher.Response.body(jpeg, chunkSize: 16 << 10)
         /// ```
         public static func body(_ body: Data, chunkSize: Int = 64 << 10) -> Response {
             Response(body: Data(body), chunkSize: max(1, chunkSize), ending: .complete)
@@ -83,8 +83,8 @@ public final class MemoryFetcher: DataFetching {
     ///
     /// ```swift
     /// // Every URL gets the same JPEG at about 6 MB/s: 64 KB chunks 10 ms apart.
-    /// let network = MemoryFetcher(otherwise: .body(jpegBytes)) { _, offset in
-    ///     if offset > 0 && offset < jpegBytes.count { Thread.sleep(forTimeInterval: 0.010) }
+    /// let network = MemoryFetcher(otherwise: .body(jpeg)) { _, offset in
+    ///     if offset > 0 && offset < jpeg.count { Thread.sleep(forTimeInterval: 0.010) }
     /// }
     /// ```
     public init(
@@ -100,7 +100,8 @@ public final class MemoryFetcher: DataFetching {
     /// Answers `url` with `response` from the next fetch on.
     ///
     /// ```swift
-    /// fetcher.serve(.body(Data(count: 10)), for: URL(string: "https://example.com/new.png")!)
+    /// let network = MemoryFetcher()
+    /// network.serve(.body(Data(count: 10)), for: URL(string: "https://example.com/new.png")!)
     /// ```
     public func serve(_ response: Response, for url: URL) {
         responses.withLock { $0[url] = response }

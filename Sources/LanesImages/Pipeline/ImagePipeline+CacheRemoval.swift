@@ -9,7 +9,7 @@ extension ImagePipeline {
     /// later caches its result as usual).
     ///
     /// ```swift
-    /// pipeline.removeCachedImage(for: ImageRequest(url: avatarURL, targetSize: TargetSize(maxWidth: 64)))
+    /// pipeline.removeCachedImage(for: ImageRequest(url: photoURL, targetSize: TargetSize(maxWidth: 64)))
     /// ```
     public func removeCachedImage(for request: ImageRequest) {
         memoryCache.removeValue(forKey: request)
@@ -20,7 +20,7 @@ extension ImagePipeline {
     ///
     /// ```swift
     /// // The user replaced their photo: the next load fetches it again.
-    /// pipeline.removeCachedImages(for: profilePhotoURL, includingDisk: true)
+    /// pipeline.removeCachedImages(for: photoURL, includingDisk: true)
     /// ```
     public func removeCachedImages(for url: URL, includingDisk: Bool = false) {
         for request in memoryCache.keysByRecency where request.url == url {

@@ -310,7 +310,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// in flight for `key` is not disturbed: it is delivered to its requests and caches its value when it ends.
     ///
     /// ```swift
-    /// quotes.removeCachedValue(for: "AAPL")   // the user pulled to refresh this row
+    /// loader.removeCachedValue(for: "AAPL")   // the user pulled to refresh this row
     /// ```
     public func removeCachedValue(for key: Key) {
         cache.removeValue(forKey: key)
@@ -321,7 +321,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// values when they end). ``invalidate(clearingCache:)`` also cancels them.
     ///
     /// ```swift
-    /// func didReceiveMemoryWarning() { thumbnails.removeAllCachedValues() }
+    /// func didReceiveMemoryWarning() { avatars.removeAllCachedValues() }
     /// ```
     public func removeAllCachedValues() {
         cache.removeAll()
