@@ -25,7 +25,8 @@ public enum MainFrame {
     /// Turns waiting for the next frame, and whether a fallback release is scheduled.
     private static let waiting = Mutex<(runners: [WorkRunner], releaseScheduled: Bool)>(([], false))
 
-    /// Sets the frame interval (16.7 ms by default; a zero or negative duration is one nanosecond).
+    /// Sets the frame interval (16.7 ms by default; a zero or negative duration is one nanosecond): the display's
+    /// refresh interval, from the toolkit (GTK: `gdk_frame_clock_get_refresh_info`, as the desk app does each frame).
     ///
     /// ```swift
     /// MainFrame.setInterval(.nanoseconds(8_333_333))   // 120 Hz
@@ -36,11 +37,7 @@ public enum MainFrame {
     }
 
     /// The frame interval in nanoseconds.
-    ///
-    /// ```swift
-    /// print(MainFrame.intervalNanoseconds)   // 16666667
-    /// ```
-    public static var intervalNanoseconds: UInt64 { ledger.withLock { $0.interval } }
+    static var intervalNanoseconds: UInt64 { ledger.withLock { $0.interval } }
 
     /// A frame begins now: call it from the frame callback, on the main thread. Items that waited for a frame get
     /// their turns after the callback.
@@ -52,15 +49,6 @@ public enum MainFrame {
     public static func beginFrame() {
         ledger.withLock { $0.beginFrame(at: DispatchTime.now().uptimeNanoseconds) }
         release()
-    }
-
-    /// Whether frames are coming (the last ``beginFrame()`` was less than four intervals ago).
-    ///
-    /// ```swift
-    /// if !MainFrame.isAnimating { print("idle: main-queue work runs as it comes") }
-    /// ```
-    public static var isAnimating: Bool {
-        ledger.withLock { $0.framesActive(at: DispatchTime.now().uptimeNanoseconds) }
     }
 
     /// Runs one main-queue turn of `runner` now, or puts it behind the frame.

@@ -19,7 +19,7 @@ import Foundation
 /// ```
 public final class IncrementalDecoder {
     /// Whether previews are kept (a progressive JPEG is then decoded in buffered-image mode).
-    public let keepsPreviews: Bool
+    let keepsPreviews: Bool
     /// Images whose header claims more pixels fail before any allocation.
     public let maxPixels: Int
     /// A JPEG is decoded at 1/this in the DCT domain (1, 2, 4, 8; a PNG at 1 only).

@@ -48,12 +48,7 @@ public final class DiskCache: Sendable {
     public let sizeLimit: Int
 
     /// Whether stores `fsync` each file and the directory before returning (durable across power loss, slower).
-    ///
-    /// ```swift
-    /// let durable = try DiskCache(directory: dir, sizeLimit: 1 << 30, synchronizesWrites: true)
-    /// assert(durable.synchronizesWrites)
-    /// ```
-    public let synchronizesWrites: Bool
+    let synchronizesWrites: Bool
 
     private let path: String
     private let index: LockedValue<DiskCacheIndex>
@@ -70,6 +65,7 @@ public final class DiskCache: Sendable {
     ///
     /// ```swift
     /// let cache = try DiskCache(directory: URL(filePath: "/var/cache/app/images"), sizeLimit: 500 << 20)
+    /// let durable = try DiskCache(directory: dir, sizeLimit: 1 << 30, synchronizesWrites: true)
     /// ```
     public init(directory: URL, sizeLimit: Int, synchronizesWrites: Bool = false) throws {
         self.directory = directory

@@ -65,7 +65,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The processor chain's identifier (empty when there are no processors).
-    public var processorIdentifier: String {
+    var processorIdentifier: String {
         processors.isEmpty ? "" : ProcessorChain(processors).identifier
     }
 

@@ -97,20 +97,10 @@ public final class MainQueueSource {
         sourceID = 0
     }
 
-    /// Drains one snapshot of the main queue now (the source's dispatch does this). For loops that drive themselves.
-    ///
-    /// ```swift
-    /// while g_main_context_iteration(nil, 0) != 0 {}   // GLib's pending work
-    /// source.drainNow()                                 // then the main queue's
-    /// ```
-    public func drainNow() {
-        dispatches += 1
-        MainQueueDriver.drain()
-    }
-
     private func dispatch() -> gboolean {
         willDrain?()
-        drainNow()
+        dispatches += 1
+        MainQueueDriver.drain()
         return gboolean(G_SOURCE_CONTINUE)
     }
 }

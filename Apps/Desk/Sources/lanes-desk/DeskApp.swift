@@ -71,8 +71,15 @@ final class DeskApp {
             frames.install(on: window)
             // GTK's frame clock sets the main-queue frame budget: results fit around the frames (an environment
             // variable turns it off, to measure what it does).
-            if ProcessInfo.processInfo.environment["LANES_DESK_NO_FRAME_BUDGET"] == nil {
-                frames.onFrameStart { MainFrame.beginFrame() }
+            if ProcessInfo.processInfo.environment["LANES_DESK_NO_FRAME_BUDGET"] == nil,
+               let clock = gtk_widget_get_frame_clock(window) {
+                frames.onFrameStart {
+                    // The display's own rate (120 Hz screens get 8.3 ms frames), once GTK knows it.
+                    var interval: gint64 = 0, presentation: gint64 = 0
+                    gdk_frame_clock_get_refresh_info(clock, gdk_frame_clock_get_frame_time(clock), &interval, &presentation)
+                    if interval > 0 { MainFrame.setInterval(.microseconds(Int64(interval))) }
+                    MainFrame.beginFrame()
+                }
             }
         }
         frames.onFrameStart { [unowned self] in activity.frameStarted() }
