@@ -9,3 +9,4 @@ let pipeline = ImagePipeline()
 let requests = (0..<100).map { ImageRequest(url: URL(string: "https://example.com/\($0).jpg")!) }
 let visibleStart = 30
 let visibleEnd = 40
+let pngBytes = Data()
