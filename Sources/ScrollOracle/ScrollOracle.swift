@@ -11,9 +11,15 @@
 /// first layout must be shown but are not counted. The visible → shown latencies are those of that placement: a good
 /// schedule among the optimal ones, not a proven minimum.
 ///
+/// `knownAt` gives rows an earlier time at which their coming is known than the horizon does: the ballistic oracle
+/// learns the whole path of a fling when the finger lifts (what a toolkit's scroller predicts), and nothing while it
+/// is down (`horizon` 0 for every other row).
+///
 /// ```swift
 /// let best = ScrollOracle.plan(windows: windows, renderSeconds: 0.002, threads: 2, horizon: 0.5, origin: 0)
 /// print(best.unshown, best.visibleToShownMilliseconds.max() ?? 0)
+/// let ballistic = ScrollOracle.plan(windows: windows, renderSeconds: 0.002, threads: 2, horizon: 0, origin: 0,
+///                                   knownAt: [40: 1.2, 41: 1.2])
 /// ```
 public struct ScrollOracle: Sendable {
     /// Counted windows that ended (the row left the screen) without the row's content.
@@ -29,10 +35,12 @@ public struct ScrollOracle: Sendable {
     var slots: [Int: Int]
 
     public static func plan(
-        windows: [VisibilityWindow], renderSeconds: Double, threads: Int, horizon: Double, origin: Double
+        windows: [VisibilityWindow], renderSeconds: Double, threads: Int, horizon: Double, origin: Double,
+        knownAt: [Int: Double] = [:]
     ) -> ScrollOracle {
         let problem = SlotProblem(
-            windows: windows, renderSeconds: renderSeconds, threads: threads, horizon: horizon, origin: origin)
+            windows: windows, renderSeconds: renderSeconds, threads: threads, horizon: horizon, origin: origin,
+            knownAt: knownAt)
         let chosen = problem.bestOptions()
         let slots = problem.placeEarliestDeadlineFirst(chosen)
         return problem.evaluate(slots: slots)
@@ -55,7 +63,10 @@ struct SlotProblem {
     let renderSeconds: Double
     let origin: Double
 
-    init(windows: [VisibilityWindow], renderSeconds: Double, threads: Int, horizon: Double, origin: Double) {
+    init(
+        windows: [VisibilityWindow], renderSeconds: Double, threads: Int, horizon: Double, origin: Double,
+        knownAt: [Int: Double] = [:]
+    ) {
         precondition(renderSeconds > 0 && threads >= 1)
         self.threads = threads
         self.renderSeconds = renderSeconds
@@ -69,7 +80,7 @@ struct SlotProblem {
         let uncountedValue = windows.count + 1   // the first layout is shown first, whatever it costs
         jobs = byRow.keys.sorted().map { row in
             let own = byRow[row]!.sorted { $0.start < $1.start }
-            let known = horizon.isFinite ? own[0].start - horizon : origin
+            let known = min(horizon.isFinite ? own[0].start - horizon : origin, knownAt[row] ?? .infinity)
             let release = max(0, Int(((known - origin) / renderSeconds - 1e-9).rounded(.up)))
             return Job(row: row, release: release, windows: own.map { window in
                 let last = window.end.isFinite

@@ -93,6 +93,11 @@ final class ScrollDriver {
     /// The rows on screen at every frame, with the frame's time (for the oracle); rows of the first layout (segment
     /// 0) are not counted, as in `leftUnshown` and `visibleToShown`.
     private(set) var frames: [(time: Double, rows: Range<Int>, counted: Bool)] = []
+    /// The fingers' lift-offs: when each fling began (seconds on `now()`'s clock), where the list was, the travel
+    /// predicted then, and when the motion ended (the next touch, or rest).
+    private(set) var liftOffs: [(time: Double, from: Double, travel: Double, end: Double)] = []
+    /// Every counted frame's visible rows without their own content, and the visible rows.
+    private(set) var blankFrames: [(time: Double, blank: Int, visible: Int)] = []
     /// When the first frame was due, in seconds on `now()`'s clock.
     var origin: Double { Double(probe.origin) / 1e9 }
 
@@ -266,6 +271,12 @@ final class ScrollDriver {
         frame += 1
         advance(at: start)
         frames.append((Double(start) / 1e9, model.visibleRows, segment > 0))
+        if segment > 0, mode != .baseline {
+            let visible = model.visibleRows
+            var blank = 0
+            for row in visible where model.cell(forRow: row)?.content?.row != row { blank += 1 }
+            blankFrames.append((Double(start) / 1e9, blank, visible.count))
+        }
         checkFill(at: now())
         probe.tickHandled(lateBy: lateBy, duration: now() - start)
         if segment == script.count { finish() }
@@ -289,15 +300,19 @@ final class ScrollDriver {
                 let end = t >= motion.seconds
                 model.scroll(to: segmentOffset + (end || frame.isMultiple(of: 2) ? 0 : 1))
                 guard end else { return }
-            case .steady, .fling:
+            case .steady, .fling, .caught:
                 let end = t >= motion.seconds
                 model.scroll(to: segmentOffset + motion.distance(at: t))
                 guard end else { return }
             }
+            if motion.predictedTravel != nil, !liftOffs.isEmpty { liftOffs[liftOffs.count - 1].end = Double(time) / 1e9 }
             segment += 1
             segmentStart = time
             segmentOffset = model.scrollOffset
             filledAt = nil
+            if segment < script.count, let travel = script[segment].predictedTravel {
+                liftOffs.append((Double(time) / 1e9, segmentOffset, travel, .infinity))
+            }
             if segment > 1, segment < script.count, script[segment].isSettle {
                 if case .jump = script[segment - 1] { cameToRest(at: time, afterJump: true) } else {
                     cameToRest(at: time, afterJump: false)

@@ -14,8 +14,8 @@ import Synchronization
 /// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
 /// percentiles are over every frame of the run, so `repeats` does not multiply it.
 ///
-/// `scripts` chooses the scrolls: the original fling script plays every mode, the `jitter` and `jump` scripts play the
-/// Lanes modes and naive background rendering (rows "scroll-jitter/…", "scroll-jump/…").
+/// `scripts` chooses the scrolls: the original fling script plays every mode, the `jitter`, `jump` and `caught` scripts play the
+/// Lanes modes and naive background rendering (rows "scroll-jitter/…", "scroll-jump/…", "scroll-caught/…").
 func scrollScenario(repeats: Int, quick: Bool, scripts: [ScrollScript] = ScrollScript.allCases) async -> [Row] {
     _ = repeats
     let counters = RenderCounters()
@@ -99,6 +99,7 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("jump_shown_p99_ms", quantile(driver.jumpToShown, 0.99))
     row.count("jump_floor_ms", Double(rounds) * renderMilliseconds)
     row.count("wrong_cell_deliveries", Double(driver.wrongCell + (driver.loader?.stats.wrongCellDeliveries ?? 0)))
+    addBlankArea(to: &row, frames: driver.blankFrames, interval: Double(FrameProbe.interval) / 1e9)
     var unfilled = 0
     for fill in driver.fills {
         row.count("fill_\(fill.name)_ms", fill.ms ?? -1)
@@ -120,4 +121,25 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
             threads: driver.renderQueue?.maxConcurrency ?? max(1, threads))   // naive-main renders on the main thread
     }
     return row
+}
+
+/// Blank area as FlashList's tracker and React Native's fill-rate helper report it, over the counted frames: the share
+/// of visible row-frames without their content (cumulative), the worst frame's share, and the milliseconds with any
+/// blank row and with more than half of the rows blank (each frame lasts until the next one, the last one interval).
+func addBlankArea(to row: inout Row, frames: [(time: Double, blank: Int, visible: Int)], interval: Double) {
+    var blank = 0, visible = 0, worst = 0.0, anyBlank = 0.0, mostlyBlank = 0.0
+    for (index, frame) in frames.enumerated() {
+        let duration = index + 1 < frames.count ? frames[index + 1].time - frame.time : interval
+        blank += frame.blank
+        visible += frame.visible
+        guard frame.visible > 0 else { continue }
+        let share = Double(frame.blank) / Double(frame.visible)
+        worst = max(worst, share)
+        if frame.blank > 0 { anyBlank += duration }
+        if share > 0.5 { mostlyBlank += duration }
+    }
+    row.count("blank_area_pct", visible > 0 ? Double(blank) / Double(visible) * 100 : 0)
+    row.count("blank_area_max_pct", worst * 100)
+    row.count("any_blank_ms", anyBlank * 1000)
+    row.count("mostly_blank_ms", mostlyBlank * 1000)
 }

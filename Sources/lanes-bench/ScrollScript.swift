@@ -11,6 +11,9 @@ enum ScrollMotion {
     /// A fling: starts at `rowsPerSecond` (negative scrolls back) and decelerates exponentially with time constant
     /// `tau`, until slower than `stopBelow` rows per second.
     case fling(rowsPerSecond: Double, tau: Double, stopBelow: Double)
+    /// A fling that a touch catches `after` seconds in: it starts like ``fling(rowsPerSecond:tau:stopBelow:)``, and
+    /// the list stops where the finger lands (the path predicted at lift-off went further).
+    case caught(rowsPerSecond: Double, tau: Double, after: Double)
     /// Tiny alternating scrolls: one row forward, one row back, once per frame, for `seconds`.
     case jitter(seconds: Double)
     /// Jump straight to `row` (nil: the end of the list).
@@ -22,6 +25,7 @@ enum ScrollMotion {
         case .settle(_, _, let max): max
         case .steady(_, let seconds), .jitter(let seconds): seconds
         case .fling(let velocity, let tau, let stopBelow): tau * log(abs(velocity) / stopBelow)
+        case .caught(_, _, let after): after
         case .jump: 0
         }
     }
@@ -38,7 +42,22 @@ enum ScrollMotion {
         switch self {
         case .settle, .jump, .jitter: return 0
         case .steady(let velocity, _): return velocity * t
-        case .fling(let velocity, let tau, _): return velocity * tau * (1 - exp(-t / tau))
+        case .fling(let velocity, let tau, _), .caught(let velocity, let tau, _):
+            return velocity * tau * (1 - exp(-t / tau))
+        }
+    }
+
+    /// For a motion the finger has let go of (a fling), the rows it will travel as predicted when the finger lifts
+    /// (the scroller's deceleration model carried to rest: a caught fling's prediction goes past where it stops);
+    /// nil for motion driven frame by frame.
+    var predictedTravel: Double? {
+        switch self {
+        case .fling(let velocity, let tau, let stopBelow):
+            return velocity * tau * (1 - stopBelow / abs(velocity))
+        case .caught(let velocity, let tau, _):
+            return velocity * tau
+        case .settle, .steady, .jitter, .jump:
+            return nil
         }
     }
 }
@@ -52,6 +71,9 @@ enum ScrollScript: String, CaseIterable, Sendable {
     case jitter
     /// Jumping back and forth between two far rows, every few frames, then once with a settle after each jump.
     case jump
+    /// Flings caught by a touch: a fling stopped a quarter of the way in, a slow drag, a second caught fling, then
+    /// one left to run to rest.
+    case caught
 
     /// The scenario name of the script's rows ("scroll" for the original fling script).
     var scenario: String { self == .fling ? "scroll" : "scroll-\(rawValue)" }
@@ -89,6 +111,17 @@ enum ScrollScript: String, CaseIterable, Sendable {
                 .steady(rowsPerSecond: 60, seconds: 0.5 * scale),
                 .jitter(seconds: 1 * scale),
                 .settle(name: "after-steady-jitter", min: 0.25 * scale, max: 2.5),
+            ]
+        case .caught:
+            return [
+                .settle(name: "start", min: 0.25 * scale, max: 2.5),
+                .steady(rowsPerSecond: 60, seconds: 0.5 * scale),
+                .caught(rowsPerSecond: 1_800, tau: 0.3, after: 0.08),
+                .steady(rowsPerSecond: 20, seconds: 0.3 * scale),
+                .caught(rowsPerSecond: -1_500, tau: 0.25, after: 0.12),
+                .settle(name: "after-catches", min: 0.25 * scale, max: 2.5),
+                .fling(rowsPerSecond: 1_200, tau: 0.25, stopBelow: 8),
+                .settle(name: "after-fling", min: 0.25 * scale, max: 2.5),
             ]
         case .jump:
             var motions: [ScrollMotion] = [.settle(name: "start", min: 0.25 * scale, max: 2.5)]

@@ -35,6 +35,20 @@ import Testing
         return windows
     }
 
+    @Test("a row known at lift-off can be rendered before it shows; the same row known only on screen cannot")
+    func knowledgeAtLiftOff() {
+        // One thread, 10 ms renders: rows 0 and 1 are on screen from 0.02 s to 0.025 s only (shorter than a render).
+        let windows = [0, 1].map { VisibilityWindow(row: $0, start: 0.02, end: 0.025, counted: true) }
+        let reactive = ScrollOracle.plan(windows: windows, renderSeconds: 0.01, threads: 1, horizon: 0, origin: 0)
+        #expect(reactive.unshown == 2)
+        let ballistic = ScrollOracle.plan(windows: windows, renderSeconds: 0.01, threads: 1, horizon: 0, origin: 0,
+                                          knownAt: [0: 0, 1: 0])
+        #expect(ballistic.unshown == 0)
+        let halfKnown = ScrollOracle.plan(windows: windows, renderSeconds: 0.01, threads: 1, horizon: 0, origin: 0,
+                                          knownAt: [1: 0])
+        #expect(halfKnown.unshown == 1)
+    }
+
     @Test func theMatchingCoversAsMuchAsBruteForce() {
         var generator = SplitMix64(seed: 23)
         var checked = 0
