@@ -261,6 +261,9 @@ final class ScrollDriver {
         timer.resume()
     }
 
+    /// `LANES_BENCH_NO_LIFTOFF=1`: the list is not told the fling's path at lift-off (it estimates it from offsets).
+    private static let feedsLiftOffs = ProcessInfo.processInfo.environment["LANES_BENCH_NO_LIFTOFF"] != "1"
+
     /// `LANES_BENCH_FRAME_BUDGET=1`: each tick begins a `MainFrame` frame, as an app's frame clock would.
     private static let beginsFrames = ProcessInfo.processInfo.environment["LANES_BENCH_FRAME_BUDGET"] == "1"
 
@@ -305,13 +308,22 @@ final class ScrollDriver {
                 model.scroll(to: segmentOffset + motion.distance(at: t))
                 guard end else { return }
             }
-            if motion.predictedTravel != nil, !liftOffs.isEmpty { liftOffs[liftOffs.count - 1].end = Double(time) / 1e9 }
+            if motion.predictedTravel != nil, !liftOffs.isEmpty {
+                liftOffs[liftOffs.count - 1].end = Double(time) / 1e9
+                if Self.feedsLiftOffs { model.touchDown() }   // caught, or at rest
+            }
             segment += 1
             segmentStart = time
             segmentOffset = model.scrollOffset
             filledAt = nil
             if segment < script.count, let travel = script[segment].predictedTravel {
                 liftOffs.append((Double(time) / 1e9, segmentOffset, travel, .infinity))
+                // The scroller's own physics at lift-off, as a toolkit hands them to the list.
+                if Self.feedsLiftOffs, case .fling(let velocity, let tau, _) = script[segment] {
+                    model.liftOff(ScrollPrediction(velocity: velocity, timeConstant: tau))
+                } else if Self.feedsLiftOffs, case .caught(let velocity, let tau, _) = script[segment] {
+                    model.liftOff(ScrollPrediction(velocity: velocity, timeConstant: tau))
+                }
             }
             if segment > 1, segment < script.count, script[segment].isSettle {
                 if case .jump = script[segment - 1] { cameToRest(at: time, afterJump: true) } else {

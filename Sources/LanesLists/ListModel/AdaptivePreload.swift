@@ -117,6 +117,12 @@ struct ScrollPath {
         if decay.isFinite { speed *= exp(-max(0, Double(now) / 1e9 - middle) / decay) }
     }
 
+    /// A path the toolkit predicted: `speed` rows per second now, slowing down with time constant `decay`.
+    init(speed: Double, decay: Double) {
+        self.speed = speed
+        self.decay = decay
+    }
+
     /// Seconds until the scroll has travelled `rows` more rows (infinity if it stops before).
     func seconds(toTravel rows: Double) -> Double {
         guard rows > 0 else { return 0 }

@@ -146,6 +146,30 @@ public final class ListModel<Cell> {
         perform { self.update(offset: self.scrollOffset + delta) }
     }
 
+    /// The finger lifted and the toolkit predicts the fling (GTK's `decelerate`, UIKit's `scrollViewWillEndDragging`,
+    /// Android's `OverScroller`): an adaptive preload plans over the whole path now and follows it until
+    /// ``touchDown()`` or rest. Keep calling ``scroll(to:)`` as the list moves.
+    ///
+    /// ```swift
+    /// list.liftOff(.gtk(velocity: 2_400))
+    /// ```
+    public func liftOff(_ prediction: ScrollPrediction) {
+        perform {
+            guard self.preload.adaptiveSettings != nil else { return }
+            self.tracker.liftOff(prediction, offset: self.scrollOffset, at: self.clock.now)
+            self.update(offset: self.scrollOffset)
+        }
+    }
+
+    /// A finger touched the list: the fling's prediction is dropped.
+    ///
+    /// ```swift
+    /// list.touchDown()
+    /// ```
+    public func touchDown() {
+        perform { self.tracker.touchDown(at: self.clock.now) }
+    }
+
     /// Changes the row count, keeping the offset where possible (rows past the end end display).
     ///
     /// ```swift

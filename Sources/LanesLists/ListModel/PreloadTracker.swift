@@ -39,6 +39,7 @@ public struct PreloadTracker: Sendable {
     /// Whether the list moves faster than rows on screen can be ready: the preload may take every thread.
     private var outruns = false
     private var lastOffset: Double?
+    private var lastViewportHeight: Double?
     private var rowHeight = 0.0
     var direction: ScrollDirection { extent.direction }
     /// What the plan knows of a row's cost: the loader's estimate, and the threads its work may use (the cost's
@@ -50,6 +51,8 @@ public struct PreloadTracker: Sendable {
         cost.seconds = seconds
         return cost
     }
+    /// The fling the toolkit predicted at its lift-off, from then until a touch or rest (nil: none).
+    private var prediction: (path: ScrollPrediction, start: UInt64)?
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
     var planned = PreloadRows.empty
 
@@ -120,6 +123,35 @@ public struct PreloadTracker: Sendable {
         startRun(at: time, offset: offset, sign: 0)
     }
 
+    /// The finger lifted at `time` with the list at `offset`, and the toolkit predicts the fling's path: the preload
+    /// plans over all of it now (which rows appear when, and which the threads can have ready), and follows the
+    /// prediction rather than the offsets' estimate until ``touchDown(at:)`` or rest. Call
+    /// ``update(offset:at:rowHeight:viewportHeight:)`` as the list moves, as always.
+    ///
+    /// ```swift
+    /// tracker.liftOff(.gtk(velocity: 2_400), offset: scrollTop, at: clock.now)
+    /// ```
+    public mutating func liftOff(_ prediction: ScrollPrediction, offset: Double, at time: UInt64) {
+        guard prediction.velocity != 0, prediction.timeConstant > 0 else { return touchDown(at: time) }
+        self.prediction = (prediction, time)
+        extent.direction = prediction.velocity > 0 ? .forward : .backward
+        lastOffset = offset
+        guard rowHeight > 0, let viewportHeight = lastViewportHeight else { return }
+        followPrediction(offset: offset, at: time, viewportHeight: viewportHeight)
+    }
+
+    /// A finger touched the list (it caught a fling, or starts a drag): the prediction is dropped, and the preload
+    /// learns the motion from the offsets again.
+    ///
+    /// ```swift
+    /// tracker.touchDown(at: clock.now)
+    /// ```
+    public mutating func touchDown(at time: UInt64) {
+        guard prediction != nil else { return }
+        prediction = nil
+        startRun(at: time, offset: lastOffset ?? 0, sign: 0)
+    }
+
     /// The rows to preload beyond `visible` after the last ``update(offset:at:rowHeight:viewportHeight:)``, within
     /// `0..<rowCount`: the extent's window, or with a cost-aware plan the rows it can have ready, skipping the rows too
     /// close to make it; rows it planned before and the screen has not reached yet stay (their work may have started).
@@ -162,6 +194,8 @@ extension PreloadTracker {
     /// The list moved to `offset` at `time` (ns): sets the rows to preload (planned against `cost` when it is
     /// known). An update that does not move keeps the current extent.
     private mutating func moved(to offset: Double, at time: UInt64, viewportHeight: Double) {
+        lastViewportHeight = viewportHeight
+        if prediction != nil, followPrediction(offset: offset, at: time, viewportHeight: viewportHeight) { return }
         guard let last = samples.last else {
             samples = [(time, offset)]
             return
@@ -195,6 +229,33 @@ extension PreloadTracker {
         let maxRows = (preload.maxAhead * viewportHeight / rowHeight - 1e-9).rounded(.up)
         let rows = min(maxRows, (abs(speed) * preload.lead / rowHeight - 1e-9).rounded(.up))
         setExtent(ahead: Int(max(0, rows)))
+    }
+
+    /// Plans from the toolkit's prediction at `time`; false once the fling has come to rest (the prediction is then
+    /// dropped and the offsets' estimate takes over).
+    @discardableResult
+    private mutating func followPrediction(offset: Double, at time: UInt64, viewportHeight: Double) -> Bool {
+        guard let (predicted, start) = prediction, rowHeight > 0 else { return false }
+        let velocity = predicted.velocity(after: Double(time - min(time, start)) / 1e9)
+        guard abs(velocity) / rowHeight >= 1 else {   // under a row a second: at rest
+            prediction = nil
+            startRun(at: time, offset: offset, sign: 0)
+            return false
+        }
+        sign = velocity > 0 ? 1 : -1
+        speed = velocity
+        samples = [(time, offset)]
+        runStart = time
+        path = ScrollPath(speed: abs(velocity) / rowHeight, decay: predicted.timeConstant)
+        if let cost, cost.seconds > 0, cost.threads > 0 {
+            plan(offset: offset, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
+        } else {
+            // Without a cost: the whole remaining path, up to the extent's cap.
+            let maxRows = (preload.maxAhead * viewportHeight / rowHeight - 1e-9).rounded(.up)
+            let remaining = abs(velocity) * predicted.timeConstant / rowHeight
+            setExtent(ahead: Int(max(0, min(maxRows, remaining.rounded(.up)))))
+        }
+        return true
     }
 
     /// Sets the rows to preload on each side of the screen (the direction stays).
