@@ -13,6 +13,12 @@ import Synchronization
 /// the placeholder runs again, ``isLoaded`` stays false, and the next ``show(_:priority:)`` of the key loads it
 /// again. The handler never receives that cancellation.
 ///
+/// With a quick tier (``ContentLoader/binding(quick:placeholder:handler:)``: a second loader of a cheaper rendering of
+/// the same keys, such as a sparkline for a chart or a reduced decode of a photo), a row that cannot get its full
+/// content in time shows the quick one first: a cached quick value replaces the placeholder at once, and
+/// ``show(_:priority:quick:)`` with `quick: true` loads it at visible priority while the full one waits its turn. The
+/// handler gets the quick value and then the full one, never the reverse, and never another key's.
+///
 /// A binding belongs to the main actor, like the cell that holds it, and its handlers are `@MainActor`: a
 /// `@MainActor` cell touches its own state in them directly. Results come through the loader's delivery queue
 /// (`WorkQueue.main` by default); a test that injects another delivery queue must run that queue's items on
@@ -32,6 +38,10 @@ import Synchronization
 public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// Where the content comes from.
     public let loader: ContentLoader<Key, Value>
+    /// Where a cheaper rendering of the same keys comes from (nil: no quick tier).
+    public let quick: ContentLoader<Key, Value>?
+    /// Whether the handler was last given the key's quick rendering (the full one is still on its way).
+    public private(set) var isShowingQuick = false
     /// The key shown now, or nil when cleared.
     public private(set) var key: Key?
     /// Whether the result for ``key`` has been handed to the handler.
@@ -44,6 +54,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private let placeholder: @MainActor (Key) -> Void
     private let handler: @MainActor (Key, Result<Value, any Error>) -> Void
     private var request: ContentRequest<Key, Value>?
+    private var quickRequest: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
     /// What the binding hears while it waits for a key's result (an image binding's previews): called with the key
     /// as the binding starts loading it, it returns what stops that, called when the binding stops waiting.
@@ -52,27 +63,32 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
 
     /// Made by ``ContentLoader/binding(placeholder:handler:)`` (and the image pipeline's `ImageBinding`).
     package init(
-        loader: ContentLoader<Key, Value>, placeholder: @escaping @MainActor (Key) -> Void,
+        loader: ContentLoader<Key, Value>, quick: ContentLoader<Key, Value>? = nil,
+        placeholder: @escaping @MainActor (Key) -> Void,
         handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) {
         self.loader = loader
+        self.quick = quick
         self.placeholder = placeholder
         self.handler = handler
     }
 
     isolated deinit { withdraw() }
 
-    /// Shows `key`: a cached result is handed over now; otherwise the placeholder runs and the key is loaded at
-    /// `priority`. Showing the key already shown only changes the priority. Returns whether the result was handed
-    /// over synchronously.
+    /// Shows `key`: a cached result is handed over now; otherwise the placeholder runs (or a cached quick rendering
+    /// is handed over instead) and the key is loaded at `priority`. With `quick` and a quick tier, the quick rendering
+    /// is loaded too, at visible priority: for a row that cannot get its full content before it leaves the screen.
+    /// Showing the key already shown only changes the priority (and may start the quick rendering). Returns whether
+    /// the full result was handed over synchronously.
     ///
     /// ```swift
     /// @MainActor func willDisplay(_ cell: ChartCell, row: Int) { cell.content.show(symbols[row]) }
     /// ```
     @discardableResult
-    public func show(_ key: Key, priority: WorkPriority = .visible) -> Bool {
+    public func show(_ key: Key, priority: WorkPriority = .visible, quick wantsQuick: Bool = false) -> Bool {
         if self.key == key, isLoaded || request?.isPending == true {
             setPriority(priority)
+            if wantsQuick, !isLoaded { startQuick(key) }
             return isLoaded
         }
         clear()
@@ -88,8 +104,33 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         // The handler may have shown another key while receiving a cached result.
         guard generation == self.generation, !isLoaded else { return isLoaded }
         self.request = request
-        placeholder(key)
+        if let value = quick?.cache[key] {
+            isShowingQuick = true
+            handler(key, .success(value))   // the quick rendering in hand: no empty cell
+        } else {
+            placeholder(key)
+            if wantsQuick { startQuick(key) }
+        }
         return false
+    }
+
+    /// Loads the quick rendering of `key` at visible priority, unless one is shown or on its way.
+    private func startQuick(_ key: Key) {
+        guard let quick, !isShowingQuick, quickRequest == nil else { return }
+        let generation = self.generation
+        let request = quick.submit(key, priority: .visible, countingDelivery: false) { [weak self] result in
+            MainActor.assumeIsolated { self?.receiveQuick(result, key: key, generation: generation) }
+        }
+        if generation == self.generation, !isShowingQuick, !isLoaded { quickRequest = request } else { request.cancel() }
+    }
+
+    /// A quick rendering arrived: shown while the full content has not come (never after it, never another key's).
+    private func receiveQuick(_ result: Result<Value, any Error>, key: Key, generation: UInt64) {
+        quickRequest = nil
+        guard generation == self.generation, self.key == key, !isLoaded, !isShowingQuick,
+              case .success = result else { return }
+        isShowingQuick = true
+        handler(key, result)
     }
 
     /// Changes the priority of the binding's request (a row moving between visible and preloaded).
@@ -112,6 +153,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         withdraw()
         key = nil
         isLoaded = false
+        isShowingQuick = false
         generation &+= 1
     }
 
@@ -119,6 +161,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private func withdraw() {
         request?.cancel()
         request = nil
+        quickRequest?.cancel()
+        quickRequest = nil
         stopProgress?()
         stopProgress = nil
     }
@@ -138,11 +182,13 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         }
         withdraw()
         if case .failure(let error) = result, error is CancellationError {
-            // The work was cancelled behind the loader's back: back to the placeholder; the next show loads again.
-            placeholder(key)
+            // The work was cancelled behind the loader's back: back to the placeholder (a quick rendering shown
+            // stays); the next show loads again.
+            if !isShowingQuick { placeholder(key) }
             return
         }
         isLoaded = true
+        isShowingQuick = false
         loader.counters.count(\.deliveries)
         handler(key, result)
     }
@@ -151,6 +197,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
 extension ContentLoader {
     /// Makes a binding to this loader (see ``ContentBinding``).
     /// - Parameters:
+    ///   - quick: a loader of a cheaper rendering of the same keys (nil: none), shown while the full one loads when
+    ///     it is cached or when the row asks for it (``ContentBinding/show(_:priority:quick:)``).
     ///   - placeholder: resets the cell when ``ContentBinding/show(_:priority:)`` is given a key whose value is not
     ///     cached (show a spinner or nothing). It is required: a cell reused for another row must never keep showing
     ///     the old row's content while the new row's loads (the seeds' reused-cell bug).
@@ -163,11 +211,19 @@ extension ContentLoader {
     /// }
     /// content.show("AAPL")
     /// ```
+    ///
+    /// ```swift
+    /// let sparklines = ContentLoader(queue: decoding, cache: CostLimitedCache<String, Chart>(costLimit: 1 << 20)) { _, _ in Chart() }
+    /// let fast = loader.binding(quick: sparklines, placeholder: { _ in cell.chart = nil }) { _, result in
+    ///     cell.chart = try? result.get()   // the sparkline first for a row scrolling fast, then the full chart
+    /// }
+    /// ```
     @MainActor
     public func binding(
+        quick: ContentLoader<Key, Value>? = nil,
         placeholder: @escaping @MainActor (Key) -> Void,
         handler: @escaping @MainActor (Key, Result<Value, any Error>) -> Void
     ) -> ContentBinding<Key, Value> {
-        ContentBinding(loader: self, placeholder: placeholder, handler: handler)
+        ContentBinding(loader: self, quick: quick, placeholder: placeholder, handler: handler)
     }
 }
