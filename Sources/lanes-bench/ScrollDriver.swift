@@ -47,6 +47,14 @@ final class ScrollDriver {
     private let script: [ScrollMotion]
     private(set) var model: ListModel<ScrollCell>!
     private(set) var loader: ContentLoader<Int, RowImage>?
+    /// The quick tier (`LANES_BENCH_QUICK_TIER=1`, the `lanes` mode): an eighth of a render's smoothing.
+    private(set) var quickLoader: ContentLoader<Int, RowImage>?
+    /// Visible rows showing their quick rendering (their full one still on its way).
+    private var quickShownRows = Set<Int>()
+    /// Quick renderings shown.
+    private(set) var quickShown = 0
+    /// Rows that came on screen and left without any content, not even a quick rendering.
+    private(set) var neverShown = 0
     let renderQueue: WorkQueue?
     let background = DispatchGroup()
     private(set) var probe = FrameProbe()
@@ -128,6 +136,17 @@ final class ScrollDriver {
                 }
                 return image
             }
+            if mode == .lanes, Self.quickTier {
+                let quick = RowRenderer(passes: max(1, renderer.passes / 8), counters: RenderCounters())
+                quickLoader = ContentLoader(name: "row-quick", queue: queue, costLimit: 400 * bytes,
+                                            cost: { $0.pixels.count }) { row, context in
+                    guard var image = quick.render(row: row, isCancelled: { context.isCancelled }) else {
+                        throw CancellationError()
+                    }
+                    image.quick = true
+                    return image
+                }
+            }
         } else {
             renderQueue = nil
         }
@@ -164,7 +183,7 @@ final class ScrollDriver {
     private func makeCell() -> ScrollCell {
         let cell = ScrollCell()
         if let loader {
-            cell.binding = loader.binding(placeholder: { [unowned cell] _ in cell.content = nil }) {
+            cell.binding = loader.binding(quick: quickLoader, placeholder: { [unowned cell] _ in cell.content = nil }) {
                 [unowned self, unowned cell] _, result in
                 if case .success(let image) = result { deliver(image, to: cell, completion: !isBinding) }
             }
@@ -184,7 +203,9 @@ final class ScrollDriver {
                 if waitingSince.removeValue(forKey: row) != nil {
                     leftUnshown += 1
                     unshownBySegment[segment, default: 0] += 1
+                    if !quickShownRows.contains(row) { neverShown += 1 }
                 }
+                quickShownRows.remove(row)
                 waitingSinceStop[row] = nil
             case .enterPreload, .leavePreload:
                 break
@@ -228,6 +249,16 @@ final class ScrollDriver {
     private func deliver(_ image: RowImage, to cell: ScrollCell, completion: Bool) {
         let start = now()
         if image.row != cell.row { wrongCell += 1 }
+        if image.quick {
+            // Shown until the full rendering comes; not a row's content for the latencies and fills.
+            cell.content = image
+            if image.row == cell.row {
+                quickShownRows.insert(image.row)
+                quickShown += 1
+            }
+            return
+        }
+        quickShownRows.remove(image.row)
         cell.content = image
         if image.row == cell.row {
             shown.insert(image.serial)
@@ -260,6 +291,9 @@ final class ScrollDriver {
         self.timer = timer
         timer.resume()
     }
+
+    /// `LANES_BENCH_QUICK_TIER=1`: the `lanes` mode's cells have a quick tier.
+    private static let quickTier = ProcessInfo.processInfo.environment["LANES_BENCH_QUICK_TIER"] == "1"
 
     /// `LANES_BENCH_NO_LIFTOFF=1`: the list is not told the fling's path at lift-off (it estimates it from offsets).
     private static let feedsLiftOffs = ProcessInfo.processInfo.environment["LANES_BENCH_NO_LIFTOFF"] != "1"
@@ -339,7 +373,7 @@ final class ScrollDriver {
         guard mode != .baseline else { return }   // no content to wait for
         stops += 1
         var unfilled = 0
-        for row in model.visibleRows where model.cell(forRow: row)?.content?.row != row {
+        for row in model.visibleRows where !showsFull(row) {
             unfilled += 1
             waitingSinceStop[row] = (time, afterJump)
         }
@@ -349,8 +383,14 @@ final class ScrollDriver {
     /// Records when every visible cell first shows its own row during a settle.
     private func checkFill(at time: UInt64) {
         guard filledAt == nil, segment < script.count, case .settle = script[segment] else { return }
-        for row in model.visibleRows where model.cell(forRow: row)?.content?.row != row { return }
+        for row in model.visibleRows where !showsFull(row) { return }
         filledAt = max(time, segmentStart)
+    }
+
+    /// Whether `row`'s cell shows the row's full rendering.
+    private func showsFull(_ row: Int) -> Bool {
+        guard let content = model.cell(forRow: row)?.content else { return false }
+        return content.row == row && !content.quick
     }
 
     private func finish() {

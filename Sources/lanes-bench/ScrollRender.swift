@@ -9,6 +9,8 @@ struct RowImage: Sendable {
     /// A process-unique number for this render, to tell whether a completed render was ever shown.
     let serial: Int
     let pixels: [UInt8]
+    /// A quick rendering (the quick tier's: an eighth of the smoothing), shown until the full one comes.
+    var quick = false
 }
 
 /// What the renders did, counted where they run.

@@ -100,6 +100,8 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("jump_floor_ms", Double(rounds) * renderMilliseconds)
     row.count("wrong_cell_deliveries", Double(driver.wrongCell + (driver.loader?.stats.wrongCellDeliveries ?? 0)))
     addBlankArea(to: &row, frames: driver.blankFrames, interval: Double(FrameProbe.interval) / 1e9)
+    row.count("never_shown", Double(driver.neverShown))
+    row.count("quick_shown", Double(driver.quickShown))
     var unfilled = 0
     for fill in driver.fills {
         row.count("fill_\(fill.name)_ms", fill.ms ?? -1)
