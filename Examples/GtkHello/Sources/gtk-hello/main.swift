@@ -16,8 +16,9 @@ let work = WorkQueue("work", maxConcurrency: 2)
 func countPrimes(below limit: Int, _ ctx: WorkContext) throws -> Int {
     var composite = [Bool](repeating: false, count: limit)
     var count = 0
-    for n in 2..<limit where !composite[n] {
-        if n % 4096 == 0 { try ctx.checkCancellation() }
+    for n in 2..<limit {
+        if n % 65_536 == 0 { try ctx.checkCancellation() }
+        guard !composite[n] else { continue }
         count += 1
         for multiple in stride(from: n * n, to: limit, by: n) { composite[multiple] = true }
     }

@@ -42,7 +42,8 @@ let cpu = WorkQueue("count", maxConcurrency: 4)      // counting: up to one per 
 let counted = files.map { path in
     let text = io.add(label: "read \(path)") { _ in
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReadError(description: "cannot read \(String(reflecting: path))")   // quoted: one line whatever the name
+            // Quoted and escaped: one line whatever the file's name holds.
+            throw ReadError(description: "cannot read \(String(reflecting: path))")
         }
         return String(decoding: data, as: UTF8.self)
     }
