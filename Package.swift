@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "LanesImages", targets: ["LanesImages"]),
         .library(name: "StocksKit", targets: ["StocksKit"]),
         .library(name: "LanesAppSupport", targets: ["LanesAppSupport"]),
+        // GTK 4 and GLib: only a target that depends on one of these needs their headers (Debian: libglib2.0-dev,
+        // libgtk-4-dev); `swift build --product stocks` and the other products never compile them.
+        .library(name: "LanesGLib", targets: ["LanesGLib"]),
+        .library(name: "CGtk4", targets: ["CGtk4"]),
         .executable(name: "lanes-bench", targets: ["lanes-bench"]),
         .executable(name: "stocks", targets: ["stocks"]),
         .executable(name: "lanes-image", targets: ["lanes-image"]),
@@ -50,6 +54,12 @@ let package = Package(
                 .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("avif"),
             ]
         ),
+        // GLib/GIO's C API for the bridge (the main-queue hooks come from the core: MainQueueDriver).
+        .systemLibrary(name: "CLanesGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // GTK 4's C API (GLib's and GIO's with it) as a module: `import CGtk4`, no module map of the user's own.
+        .systemLibrary(name: "CGtk4", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
+        // The GLib main-loop bridge: libdispatch's main queue (WorkQueue.main, @MainActor) drained by a GLib source.
+        .target(name: "LanesGLib", dependencies: ["Lanes", "CLanesGLib"], swiftSettings: strict),
         // Image pipeline: fetch, disk cache, decode, processors, encode, coalesced per stage.
         .target(name: "LanesImages", dependencies: ["Lanes", "LanesLists", "CLanesCodecs"], swiftSettings: strict),
         // What the apps share and the libraries do not need: terminal-safe text, the `--trace FILE` flag.

@@ -23,7 +23,10 @@
 public enum TerminalText {
     /// How ``padded(_:toWidth:alignment:)`` places text in its column.
     public enum Alignment: Sendable {
-        case left, right
+        /// Text at the column's start, padding after it.
+        case left
+        /// Text at the column's end, padding before it.
+        case right
     }
 
     /// `text` with every control character, escape sequence introducer, line separator and bidirectional override

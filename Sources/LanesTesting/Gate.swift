@@ -20,6 +20,7 @@ public final class Gate: Sendable {
 
     private let state = LockedValue(State())
 
+    /// A closed gate.
     public init() {}
 
     /// Whether the gate is open.
@@ -69,6 +70,7 @@ public final class Gate: Sendable {
 public final class Recorder<Element: Sendable>: Sendable {
     private let storage = LockedValue<[Element]>([])
 
+    /// An empty log.
     public init() {}
 
     /// Appends an element.

@@ -19,6 +19,7 @@ import Lanes
 public final class ManualExecutor: WorkExecutor {
     private let runners = LockedValue<[WorkRunner]>([])
 
+    /// An executor that runs nothing until the test calls ``runNext()`` or ``runAll(limit:)``.
     public init() {}
 
     public func schedule(_ runner: WorkRunner) {

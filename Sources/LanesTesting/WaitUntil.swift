@@ -7,6 +7,7 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
     public let timeout: Duration
     /// Where the wait is in the test's source.
     public let file: String
+    /// The line of the wait in `file`.
     public let line: Int
 
     public var description: String {

@@ -9,17 +9,29 @@
 /// Sector.technology.displayName      // "Technology"
 /// ```
 public enum Sector: String, CaseIterable, Sendable, Hashable, Codable, Comparable {
+    /// Information technology: software, hardware, semiconductors.
     case technology
+    /// Communication services: telecoms, media, entertainment, interactive platforms.
     case communication
+    /// Consumer discretionary: retail, cars, leisure, what people buy when they can.
     case consumerDiscretionary
+    /// Consumer staples: food, drink, household goods, what people buy anyway.
     case consumerStaples
+    /// Health care: pharmaceuticals, biotechnology, equipment, providers.
     case healthCare
+    /// Financials: banks, insurers, asset managers, payments.
     case financials
+    /// Industrials: aerospace, machinery, transport, construction.
     case industrials
+    /// Energy: oil, gas and their equipment and services.
     case energy
+    /// Materials: chemicals, metals and mining, packaging.
     case materials
+    /// Utilities: electricity, gas and water supply.
     case utilities
+    /// Real estate: property trusts, developers and managers.
     case realEstate
+    /// A symbol whose sector is not known.
     case other
 
     /// A human-readable name, e.g. "Consumer Discretionary".

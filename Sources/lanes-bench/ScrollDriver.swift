@@ -17,8 +17,8 @@ enum ScrollMode: String, CaseIterable, Sendable {
     case lanesScreen = "lanes-screen"
     /// Render on the main queue as each row will display (the talk's "before").
     case naiveMain = "naive-main"
-    /// Render on a global queue and set the result on the cell with no cancellation and no reuse guard (the
-    /// seeds' naive solution).
+    /// Render on a global queue and set the result on the cell with no cancellation and no reuse guard (the naive
+    /// solution WWDC 2012's "Building Concurrent User Interfaces on iOS" starts from).
     case naiveBackground = "naive-background"
     /// No content at all: the same scroll and frame tick, to show the main queue's latency floor on this machine.
     case baseline

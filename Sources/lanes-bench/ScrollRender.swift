@@ -28,7 +28,7 @@ final class RenderCounters: Sendable {
 
 /// The per-row render: a 2,000-point random walk, smoothed by `passes` Gaussian passes, rasterised into a 240×48
 /// bitmap. The pass count is calibrated so one render costs about 2 ms of CPU on this machine. Long loops check for
-/// cancellation between passes, as the seeds teach.
+/// cancellation between passes, so a row that scrolls away stops costing CPU within one pass.
 struct RowRenderer: Sendable {
     static let points = 2_000
     static let width = 240

@@ -13,8 +13,7 @@ in scripts/snippets/context/<group>.swift, the group's hidden prelude.
 """
 import os, re, sys, glob
 
-DESK = "--desk" in sys.argv  # Apps/Desk's catalog and LanesGLib's doc comments (scripts/desk-test, after its build)
-ROOT, OUT = [a for a in sys.argv[1:] if a != "--desk"][:2]
+ROOT, OUT = sys.argv[1:3]
 
 # Articles whose examples are run, as written, by a test target: their blocks (declarations only, a `@Test` among
 # them) are written to the test file, with #sourceLocation to the article, so a failing expectation names the
@@ -34,6 +33,8 @@ LIBRARY_DEPS = {
     "LanesImages": ["Lanes", "LanesLists", "LanesImages"],
     "StocksKit": ["StocksKit"],
     "LanesAppSupport": ["Lanes", "LanesAppSupport"],
+    # A GTK app's code: GTK through the CGtk4 product, the image pipeline it shows photos with.
+    "LanesGLib": ["Foundation", "Lanes", "LanesImages", "LanesGLib", "CGtk4"],
 }
 DECL = re.compile(
     r"^(@\w+(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s+)*((public|private|fileprivate|internal|package|final|open|nonisolated|indirect)\s+)*"
@@ -238,14 +239,12 @@ def keep(lang, flags):
 
 
 # Markdown: the README and every DocC article, one group each.
-docs = [] if DESK else [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
-catalogs = os.path.join(ROOT, "Apps", "Desk", "Sources", "*", "*.docc") if DESK else os.path.join(ROOT, "Sources", "*", "*.docc")
-for catalog in sorted(glob.glob(catalogs)):
+docs = [("README", os.path.join(ROOT, "README.md"), ["Lanes"])]
+for catalog in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc"))):
     library = os.path.basename(os.path.dirname(catalog))
     for article in sorted(glob.glob(os.path.join(catalog, "*.md"))):
         group = library + "_" + os.path.splitext(os.path.basename(article))[0]
-        # Apps/Desk's catalog (LanesGLib): a GTK app's code, with the image pipeline it shows photos with.
-        docs.append((group, article, LIBRARY_DEPS.get(library, ["Foundation", "Lanes", "LanesImages", library])))
+        docs.append((group, article, LIBRARY_DEPS[library]))
 for group, path, imports in docs:
     rel = os.path.relpath(path, ROOT)
     items = [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_markdown(path)
@@ -256,14 +255,12 @@ for group, path, imports in docs:
             write_article_test(rel, items, imports)
 
 # Public doc comments, one group per library: every source file's blocks are compiled.
-libraries = {"LanesGLib": ["Lanes", "LanesGLib", "CGtk"]} if DESK else LIBRARY_DEPS
-for library, imports in libraries.items():
+for library, imports in LIBRARY_DEPS.items():
     items = []
-    sources = os.path.join(ROOT, "Apps", "Desk", "Sources") if DESK else os.path.join(ROOT, "Sources")
-    for source in sorted(glob.glob(os.path.join(sources, library, "**", "*.swift"), recursive=True)):
+    for source in sorted(glob.glob(os.path.join(ROOT, "Sources", library, "**", "*.swift"), recursive=True)):
         rel = os.path.relpath(source, ROOT)
         items += [(rel, start, body, nums, flags) for start, lang, flags, body, nums in blocks_in_doc_comments(source)
                   if keep(lang, flags)]
     if items:
-        write_group("Doc_" + library, ["Foundation", "FoundationNetworking?"] + imports, items)
+        write_group("Doc_" + library, list(dict.fromkeys(["Foundation", "FoundationNetworking?"] + imports)), items)
 print("fragments", fragments)

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Lets a concurrent enumeration's body ask for an early stop (the seeds' `*stop = YES`): elements not yet
+/// Lets a concurrent enumeration's body ask for an early stop (Foundation's `*stop = YES`): elements not yet
 /// started are skipped; bodies already running finish.
 ///
 /// ```swift

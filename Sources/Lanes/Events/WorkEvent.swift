@@ -22,6 +22,7 @@ public struct WorkEvent: Sendable {
         case cancelled
     }
 
+    /// What happened to the item.
     public let kind: Kind
     /// Monotonic time in nanoseconds (`DispatchTime.now().uptimeNanoseconds`).
     public let time: UInt64

@@ -1,7 +1,7 @@
 import Synchronization
 /// What a running body knows about its item: cancellation, progress, and where it runs.
 ///
-/// Long loops check for cancellation, as the seeds teach:
+/// Long loops check for cancellation, so cancelled work stops promptly:
 ///
 /// ```swift
 /// queue.add(label: "filter") { ctx in

@@ -34,8 +34,8 @@ public struct WorkItem<Output: Sendable>: Sendable, Hashable, WorkDependency {
         node = WorkNode(label: label, priority: priority, barrier: false, isSync: false, body: .async { try await body($0) })
     }
 
-    /// Creates an item whose body starts work and finishes later by calling `finish` once (the seeds'
-    /// AsyncOperation around a network task). The item holds its slot in the queue until then.
+    /// Creates an item whose body starts work and finishes later by calling `finish` once (what an
+    /// asynchronous `Operation` subclass around a network task does). The item holds its slot in the queue until then.
     ///
     /// ```swift
     /// let fetch = WorkItem<Data>(label: "fetch") { ctx, finish in

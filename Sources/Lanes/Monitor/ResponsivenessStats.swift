@@ -13,6 +13,7 @@ public struct Hitch: Sendable, Equatable, CustomStringConvertible {
     /// The monitored queue's name.
     public let queue: String
 
+    /// A stall of `queue` that began at `start` and lasted `duration` (monitors make these; tests and tools may too).
     public init(duration: Duration, start: UInt64, label: String?, queue: String) {
         self.duration = duration
         self.start = start
@@ -40,9 +41,13 @@ public struct ResponsivenessStats: Sendable, Equatable {
     public var queue: String
     /// Pings in the window.
     public var samples: Int
+    /// The median latency of the window's pings: how long urgent work waited to start.
     public var p50: Duration
+    /// The 90th percentile of the window's ping latencies.
     public var p90: Duration
+    /// The 99th percentile of the window's ping latencies, the figure to compare (`hudText` shows it).
     public var p99: Duration
+    /// The longest ping latency in the window.
     public var max: Duration
     /// Hitches reported since the monitor started.
     public var hitches: Int
@@ -120,8 +125,14 @@ public struct ResponsivenessStats: Sendable, Equatable {
 /// let band = HitchRateBand(monitor.snapshot().hitchRate)   // .good, .fair or .poor
 /// ```
 public enum HitchRateBand: String, Sendable, Equatable, CustomStringConvertible {
-    case good, fair, poor
+    /// Below 5 ms of hitch per second: users do not notice.
+    case good
+    /// 5 to 10 ms per second: noticeable now and then.
+    case fair
+    /// Above 10 ms per second: the app feels stuck.
+    case poor
 
+    /// The band a hitch rate (milliseconds of hitch per second) falls in.
     public init(_ millisecondsPerSecond: Double) {
         self = millisecondsPerSecond < 5 ? .good : millisecondsPerSecond <= 10 ? .fair : .poor
     }

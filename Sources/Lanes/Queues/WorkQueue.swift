@@ -5,7 +5,8 @@ import Synchronization
 
 /// A named queue of work items with an exact concurrency limit, priorities, barriers, suspension and cancel-all.
 ///
-/// Move slow work off the main queue and ship the result back, as the seeds teach:
+/// Move slow work off the main queue and ship the result back to it (the pattern of WWDC 2010's "Introducing Blocks
+/// and Grand Central Dispatch on iPhone"):
 ///
 /// ```swift
 /// let processing = WorkQueue("processing", maxConcurrency: 4)

@@ -13,7 +13,7 @@ import Dispatch
 ///
 /// A blocking call that would wait on a lane the caller holds — its own lane, or through a chain of owners
 /// (A's lane reads B, whose lane reads A) — throws ``LanesError/wouldDeadlock(_:)`` naming the lanes instead of
-/// deadlocking. Blocking on an owner from the main queue is allowed (the seeds' `dispatch_sync` to a data queue),
+/// deadlocking. Blocking on an owner from the main queue is allowed (GCD's `dispatch_sync` to a data queue),
 /// unless that owner lives on ``WorkQueue/main``.
 ///
 /// In an `async` function the `async` overloads of `read`, `update` and `snapshot` are chosen, so Swift

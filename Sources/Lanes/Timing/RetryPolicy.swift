@@ -24,6 +24,8 @@ public struct RetryPolicy: Sendable {
     /// Whether an error deserves another attempt. Cancellation is never retried.
     public var shouldRetry: @Sendable (any Error) -> Bool
 
+    /// A policy; the defaults make 3 attempts, waiting 0.2 s, then 0.4 s (±20 %), and retry every error but
+    /// cancellation. `maxAttempts` below 1 counts as 1 and `multiplier` below 1 as 1.
     public init(
         maxAttempts: Int = 3, initialDelay: Duration = .milliseconds(200), multiplier: Double = 2,
         maxDelay: Duration = .seconds(30), jitter: Double = 0.2, attemptTimeout: Duration? = nil,

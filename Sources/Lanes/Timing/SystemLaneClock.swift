@@ -12,6 +12,7 @@ public struct SystemLaneClock: LaneClock {
     /// The serial queue timer callbacks run on.
     static let timerQueue = DispatchQueue(label: "lanes.timers", qos: .userInteractive)
 
+    /// The system's monotonic clock (every `SystemLaneClock` is the same clock).
     public init() {}
 
     public var now: UInt64 { DispatchTime.now().uptimeNanoseconds }

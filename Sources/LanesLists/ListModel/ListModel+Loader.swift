@@ -1,6 +1,6 @@
 import Lanes
 
-/// Wiring a list to a content loader: the seeds' table of expensive cells with no app code beyond the binding.
+/// Wiring a list to a content loader: a table of expensive cells with no app code beyond the binding.
 @MainActor
 extension ListModel {
     /// Drives `loader` from the list: a row that will display is bound (in its reused cell) at visible priority, a

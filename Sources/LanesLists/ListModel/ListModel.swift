@@ -18,9 +18,9 @@ import Lanes
 /// before speculative ones, so work started in event order starts the visible rows first. By default the preload range
 /// follows the user (``ListPreload/adaptive(_:)``: nothing speculative at rest, while the user jitters or turns, or
 /// after a jump; leaning ahead with a steady scroll's speed); ``ListPreload/fixed(ahead:behind:)`` keeps a number of
-/// screens on each side instead. Wired to a ``ContentLoader`` with ``connect(to:key:binding:)``, it gives the seeds'
-/// behaviour with no other app code: visible rows load first, rows about to appear are prefetched, rows that leave are
-/// cancelled, reused cells never receive another row's content.
+/// screens on each side instead. Wired to a ``ContentLoader`` with ``connect(to:key:binding:)``, it gives a list of
+/// expensive cells what it needs with no other app code: visible rows load first, rows about to appear are prefetched,
+/// rows that leave are cancelled, reused cells never receive another row's content.
 ///
 /// The model belongs to the main actor, like the views it drives; its cell factory and observers are `@MainActor`.
 ///

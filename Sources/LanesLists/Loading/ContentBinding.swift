@@ -1,7 +1,7 @@
 import Lanes
 import Synchronization
 
-/// Binds a cell (or any view) to the content of one key at a time, the seeds' reused-cell problem done right.
+/// Binds a cell (or any view) to the content of one key at a time, so a reused cell never shows another row.
 ///
 /// ``show(_:priority:)`` asks the loader for a key; a cached value is handed to `handler` before `show` returns (no
 /// empty-cell flicker). Otherwise `placeholder` runs and the value is handed over on the loader's delivery queue, but
@@ -201,7 +201,7 @@ extension ContentLoader {
     ///     it is cached or when the row asks for it (``ContentBinding/show(_:priority:quick:)``).
     ///   - placeholder: resets the cell when ``ContentBinding/show(_:priority:)`` is given a key whose value is not
     ///     cached (show a spinner or nothing). It is required: a cell reused for another row must never keep showing
-    ///     the old row's content while the new row's loads (the seeds' reused-cell bug).
+    ///     the old row's content while the new row's loads.
     ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside
     ///     `show`.
     ///

@@ -1,4 +1,4 @@
-import CGtk
+import CGtk4
 import Foundation
 import LanesAppSupport
 import Lanes

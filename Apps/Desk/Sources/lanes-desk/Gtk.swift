@@ -1,4 +1,4 @@
-import CGtk
+import CGtk4
 import LanesImages
 
 // Small helpers over GTK's C API. Everything here is main-thread only (GTK is), hence @MainActor.

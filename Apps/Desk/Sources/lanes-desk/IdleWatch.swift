@@ -1,4 +1,4 @@
-import CGtk
+import CGtk4
 
 /// Lets the app's own periodic work — the status bar's monitor pings and its refresh timer — run only while something
 /// happens, so an idle app sleeps in `poll` instead of waking its main thread ~23 times a second.

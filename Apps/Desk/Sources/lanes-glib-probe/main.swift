@@ -1,4 +1,4 @@
-import CGLib
+import CGtk4
 import Dispatch
 import Foundation
 import Lanes

@@ -1,5 +1,5 @@
-#ifndef LANES_CGLIB_SHIM_H
-#define LANES_CGLIB_SHIM_H
+#ifndef LANES_CLANESGLIB_SHIM_H
+#define LANES_CLANESGLIB_SHIM_H
 
 #include <glib.h>
 #include <glib-unix.h>

@@ -1,4 +1,4 @@
-import CGLib
+import CLanesGLib
 
 /// A repeating GLib timeout at a chosen priority that calls a main-actor closure until it returns false (or until
 /// ``cancel(_:)``). For GLib-driven code that wants a GLib priority; `WorkQueue.main` timers work too with the bridge.

@@ -1,4 +1,4 @@
-import CGLib
+import CLanesGLib
 import Foundation
 
 /// Synchronous entry points that run a GLib main loop on the process's main thread with libdispatch's main queue

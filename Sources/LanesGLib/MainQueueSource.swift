@@ -1,4 +1,4 @@
-import CGLib
+import CLanesGLib
 import Foundation
 import Lanes
 
