@@ -69,7 +69,9 @@ public final class MemoryFetcher: DataFetching {
 
     /// A fetch as it started.
     public struct Start: Sendable, Equatable {
+        /// The URL fetched.
         public let url: URL
+        /// The priority the fetch started at.
         public let priority: WorkPriority
     }
 
