@@ -63,6 +63,23 @@ struct LiftOffPlanTests {
         #expect(tracker.speed == 0)
     }
 
+    @Test("a quick rendering is wanted while rows come faster than the threads render them, not at rest")
+    func wantsQuickWhenOutpaced() {
+        var tracker = PreloadTracker()
+        let costs = CostEstimate()
+        costs.record(seconds: 0.003)   // two threads render about 666 rows a second
+        tracker.planPreload(costs: costs, threads: 2)
+        let start: UInt64 = 1_000_000_000
+        _ = tracker.update(offset: 0, at: start, rowHeight: 1, viewportHeight: 20)
+        #expect(!tracker.wantsQuick(forRow: 5))
+        tracker.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3), offset: 0, at: start)
+        _ = tracker.update(offset: 30, at: start + 16_000_000, rowHeight: 1, viewportHeight: 20)
+        #expect(tracker.wantsQuick(forRow: 45))
+        // 1.5 s on the fling runs at 2,000 × e^-5 ≈ 13 rows a second: the threads keep up.
+        _ = tracker.update(offset: 590, at: start + 1_500_000_000, rowHeight: 1, viewportHeight: 20)
+        #expect(!tracker.wantsQuick(forRow: 600))
+    }
+
     @Test("the toolkits' shapes: GTK rests v/4 away, UIKit's normal rate about v/2, Android's distance is kept")
     func shapes() {
         #expect(abs(ScrollPrediction.gtk(velocity: 800).travel(after: 100) - 200) < 1e-6)

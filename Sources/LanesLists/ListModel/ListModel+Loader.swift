@@ -10,9 +10,10 @@ extension ListModel {
     /// against the loader's ``ContentLoader/costs`` (a visible row that would leave the screen before its work could
     /// be ready loads at `WorkPriority.utility`, behind the rows that can still make it) on the threads its queue lets
     /// prefetch use (its speculative limit, or its width), or on the ``ContentLoader/threads`` a loader made with a
-    /// `Make` was given: see ``planPreload(costs:threads:allThreads:)``. Such a row also asks its binding's quick tier,
-    /// if it has one (``ContentLoader/binding(quick:placeholder:handler:)``), for a cheaper rendering at visible
-    /// priority: it shows that first, and the full content when it comes.
+    /// `Make` was given: see ``planPreload(costs:threads:allThreads:)``. Such a row, and every row while the list
+    /// brings rows on screen faster than the threads render them (``wantsQuick(forRow:)``), also asks its binding's
+    /// quick tier, if it has one (``ContentLoader/binding(quick:placeholder:handler:)``), for a cheaper rendering at
+    /// visible priority: it shows that first, and the full content when it comes.
     ///
     /// ```swift
     /// @MainActor final class ChartRow {
@@ -35,9 +36,8 @@ extension ListModel {
         observe { [unowned self] event in
             switch event {
             case .willDisplay(let row, let cell):
-                // A row that cannot get its full content before it leaves asks for the quick tier, if any.
-                let priority = loadPriority(forRow: row)
-                binding(cell).show(key(row), priority: priority, quick: priority == .utility)
+                // A row that cannot get its full content in time asks for the quick tier, if any.
+                binding(cell).show(key(row), priority: loadPriority(forRow: row), quick: wantsQuick(forRow: row))
             case .didEndDisplay(_, let cell): binding(cell).clear()
             case .enterPreload(let row): loader.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
             case .leavePreload(let row): loader.cancelPrefetch(CollectionOfOne(key(row)))

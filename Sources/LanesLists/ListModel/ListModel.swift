@@ -272,6 +272,16 @@ public final class ListModel<Cell> {
         tracker.loadPriority(forRow: row)
     }
 
+    /// Whether visible `row` should show a quick rendering first (see ``PreloadTracker/wantsQuick(forRow:)``):
+    /// ``connect(to:key:binding:)`` asks a binding's quick tier for it then.
+    ///
+    /// ```swift
+    /// let quick = list.wantsQuick(forRow: 42)
+    /// ```
+    public func wantsQuick(forRow row: Int) -> Bool {
+        tracker.wantsQuick(forRow: row)
+    }
+
     // MARK: Internals
 
     /// Runs a change now, or after the events being delivered if an observer made it.

@@ -173,6 +173,20 @@ public struct PreloadTracker: Sendable {
     /// ```
     public var preloadPriority: WorkPriority { outruns ? .normal : .prefetch }
 
+    /// Whether visible `row` should be shown with a quick rendering first (a binding's quick tier): the plan says it
+    /// leaves before its work could be ready, or the list brings rows on screen faster than the threads render
+    /// them, so the rows coming next cannot all get their full content in time.
+    ///
+    /// ```swift
+    /// cell.content.show(symbol, priority: tracker.loadPriority(forRow: 42), quick: tracker.wantsQuick(forRow: 42))
+    /// ```
+    public func wantsQuick(forRow row: Int) -> Bool {
+        guard let cost, cost.seconds > 0, rowHeight > 0 else { return false }
+        let rowsPerSecond = abs(speed) / rowHeight * Double(max(1, cost.itemsPerRow))
+        let rendered = Double(max(cost.threads, cost.allThreads)) / cost.seconds
+        return rowsPerSecond > rendered || loadPriority(forRow: row) == .utility
+    }
+
     /// The priority to load visible `row` at: `WorkPriority.visible`, or `WorkPriority.utility` when the plan says
     /// the row leaves the screen before its work could be ready (it runs only when nothing that can still make it
     /// waits).
