@@ -69,9 +69,13 @@ final class PhotosPage {
     /// `--preload fixed`: a fixed 1.5 screens each way instead of the adaptive preload (for comparison).
     let fixedPreload: Bool
 
+    /// The freedesktop thumbnail cache local files' thumbnails come from and go to (nil: `--no-thumbnail-cache`), at
+    /// the size that covers a cell.
+    static let thumbnailSize = ThumbnailSize.fitting(PhotoCell.thumbnail)!
+
     init(
         library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool, fixedPreload: Bool = false,
-        fetchPolicy: FetchPolicy = FetchPolicy()
+        fetchPolicy: FetchPolicy = FetchPolicy(), thumbnailCache: ThumbnailCache? = nil
     ) {
         useGrid = asGrid
         self.fixedPreload = fixedPreload
@@ -84,9 +88,13 @@ final class PhotosPage {
         case .entries: decoder = LibraryDecoder(library: GeneratedLibrary(sources: []))
         }
         naiveDecoder = naive ? decoder : nil
-        pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(
+        var configuration = ImagePipelineConfiguration(
             fetcher: LibraryFetcher(policy: fetchPolicy), decoder: decoder, memoryCacheLimit: Self.cacheBudget,
-            decodedBytesLimit: 64 << 20, executor: Self.background))
+            decodedBytesLimit: 64 << 20, executor: Self.background)
+        // Local files: thumbnails gThumb, Files or an earlier run made are shown without decoding the photo, and
+        // those made here are kept for them (the generated library's URLs are not files: it never uses the cache).
+        configuration.thumbnailCache = thumbnailCache
+        pipeline = ImagePipeline(configuration: configuration)
         placeholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(grey: 200)))
         // A failed cell's picture: a pale red box the size of a thumbnail, with the reason written over it.
         failedPlaceholder = makeTexture(Bitmap(

@@ -35,6 +35,8 @@ enum Report {
         add("photo_deliveries", Double(photos.delivered))
         add("photo_cost_ms", (app.photos.pipeline.loader.costs.seconds ?? 0) * 1000)
         add("pipeline_decodes", Double(pipeline.decodes))
+        add("pipeline_fetches", Double(pipeline.fetches))
+        add("pipeline_thumbnail_hits", Double(pipeline.thumbnailHits))
         add("pipeline_processor_runs", Double(pipeline.processorRuns))
         add("pipeline_cancelled_stages", Double(pipeline.cancelledStages))
         add("pipeline_memory_hits", Double(pipeline.loads.cacheHits))
