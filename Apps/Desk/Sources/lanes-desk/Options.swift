@@ -40,7 +40,7 @@ struct Options {
           --size WxH          window size (default 1024x768)
           --script NAME       drive the app, then quit: fling, flood, flood-results, idle, memory, detail, pages,
                               categories, screens, hostile (builds a hostile folder unless --folder),
-                              first-screen, all
+                              first-screen, idle-thumbnails, all
           --report FILE       write the run's figures as one JSON object at exit
           --screenshot FILE   after the script settles, save the window as a PNG (and FILE.cells.json)
         """

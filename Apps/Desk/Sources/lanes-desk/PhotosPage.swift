@@ -182,6 +182,7 @@ final class PhotosPage {
     func reloadFolder() {
         guard let folder = library.folder else { return }
         listing?.cancel()
+        idleThumbnails.stop()
         let count = UInt32(library.count)
         library = PhotoLibrary(content: .entries([]), folder: folder)
         gtk_string_list_splice(strings, 0, count, nil)
@@ -232,6 +233,8 @@ final class PhotosPage {
     /// to make it); dropped on a jump. GTK keeps ~200 rows bound around the viewport; bound rows outside these lines
     /// wait (unloaded) until they come near or on screen.
     private var preloadTracker = PreloadTracker()
+    /// The folder's other thumbnails, made into the shared cache while the grid is at rest.
+    private(set) lazy var idleThumbnails = IdleThumbnails(page: self)
     private var preloadLines = PreloadRows.empty
     /// The frame clock's time of the last frame (ns, monotonic): the tracker times the scroll by the frames that
     /// drew it, not by when the after-paint hook got to run (which jitters with the frame's own work and the load,
@@ -314,7 +317,22 @@ final class PhotosPage {
             guard let row = cell.row else { continue }
             cell.updatePriority(load(for: row))
         }
+        if let viewport, library.folder != nil { idleThumbnails.frame(offset: viewport.value / viewport.lineHeight) }
     }
+
+    /// The lines to thumbnail at rest, outward from the screen (nil while the grid moves or has not rested long
+    /// enough): the preload tracker's idle rows, in lines.
+    func idleLines() -> IdleRows? {
+        guard let viewport else { return nil }
+        let first = Int((viewport.value / viewport.lineHeight).rounded(.down))
+        let last = Int(((viewport.value + viewport.page) / viewport.lineHeight).rounded(.up))
+        return preloadTracker.idleRows(
+            around: first..<max(first, last), rowCount: viewport.lines,
+            at: UInt64(g_get_monotonic_time()) * 1000, after: Double(IdleThumbnails.delay) / 1000)
+    }
+
+    /// Items a line of the grid holds (nil before the first layout).
+    var itemsPerLine: Int? { viewport?.perLine }
 
     /// The scroll stopped: rows on screen still waiting for their images are timed from now as well.
     func cameToRest() {
@@ -345,6 +363,7 @@ final class PhotosPage {
     func suspend() {
         guard !isSuspended else { return }
         isSuspended = true
+        idleThumbnails.stop()
         for cell in cells.values { cell.suspend() }
         detail.cancel()
     }

@@ -13,7 +13,7 @@ enum Scripts {
     /// The scripts `--script` runs, by name.
     enum Name: String, CaseIterable, Sendable {
         case fling, flood, floodResults = "flood-results", idle, memory, detail, pages, categories, screens, hostile
-        case animation, firstScreen = "first-screen", all
+        case animation, firstScreen = "first-screen", idleThumbnails = "idle-thumbnails", all
     }
 
     static func run(_ name: Name, app: DeskApp) async {
@@ -35,6 +35,7 @@ enum Scripts {
         case .hostile: await hostile(app)
         case .animation: await animation(app)
         case .firstScreen: break
+        case .idleThumbnails: await idleThumbnails(app)
         case .all:
             await fling(app)
             await idle(app)

@@ -52,6 +52,25 @@ struct DeskThumbnailTests {
             >= DeskScriptTests.number(warm, "first_screen_cells"))
     }
 
+    @Test func atRestTheRestOfTheFolderIsThumbnailedAndAMoveWithdrawsIt() throws {
+        let (root, photos) = try Self.makeFolder(count: 150)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let environment = ["XDG_CACHE_HOME": root.appending(path: "cache").path]
+        let figures = try DeskScriptTests.runApp(
+            ["--folder", photos.path, "--grid", "--script", "idle-thumbnails"], environment: environment)
+        #expect(try DeskScriptTests.number(figures, "idle_started_after_ms") >= 0)
+        // The user moved: by the next frame the round was withdrawn.
+        #expect(try DeskScriptTests.number(figures, "idle_yields") >= 1)
+        #expect(try DeskScriptTests.number(figures, "idle_in_flight_after_move") == 0)
+        // At rest again, the whole folder went into the shared cache (most of it never shown).
+        #expect(try DeskScriptTests.number(figures, "idle_done_ms") >= 0)
+        #expect(try DeskScriptTests.number(figures, "idle_cached") == 150)
+        // So a scroll to the end of the folder, launched again, decodes nothing.
+        let warm = try DeskScriptTests.runApp(
+            ["--folder", photos.path, "--grid", "--script", "first-screen"], environment: environment)
+        #expect(try DeskScriptTests.number(warm, "first_screen_decodes") == 0)
+    }
+
     @Test func withoutTheCacheNothingIsWritten() throws {
         let (root, photos) = try Self.makeFolder(count: 6)
         defer { try? FileManager.default.removeItem(at: root) }
