@@ -50,7 +50,7 @@ extension ImagePipeline {
             let thumbnails = self.thumbnails(for: request)
             let fetchKey = request.fetchKey(thumbnails: thumbnails != nil)
             let fetch = fetches.item(for: fetchKey) {
-                makeFetch($0, url: url, readsDisk: readsDisk, thumbnails: thumbnails)
+                makeFetch($0, url: url, readsDisk: readsDisk, thumbnails: thumbnails.map { ($0.cache, $0.size, size) })
             }.item
             let cacheWrites = self.cacheWrites
             return run(
@@ -145,7 +145,8 @@ extension ImagePipeline {
     /// transfer follows the stage's priority; fetched network bytes are written to the disk cache in the background
     /// when a request still waiting for them asked for that (``CacheWrites``).
     private func makeFetch(
-        _ stage: StageKey, url: URL, readsDisk: Bool, thumbnails: (cache: ThumbnailCache, size: ThumbnailSize)?
+        _ stage: StageKey, url: URL, readsDisk: Bool,
+        thumbnails: (cache: ThumbnailCache, size: ThumbnailSize, target: TargetSize?)?
     ) -> WorkItem<FetchedBody> {
         let disk = url.isFileURL ? nil : configuration.diskCache
         let key = url.absoluteString
@@ -156,7 +157,9 @@ extension ImagePipeline {
                 counters.count(\.diskHits)
                 return finish(.success(FetchedBody(data: data)))
             }
-            let looked = thumbnails.map { Self.lookUpThumbnail($0, url: url, counters: counters) }
+            let looked = thumbnails.map {
+                Self.lookUpThumbnail(($0.cache, $0.size), target: $0.target, url: url, counters: counters)
+            }
             if let cached = looked?.cached { return finish(.success(cached)) }
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
             counters.count(\.fetches)

@@ -36,15 +36,19 @@ extension ImagePipeline {
         return (cache, size)
     }
 
-    /// A thumbnail fetch's first step, on the fetch queue: the cached thumbnail when it is current (counted as a
-    /// thumbnail hit), else the source the fetched original will be decoded against.
+    /// A thumbnail fetch's first step, on the fetch queue: a current cached thumbnail of one of the sizes that serve
+    /// `target` (``ThumbnailSize/candidates(for:)``, counted as a thumbnail hit), else the source the fetched
+    /// original will be decoded against.
     static func lookUpThumbnail(
-        _ thumbnails: (cache: ThumbnailCache, size: ThumbnailSize), url: URL, counters: Counters<ImagePipelineStatistics>
+        _ thumbnails: (cache: ThumbnailCache, size: ThumbnailSize), target: TargetSize?, url: URL,
+        counters: Counters<ImagePipelineStatistics>
     ) -> (cached: FetchedBody?, source: ThumbnailSource) {
         let original = try? ThumbnailCache.Original(file: url)
-        if let original, let png = thumbnails.cache.currentPNG(for: original, size: thumbnails.size) {
+        let sizes = target.map(ThumbnailSize.candidates(for:)) ?? [thumbnails.size]
+        for size in sizes {
+            guard let original, let png = thumbnails.cache.currentPNG(for: original, size: size) else { continue }
             counters.count(\.thumbnailHits)
-            let source = ThumbnailSource(cache: thumbnails.cache, size: thumbnails.size, original: original, isCached: true)
+            let source = ThumbnailSource(cache: thumbnails.cache, size: size, original: original, isCached: true)
             return (FetchedBody(data: png, thumbnail: source), source)
         }
         return (nil, ThumbnailSource(cache: thumbnails.cache, size: thumbnails.size, original: original, isCached: false))

@@ -42,5 +42,21 @@ public enum ThumbnailSize: String, Sendable, Hashable, CaseIterable, Comparable 
         return allCases.first { $0.pixels >= side }
     }
 
+    /// The sizes whose thumbnails may be shown for `target`, best first: ``fitting(_:)`` and the larger ones (scaled
+    /// down), then the next smaller one when its box is at least three quarters of the target's side (shown at its
+    /// own size, never enlarged: gThumb and Files write 128-pixel `normal` thumbnails by default, which a 160-pixel
+    /// cell then shows rather than decoding the photo).
+    ///
+    /// ```swift
+    /// ThumbnailSize.candidates(for: TargetSize(maxWidth: 160, maxHeight: 120))   // [.large, .xLarge, .xxLarge, .normal]
+    /// ```
+    public static func candidates(for target: TargetSize) -> [ThumbnailSize] {
+        guard let fitting = fitting(target) else { return [] }
+        let side = max(target.maxWidth, target.maxHeight)
+        let larger = allCases.filter { $0 >= fitting }
+        let smaller = allCases.last { $0 < fitting && 4 * $0.pixels >= 3 * side }
+        return larger + (smaller.map { [$0] } ?? [])
+    }
+
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.pixels < rhs.pixels }
 }

@@ -84,6 +84,22 @@ struct PipelineThumbnailTests {
         }
     }
 
+    @Test func gThumbsDefaultNormalThumbnailsServeACellUpToAThirdLarger() async throws {
+        try await withFolder(count: 1) { files, cache in
+            let original = try ThumbnailCache.Original(file: files[0])
+            try cache.store(Bitmap(width: 128, height: 96, filledWith: .black), for: original, size: .normal)
+            let pipeline = pipeline(cache)
+            let image = try await pipeline.image(for: ImageRequest(url: files[0], targetSize: Self.cell))
+            #expect(image.width == 128 && image.height == 96 && image[5, 5] == .black)   // shown as is, not enlarged
+            #expect(pipeline.statistics.decodes == 0 && pipeline.statistics.thumbnailHits == 1)
+            // A cell twice its size decodes the photo instead (and writes the large thumbnail).
+            let big = try await pipeline.image(for: ImageRequest(url: files[0], targetSize: TargetSize(maxWidth: 256, maxHeight: 256)))
+            #expect(big.width == 256 && pipeline.statistics.decodes == 1)
+            #expect(ThumbnailSize.candidates(for: Self.cell) == [.large, .xLarge, .xxLarge, .normal])
+            #expect(ThumbnailSize.candidates(for: TargetSize(maxWidth: 200, maxHeight: 200)) == [.large, .xLarge, .xxLarge])
+        }
+    }
+
     @Test func aChangedFileIsDecodedAgainAndItsThumbnailReplaced() async throws {
         try await withFolder(count: 1) { files, cache in
             _ = try await pipeline(cache).image(for: ImageRequest(url: files[0], targetSize: Self.cell))
