@@ -22,6 +22,9 @@ final class IdleThumbnails {
     private var rows: [Int] = []
     private var timer: UInt32?
     private var lastOffset: Double?
+    /// The folder's size when a walk last covered it from this position (nil: not walked since the last move): a walk
+    /// starts again only after a move or when the listing found more.
+    private var walkedCount: Int?
     /// Loads started, and those that finished with a thumbnail (made, or found current in the cache).
     private(set) var started = 0
     private(set) var finished = 0
@@ -39,7 +42,10 @@ final class IdleThumbnails {
 
     /// A frame at scroll position `offset` (lines): a move withdraws the round; either way the next check is armed.
     func frame(offset: Double) {
-        if let lastOffset, lastOffset != offset { stop(yielded: true) }
+        if let lastOffset, lastOffset != offset {
+            stop(yielded: true)
+            walkedCount = nil
+        }
         lastOffset = offset
         arm()
     }
@@ -72,6 +78,7 @@ final class IdleThumbnails {
             return arm()
         }
         if lines == nil {
+            guard walkedCount != page.library.count else { return }
             guard let idle = page.idleLines() else { return arm() }
             lines = idle.makeIterator()
         }
@@ -95,7 +102,10 @@ final class IdleThumbnails {
                 fill()
             }
         }
-        if tasks.isEmpty, lines != nil, rows.isEmpty { lines = nil }   // the whole folder is done
+        if tasks.isEmpty, lines != nil, rows.isEmpty {   // the whole folder is done
+            lines = nil
+            walkedCount = page.library.count
+        }
     }
 
     private func nextRow() -> Int? {

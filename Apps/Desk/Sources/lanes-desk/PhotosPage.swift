@@ -73,6 +73,11 @@ final class PhotosPage {
     /// the size that covers a cell.
     static let thumbnailSize = ThumbnailSize.fitting(PhotoCell.thumbnail)!
 
+    /// Whether `cache` holds a current thumbnail that serves a cell for `original` (the scripts' check).
+    static func isThumbnailed(_ original: ThumbnailCache.Original, in cache: ThumbnailCache) -> Bool {
+        ThumbnailSize.candidates(for: PhotoCell.thumbnail).contains { cache.thumbnail(for: original, size: $0) != nil }
+    }
+
     init(
         library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool, fixedPreload: Bool = false,
         fetchPolicy: FetchPolicy = FetchPolicy(), thumbnailCache: ThumbnailCache? = nil

@@ -26,7 +26,7 @@ extension Scripts {
             cell.row.flatMap { photos.library.fileURL($0) }.flatMap { try? ThumbnailCache.Original(file: $0) }
         }
         let written = await timeUntil(deadlineMilliseconds: 20_000) {
-            originals.allSatisfy { cache.thumbnail(for: $0, size: PhotosPage.thumbnailSize) != nil }
+            originals.allSatisfy { PhotosPage.isThumbnailed($0, in: cache) }
         }
         record(app, "first_screen_thumbnails_cached", written == nil ? 0 : Double(originals.count))
     }
@@ -55,7 +55,7 @@ extension Scripts {
             photos.library.fileURL(row).flatMap { try? ThumbnailCache.Original(file: $0) }
         }
         func cached() -> Int {
-            originals.filter { cache.thumbnail(for: $0, size: PhotosPage.thumbnailSize) != nil }.count
+            originals.filter { PhotosPage.isThumbnailed($0, in: cache) }.count
         }
         let done = await timeUntil(deadlineMilliseconds: 120_000) {
             idle.started > startedBeforeRest && !idle.isWorking && idle.inFlight == 0
