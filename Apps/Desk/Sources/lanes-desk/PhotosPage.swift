@@ -59,11 +59,14 @@ final class PhotosPage {
     private let emptyLabel: Widget
 
     static let cacheBudget = 48 << 20
-    /// Where decodes, filters and charts run: Lanes' pool capped at the lowest OS level (nice 10 and a short slice
-    /// on Linux), so the main thread preempts the app's own work the moment a frame or an event is due. Queues still
-    /// order items by priority: visible rows first.
+    /// Where decodes, filters and charts run: Lanes' pool, each item at its priority's OS level — the rows on screen
+    /// (visible, normal) at the process's own level, so they do not wait behind any ordinary process of the machine;
+    /// prefetch at nice +8 and the idle thumbnailing (background) at +10, both with the short time slice, below the
+    /// main thread. Queues order items by priority: visible rows first. `LANES_DESK_ALL_LOWEST=1` caps every item at
+    /// the lowest level instead (the app before issue 37, for comparison).
     nonisolated static let background = ThreadPoolExecutor(
-        maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30, ceiling: .background)
+        maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30,
+        ceiling: ProcessInfo.processInfo.environment["LANES_DESK_ALL_LOWEST"] == nil ? .visible : .background)
 
     let useGrid: Bool
     /// `--preload fixed`: a fixed 1.5 screens each way instead of the adaptive preload (for comparison).
