@@ -45,6 +45,9 @@ enum Report {
         add("chart_deliveries", Double(charts.delivered))
         add("cache_bytes", Double(app.photos.pipeline.memoryCacheCost))
         add("cache_budget_bytes", Double(PhotosPage.cacheBudget))
+        add("decoding_bytes", Double(counters.decodingBytes))
+        add("decoding_budget_bytes", Double(counters.decodingBudget))
+        add("thumbnail_cache_limit_bytes", Double(counters.thumbnailCacheLimit))
         add("rss_mb", residentMegabytes())
         let text = JSONObject(fields).json + "\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -43,6 +43,10 @@ struct DeskThumbnailTests {
             .posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
 
+        // The status bar says the images' budgets: memory cache, decodes in flight, the thumbnail cache on disk.
+        let bar = try #require(cold["status_bar"] as? String)
+        #expect(bar.contains("/48 MB") && bar.contains("decoding ") && bar.contains("thumbnails ≤ 512 MB"), "\(bar)")
+
         // Launched again: every cell of the first screen from the cache — no fetch, no full decode.
         let warm = try DeskScriptTests.runApp(arguments, environment: environment)
         #expect(try DeskScriptTests.number(warm, "first_screen_filled") == 1)
