@@ -52,6 +52,8 @@ struct PipelineThumbnailTests {
             }
             #expect(cold.statistics.decodes == 8)
             #expect(cold.statistics.thumbnailHits == 0)
+            // Decoded to the thumbnail's size in bands: never a whole 640 × 480 bitmap in memory.
+            #expect(try #require(cold.budget).peakInUse < 640 * 480 * 4)
             try await waitForThumbnails(files, in: cache, size: .large)
 
             // Warm (a new pipeline: an empty memory cache, as after a restart): no fetch, no full decode.
