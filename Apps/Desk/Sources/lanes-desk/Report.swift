@@ -49,6 +49,7 @@ enum Report {
         add("decoding_budget_bytes", Double(counters.decodingBudget))
         add("thumbnail_cache_limit_bytes", Double(counters.thumbnailCacheLimit))
         add("rss_mb", residentMegabytes())
+        add("rss_peak_mb", peakResidentMegabytes())
         let text = JSONObject(fields).json + "\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
@@ -64,6 +65,16 @@ enum Report {
             let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
         else { return 0 }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+
+    /// The most resident memory the process has had (VmHWM in /proc/self/status), in MB.
+    static func peakResidentMegabytes() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
+            return kilobytes / 1024
+        }
+        return 0
     }
 
     /// The main thread's voluntary context switches so far (from /proc): each is a wake-up after it slept.
