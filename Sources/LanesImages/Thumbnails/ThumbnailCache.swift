@@ -141,11 +141,10 @@ public final class ThumbnailCache: Sendable {
         _ bitmap: Bitmap, for original: Original, size: ThumbnailSize, imageSize: (width: Int, height: Int)? = nil
     ) throws {
         guard !isInside(original.path) else { return }
-        var image = bitmap
+        var image = bitmap.layout == .rgba8 ? bitmap : bitmap.converted(to: .rgba8)
         if image.width > size.pixels || image.height > size.pixels {
             image = try Resize(fitting: size.targetSize).process(image)
         }
-        if image.layout != .rgba8 { image = image.converted(to: .rgba8) }
         var text = Self.text(for: original)
         if let imageSize {
             text += [("Thumb::Image::Width", String(imageSize.width)), ("Thumb::Image::Height", String(imageSize.height))]
