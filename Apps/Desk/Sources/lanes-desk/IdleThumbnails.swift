@@ -92,7 +92,8 @@ final class IdleThumbnails {
             guard row < page.library.count, let url = page.library.fileURL(row), page.library.problem(row) == nil
             else { continue }
             // The decode stage alone, writing the thumbnail to disk and nothing to the memory cache.
-            let request = ImageRequest(url: url, targetSize: PhotoCell.thumbnail, cachePolicy: [.readsDisk, .writesDisk])
+            let request = ImageRequest(
+                url: url, targetSize: PhotoCell.thumbnail, cachePolicy: [.readsDisk, .writesDisk])
             let round = generation
             started += 1
             tasks[row] = page.pipeline.load(request, priority: .background) { [weak self] result in

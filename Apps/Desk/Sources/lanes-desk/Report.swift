@@ -71,7 +71,8 @@ enum Report {
     static func peakResidentMegabytes() -> Double {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let kilobytes = fields.dropFirst().first.flatMap { Double($0) } ?? 0
             return kilobytes / 1024
         }
         return 0

@@ -35,7 +35,8 @@ final class StatusBar {
     /// "idle" rather than count down to 0 fps.
     static func text(_ counters: DeskCounters) -> String {
         let mb = { (bytes: Int) in (bytes + (1 << 19)) >> 20 }
-        let thumbnails = counters.thumbnailCacheLimit > 0 ? " · thumbnails ≤ \(mb(counters.thumbnailCacheLimit)) MB" : ""
+        let thumbnails = counters.thumbnailCacheLimit > 0
+            ? " · thumbnails ≤ \(mb(counters.thumbnailCacheLimit)) MB" : ""
         return String(
             format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d"
                 + " · memory %d/%d MB · decoding %d/%d MB%@",

@@ -44,7 +44,8 @@ extension Scripts {
         // The user moves: by the next frame nothing idle is in flight.
         let adjustment = photos.adjustment
         let perLine = photos.itemsPerLine ?? 1
-        let lineHeight = gtk_adjustment_get_upper(adjustment) / Double(max(1, (photos.library.count + perLine - 1) / perLine))
+        let lines = max(1, (photos.library.count + perLine - 1) / perLine)
+        let lineHeight = gtk_adjustment_get_upper(adjustment) / Double(lines)
         gtk_adjustment_set_value(adjustment, gtk_adjustment_get_value(adjustment) + max(1, lineHeight))
         _ = await timeUntil(deadlineMilliseconds: 1000) { idle.yields > 0 }
         record(app, "idle_in_flight_after_move", Double(idle.inFlight))

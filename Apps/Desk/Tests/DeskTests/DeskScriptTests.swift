@@ -18,8 +18,9 @@ struct DeskScriptTests {
         // scripts/desk-test points this at the release build (frame figures mean little in a debug build).
         var product = ProcessInfo.processInfo.environment["LANES_DESK_BINARY"] ?? "lanes-desk"
         // A cache folder of the run's own, unless the test gives one: the user's thumbnail cache is never touched.
-        var environment = ["GDK_BACKEND": "x11", "GTK_A11Y": "none", "XDG_CACHE_HOME": directory.appending(path: "cache").path]
-            .merging(extra) { $1 }
+        var environment = ["GDK_BACKEND": "x11", "GTK_A11Y": "none"]
+        environment["XDG_CACHE_HOME"] = directory.appending(path: "cache").path
+        environment.merge(extra) { $1 }
         if ProcessInfo.processInfo.environment["GSK_RENDERER"] == nil { environment["GSK_RENDERER"] = "cairo" }
         if ProcessInfo.processInfo.environment["DISPLAY"] == nil {
             // No display: wrap the app in its own Xvfb.
