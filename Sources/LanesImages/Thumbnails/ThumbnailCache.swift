@@ -15,7 +15,7 @@ import Darwin
 ///
 /// - **Read**: a thumbnail is used only when its `Thumb::URI` names the file, its `Thumb::MTime` (and `Thumb::Size`,
 ///   when present) match the file as it is now, and it is a PNG no larger than its size's box. Anything else — stale,
-///   another file's, cut short, not a PNG — is ignored, never trusted (and replaced by the next ``store(_:for:size:)``).
+///   another file's, cut short, not a PNG — is ignored, never trusted (and replaced by the next ``store(_:for:size:imageSize:)``).
 /// - **Write**: a temporary file in the same folder, mode 0600, renamed over the entry, so a reader never sees half a
 ///   thumbnail and no other user can read it; folders are made with mode 0700.
 /// - **Failures**: an original that cannot be thumbnailed is recorded under `fail/APPLICATION/`
