@@ -211,3 +211,70 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels 
     png_last_largest_allocation = ctx.largest_allocation;
     return status;
 }
+
+/* ---------- text ---------- */
+
+/* Runs libpng up to the image data and copies the text it kept; only `ctx`, `png` and `info` are used after setjmp. */
+static int32_t png_read_text_run(png_decode_context *ctx, png_structp png, png_infop info, char *out, size_t capacity,
+                                 size_t *length, int32_t *count) {
+    if (setjmp(png_jmpbuf(png))) {
+        return ctx->truncated ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
+    }
+    png_set_read_fn(png, ctx, png_read_memory);
+    clanes_png_limit_ancillary(png);
+    static const png_byte wanted[] = "tEXt\0iTXt\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, wanted, 2); /* read as usual, within the caps */
+    png_read_info(png, info);
+    png_textp texts = NULL;
+    int n = png_get_text(png, info, &texts, NULL);
+    size_t used = 0;
+    int32_t kept = 0;
+    for (int i = 0; i < n; i++) {
+        size_t key = strlen(texts[i].key), value = texts[i].text ? strlen(texts[i].text) : 0;
+        if (key + value + 2 > capacity - used) {
+            continue;
+        }
+        memcpy(out + used, texts[i].key, key + 1);
+        used += key + 1;
+        if (value > 0) {
+            memcpy(out + used, texts[i].text, value);
+        }
+        out[used + value] = 0;
+        used += value + 1;
+        kept++;
+    }
+    *length = used;
+    *count = kept;
+    return CLANES_OK;
+}
+
+int32_t clanes_png_read_text(const uint8_t *data, size_t size, char *out, size_t capacity, size_t *length,
+                             int32_t *count, char *message, size_t message_capacity) {
+    if (out == NULL || length == NULL || count == NULL) {
+        clanes_set_message(message, message_capacity, "no text buffer");
+        return CLANES_ERR_ARGUMENT;
+    }
+    *length = 0;
+    *count = 0;
+    if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0) {
+        clanes_set_message(message, message_capacity, "not a PNG");
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, clanes_png_ignore_warning,
+                                               &ctx, png_counting_malloc, png_counting_free);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL) {
+        png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
+        clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    int32_t status = png_read_text_run(&ctx, png, info, out, capacity, length, count);
+    png_destroy_read_struct(&png, &info, NULL);
+    png_last_largest_allocation = ctx.largest_allocation;
+    if (status != CLANES_OK) {
+        *length = 0;
+        *count = 0;
+    }
+    return status;
+}

@@ -10,6 +10,7 @@
 typedef struct png_encoder_state {
     png_structp png;
     png_infop info;
+    png_textp text; /* the options' text as libpng takes it (libpng copies it; freed with the state) */
 } png_encoder_state;
 
 int clanes_png_filter_mask(int32_t filters) {
@@ -45,6 +46,22 @@ static void png_encoder_flush(png_structp png) {
     (void)png;
 }
 
+/* Whether `s` is ASCII text a tEXt chunk may hold: a key 1...79 printable bytes, a value printable bytes, tabs and
+ * newlines. */
+static int png_text_is_ascii(const char *s, int is_key) {
+    if (s == NULL) {
+        return 0;
+    }
+    size_t n = 0;
+    for (; s[n] != 0; n++) {
+        unsigned char c = (unsigned char)s[n];
+        if (c > 126 || (c < 32 && (is_key || (c != '\n' && c != '\t')))) {
+            return 0;
+        }
+    }
+    return !is_key || (n >= 1 && n <= 79);
+}
+
 static int32_t png_encoder_check(const clanes_encode_options *o, char *message, size_t capacity) {
     if (o->compression_level < 0 || o->compression_level > 9) {
         clanes_set_message(message, capacity, "bad compression level %d", o->compression_level);
@@ -54,7 +71,35 @@ static int32_t png_encoder_check(const clanes_encode_options *o, char *message, 
         clanes_set_message(message, capacity, "bad PNG filter flags 0x%x", (unsigned)o->filters);
         return CLANES_ERR_ARGUMENT;
     }
+    if (o->text_count < 0 || (o->text_count > 0 && o->text == NULL)) {
+        clanes_set_message(message, capacity, "bad PNG text count %d", o->text_count);
+        return CLANES_ERR_ARGUMENT;
+    }
+    for (int32_t i = 0; i < 2 * o->text_count; i++) {
+        if (!png_text_is_ascii(o->text[i], i % 2 == 0)) {
+            clanes_set_message(message, capacity, "PNG text %s %d is not %s", i % 2 == 0 ? "key" : "value", i / 2,
+                               i % 2 == 0 ? "1...79 printable ASCII bytes" : "ASCII");
+            return CLANES_ERR_ARGUMENT;
+        }
+    }
     return CLANES_OK;
+}
+
+/* Hands the options' text pairs to libpng (as tEXt chunks written by png_write_info, before the image data). */
+static void png_encoder_set_text(const clanes_encode_options *o, png_encoder_state *p) {
+    if (o->text_count == 0) {
+        return;
+    }
+    p->text = (png_textp)calloc((size_t)o->text_count, sizeof(png_text));
+    if (p->text == NULL) {
+        png_error(p->png, "out of memory for the text chunks");
+    }
+    for (int32_t i = 0; i < o->text_count; i++) {
+        p->text[i].compression = PNG_TEXT_COMPRESSION_NONE;
+        p->text[i].key = (png_charp)o->text[2 * i];
+        p->text[i].text = (png_charp)o->text[2 * i + 1];
+    }
+    png_set_text(p->png, p->info, p->text, o->text_count);
 }
 
 static int32_t png_encoder_header(clanes_encoder *e, png_encoder_state *p) {
@@ -69,6 +114,7 @@ static int32_t png_encoder_header(clanes_encoder *e, png_encoder_state *p) {
     png_set_IHDR(p->png, p->info, o->width, o->height, 8 * o->bytes_per_sample,
                  clanes_png_colour_type(o->channels, opaque), PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
+    png_encoder_set_text(o, p);
     png_write_info(p->png, p->info);
     if (opaque && o->channels != 1) {
         png_set_filler(p->png, 0, PNG_FILLER_AFTER); /* drop the alpha sample of each pixel */
@@ -121,6 +167,7 @@ static void png_encoder_destroy(clanes_encoder *e) {
     if (p->png != NULL) {
         png_destroy_write_struct(&p->png, p->info ? &p->info : NULL);
     }
+    free(p->text);
     free(p);
     e->format_state = NULL;
 }

@@ -83,6 +83,16 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels 
                           char *message, size_t message_capacity);
 
 /*
+ * Reads a PNG's tEXt and iTXt chunks that come before the image data (where libpng's png_set_text, GdkPixbuf and the
+ * thumbnailers put them) without decoding any pixels: into `out` as `key NUL value NUL` pairs, at most `capacity`
+ * bytes (pairs that do not fit are left out); *length receives the bytes used and *count the pairs. Each chunk is
+ * capped as in a decode (1 MiB) and every other ancillary chunk is skipped, so a hostile file costs no more than its
+ * header. Fails like clanes_png_decode on data that is not a PNG or is cut short before its image data.
+ */
+int32_t clanes_png_read_text(const uint8_t *data, size_t size, char *out, size_t capacity, size_t *length,
+                             int32_t *count, char *message, size_t message_capacity);
+
+/*
  * The largest single allocation libpng made during the calling thread's last clanes_png_decode (0 before any):
  * hostile-input tests check that a chunk's declared length never becomes an allocation.
  */
@@ -134,6 +144,10 @@ typedef struct clanes_encode_options {
     int32_t optimize_coding;   /* JPEG: 1 computes optimal Huffman tables (libjpeg then keeps every coefficient) */
     uint32_t background;       /* JPEG: 0xRRGGBB that alpha is flattened on (grey layouts use its luma) */
     int fd;                    /* where the bytes go as they are made (never closed); -1: into memory */
+    const char *const *text;   /* PNG: text_count pairs, text[2i] a key (1...79 printable ASCII bytes) and text[2i+1]
+                                  its value (ASCII), written as tEXt chunks before the image data; NULL: none.
+                                  Read only while clanes_encoder_begin runs. */
+    int32_t text_count;
 } clanes_encode_options;
 
 /*

@@ -21,13 +21,19 @@ extension ImageEncoder {
         /// are written there as they are produced (the descriptor is never closed); without it
         /// they are kept in memory. Throws ``ImageError/invalidArgument(_:)`` for an empty size
         /// or a level outside 0...9. Rows are in `layout`: grey layouts write a grey PNG, 16-bit ones a 16-bit PNG;
-        /// `hasAlpha: false` drops the alpha channel of a layout with one.
+        /// `hasAlpha: false` drops the alpha channel of a layout with one. `text` pairs are written as `tEXt` chunks
+        /// before the image data (keys 1...79 printable ASCII characters, ASCII values; anything else throws
+        /// ``ImageError/invalidArgument(_:)``): what the freedesktop thumbnail cache's `Thumb::URI` and `Thumb::MTime`
+        /// are (``ThumbnailCache``).
         ///
         /// ```swift
         /// let deep = try ImageEncoder.PNGStream(width: 640, height: 480, hasAlpha: false, layout: .grey16)
+        /// let tagged = try ImageEncoder.PNGStream(width: 640, height: 480, hasAlpha: false,
+        ///                                         text: [("Software", "Lanes")])
         /// ```
         public init(width: Int, height: Int, hasAlpha: Bool, layout: PixelLayout = .rgba8, compressionLevel: Int = 6,
-                    filter: PNGFilter = .adaptive, fileDescriptor: Int32? = nil) throws {
+                    filter: PNGFilter = .adaptive, text: [(key: String, value: String)] = [],
+                    fileDescriptor: Int32? = nil) throws {
             guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
                 throw ImageError.invalidArgument("a PNG stream needs a size of 1...\(Int32.max) per side, got \(width)x\(height)")
             }
@@ -39,6 +45,16 @@ extension ImageEncoder {
             options.has_alpha = hasAlpha ? 1 : 0
             options.compression_level = Int32(compressionLevel)
             options.filters = filter.flags
+            // The C strings live until the encoder has started (libpng copies them into its header).
+            let strings = text.flatMap { [strdup($0.key), strdup($0.value)] }
+            let pointers = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: max(1, strings.count))
+            defer {
+                pointers.deallocate()
+                for string in strings { free(string) }
+            }
+            for (index, string) in strings.enumerated() { pointers[index] = UnsafePointer(string) }
+            options.text = UnsafePointer(pointers)
+            options.text_count = Int32(text.count)
             try super.init(options, layout: layout)
         }
     }

@@ -61,10 +61,12 @@ enum DiskCacheFiles {
         return .payload(payload)
     }
 
-    /// Creates `path` (which must not exist), writes `header` then `payload`, stamps its modification time, and
-    /// optionally flushes it to the device.
-    static func writeNewFile(at path: String, header: [UInt8], payload: Data, modified: UInt64, sync: Bool) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    /// Creates `path` (which must not exist) with `mode`, writes `header` then `payload`, stamps its modification
+    /// time, and optionally flushes it to the device.
+    static func writeNewFile(
+        at path: String, header: [UInt8], payload: Data, modified: UInt64, sync: Bool, mode: mode_t = 0o644
+    ) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure("create", path) }
         var closed = false
         defer { if !closed { close(fd) } }

@@ -1,10 +1,12 @@
 import Foundation
 
-/// A fetch stage's result: the body, and the image a ``PreviewFeed`` decoded from it as it arrived (nil: none, the
-/// decode stage decodes the body).
+/// A fetch stage's result: the body, the image a ``PreviewFeed`` decoded from it as it arrived (nil: none, the
+/// decode stage decodes the body), and for a thumbnail fetch what it found (the body is then the cached thumbnail
+/// or the original to make one from).
 struct FetchedBody: Sendable {
     let data: Data
     var arrived: ArrivedImage?
+    var thumbnail: ThumbnailSource?
 }
 
 /// The image a download's incremental decoder ended with: the whole file, in stored orientation, at

@@ -11,10 +11,11 @@ final class CacheWrites: Sendable {
     /// Records the writes `request` asks for; cancelling the returned token withdraws them, once however often it is
     /// cancelled (the project's run-once handle, ``ScheduledToken``), so a second call cannot withdraw another
     /// request's wish.
-    func add(_ request: ImageRequest) -> ScheduledToken {
+    /// With `thumbnails` (the pipeline has a thumbnail cache) a local file's disk write is its thumbnail's.
+    func add(_ request: ImageRequest, thumbnails: Bool = false) -> ScheduledToken {
         var keys: [StageKey] = []
         if request.cachePolicy.contains(.writesMemory) { keys.append(request.finalKey) }
-        if request.cachePolicy.contains(.writesDisk) { keys.append(request.fetchKey) }
+        if request.cachePolicy.contains(.writesDisk) { keys.append(request.fetchKey(thumbnails: thumbnails)) }
         guard !keys.isEmpty else { return ScheduledToken {} }
         let wishes = self.wishes, added = keys
         wishes.withLock { wishes in for key in added { wishes[key, default: 0] += 1 } }

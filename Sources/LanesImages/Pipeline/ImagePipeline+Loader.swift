@@ -93,7 +93,7 @@ extension ImagePipeline {
             ) { [unowned self] request in
                 // The job's cache writes count while it waits for its stage (see `CacheWrites`): the job is an item of
                 // its own, ended when its stage ends or when the loader withdraws it (the stage may go on for others).
-                let wish = cacheWrites.add(request)
+                let wish = cacheWrites.add(request, thumbnails: configuration.thumbnailCache != nil)
                 let stage = stage(for: request)
                 let job = callerThread.add(consuming: stage, policy: .fail, label: "image", priority: .background) {
                     bitmap, _ in bitmap

@@ -47,7 +47,12 @@ extension ImagePipeline {
             let url = request.url, size = request.targetSize
             let decoder = configuration.decoder, maxPixels = configuration.maxPixels
             let readsDisk = request.cachePolicy.contains(.readsDisk)
-            let fetch = fetches.item(for: request.fetchKey) { makeFetch($0, url: url, readsDisk: readsDisk) }.item
+            let thumbnails = self.thumbnails(for: request)
+            let fetchKey = request.fetchKey(thumbnails: thumbnails != nil)
+            let fetch = fetches.item(for: fetchKey) {
+                makeFetch($0, url: url, readsDisk: readsDisk, thumbnails: thumbnails.map { ($0.cache, $0.size, size) })
+            }.item
+            let cacheWrites = self.cacheWrites
             return run(
                 after: fetch, label: label, times: times,
                 // The fetched body is held until the decode ends, so it counts too (unless the header already dooms
@@ -56,6 +61,9 @@ extension ImagePipeline {
                     if let arrived = body.arrived, arrived.serves(size, decoder: decoder) {
                         return arrived.cost(for: size)
                     }
+                    if let source = body.thumbnail {
+                        return Self.thumbnailDecodeCost(body, source, size: size, maxPixels: maxPixels)
+                    }
                     let cost = Self.decodeCost(of: body.data, size: size, maxPixels: maxPixels)
                     return cost == 0 ? 0 : cost + body.data.count
                 }, on: decodeQueue
@@ -63,6 +71,9 @@ extension ImagePipeline {
                 // Decoded as it arrived (previews): not decoded again.
                 if let arrived = body.arrived, arrived.serves(size, decoder: decoder) {
                     return try arrived.image(for: size)
+                }
+                if let source = body.thumbnail {
+                    return try self.decodeThumbnail(body, source: source, size: size, writes: cacheWrites.wanted(fetchKey))
                 }
                 counters.count(\.decodes)
                 return try decoder.decode(body.data, targetSize: size, maxPixels: maxPixels)
@@ -130,10 +141,14 @@ extension ImagePipeline {
 
     // MARK: Fetch
 
-    /// Disk cache first (network URLs only, when the stage's requests read it), then the fetcher (feeding previews to
-    /// whoever listens), whose transfer follows the stage's priority; fetched network bytes are written to the disk
-    /// cache in the background when a request still waiting for them asked for that (``CacheWrites``).
-    private func makeFetch(_ stage: StageKey, url: URL, readsDisk: Bool) -> WorkItem<FetchedBody> {
+    /// Disk cache first (network URLs only, when the stage's requests read it) — for a thumbnail fetch the thumbnail
+    /// cache, whose current thumbnail is the body —, then the fetcher (feeding previews to whoever listens), whose
+    /// transfer follows the stage's priority; fetched network bytes are written to the disk cache in the background
+    /// when a request still waiting for them asked for that (``CacheWrites``).
+    private func makeFetch(
+        _ stage: StageKey, url: URL, readsDisk: Bool,
+        thumbnails: (cache: ThumbnailCache, size: ThumbnailSize, target: TargetSize?)?
+    ) -> WorkItem<FetchedBody> {
         let disk = url.isFileURL ? nil : configuration.diskCache
         let key = url.absoluteString
         let counters = self.counters, cacheWrites = self.cacheWrites
@@ -144,6 +159,10 @@ extension ImagePipeline {
                 counters.count(\.diskHits)
                 return finish(.success(FetchedBody(data: data)))
             }
+            let looked = thumbnails.map {
+                Self.lookUpThumbnail(($0.cache, $0.size), target: $0.target, url: url, counters: counters)
+            }
+            if let cached = looked?.cached { return finish(.success(cached)) }
             guard !context.isCancelled else { return finish(.failure(CancellationError())) }
             counters.count(\.fetches)
             let startedAt = context.priority
@@ -154,7 +173,11 @@ extension ImagePipeline {
                     }
                 }
                 // A transfer cancelled from outside (not by the stage) ends the stage as a cancellation.
-                finish(result.mapError { error -> any Error in error == .cancelled ? CancellationError() : error })
+                finish(result.map { body in
+                    var body = body
+                    body.thumbnail = looked?.source
+                    return body
+                }.mapError { error -> any Error in error == .cancelled ? CancellationError() : error })
             }
             context.onPriorityChange(since: startedAt) { handle.setPriority($0) }
             context.onCancel { handle.cancel() }

@@ -16,6 +16,18 @@ public struct ImagePipelineConfiguration: Sendable {
     public var decoder: any ImageDecoding
     /// Keeps fetched network data across runs (nil: no disk cache). `file://` URLs are never copied into it.
     public var diskCache: DiskCache?
+    /// The freedesktop thumbnail cache shared with the desktop's other applications (nil: none). A request for a
+    /// local file whose target size a standard thumbnail size covers (at most 1024 a side) is decoded from that
+    /// size's current thumbnail when there is one — no fetch of the original, no full decode
+    /// (``ImagePipelineStatistics/thumbnailHits``) — and its processors run on that; otherwise the original is
+    /// decoded to the thumbnail's size, stored there in the background, and fitted to the request. Requests that do
+    /// not read the disk cache skip it (and write none when they do not write the disk cache).
+    ///
+    /// ```swift
+    /// var configuration = ImagePipelineConfiguration()
+    /// configuration.thumbnailCache = ThumbnailCache(applicationName: "photos")
+    /// ```
+    public var thumbnailCache: ThumbnailCache?
     /// The most the memory cache of final bitmaps may hold, in bytes (0 disables it).
     public var memoryCacheLimit: Int
     /// The most decoded bytes decodes and processors may have in flight at once, a decode's fetched body included;

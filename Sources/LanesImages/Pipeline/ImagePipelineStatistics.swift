@@ -20,6 +20,9 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var fetches = 0
     /// Fetches answered from the disk cache.
     public var diskHits = 0
+    /// Local files answered from the thumbnail cache (``ImagePipelineConfiguration/thumbnailCache``): their current
+    /// thumbnail read and scaled instead of the original fetched and decoded (not counted in ``decodes``).
+    public var thumbnailHits = 0
     /// Decodes run: decode stages', and downloads decoded as they arrive for previews (whose image then serves
     /// the decode stage, which does not decode again).
     public var decodes = 0
@@ -37,7 +40,7 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
 
     /// One line for logs and HUDs: the loads' counts, then the stages'.
     public var description: String {
-        "\(loads) · fetches \(fetches), disk hits \(diskHits), decodes \(decodes), processor runs \(processorRuns), "
+        "\(loads) · fetches \(fetches), disk hits \(diskHits), thumbnail hits \(thumbnailHits), decodes \(decodes), processor runs \(processorRuns), "
             + "intermediate hits \(intermediateHits), cancelled stages \(cancelledStages)"
     }
 }

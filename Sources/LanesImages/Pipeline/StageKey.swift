@@ -5,6 +5,8 @@
 enum StageKey: Hashable, Sendable {
     /// The bytes of a URL (the disk cache when `readsDisk`, then the network or the file system).
     case fetch(url: String, readsDisk: Bool)
+    /// A local file's thumbnail of a size from the thumbnail cache, or the file's bytes to make one from.
+    case thumbnail(url: String, size: ThumbnailSize)
     /// A URL decoded at a size (nil: full size).
     case decode(url: String, size: TargetSize?, readsDisk: Bool)
     /// A decoded image run through a processor chain (named by its identifier), reading the caches in `reads`.
@@ -14,6 +16,7 @@ enum StageKey: Hashable, Sendable {
     var label: String {
         switch self {
         case .fetch(let url, _): "fetch " + Self.shortName(url)
+        case .thumbnail(let url, _): "thumbnail " + Self.shortName(url)
         case .decode(let url, _, _): "decode " + Self.shortName(url)
         case .process(let url, _, let processors, _): processors + " " + Self.shortName(url)
         }

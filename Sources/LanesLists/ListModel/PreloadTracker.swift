@@ -55,6 +55,8 @@ public struct PreloadTracker: Sendable {
     private var prediction: (path: ScrollPrediction, start: UInt64)?
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
     var planned = PreloadRows.empty
+    /// When the offset last changed (the first update's time before any move; nil before any update).
+    var lastMove: UInt64? { samples.last?.time }
 
     /// A tracker with `preload`'s settings (the defaults unless given).
     ///

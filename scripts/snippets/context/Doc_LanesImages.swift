@@ -62,3 +62,8 @@ let chunk = Data()
 let firstChunk = Data()
 let lastChunk = Data()
 @MainActor let buffer = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 16)
+// The thumbnail cache's examples: a cache in a scratch folder and a file it knows.
+let thumbnailCache = ThumbnailCache(
+    directory: FileManager.default.temporaryDirectory.appendingPathComponent("snippet-thumbnails"),
+    applicationName: "snippets")
+let original = ThumbnailCache.Original(path: "/tmp/photo.png", modified: 0, byteCount: 0)

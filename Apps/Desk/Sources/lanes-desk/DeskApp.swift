@@ -32,7 +32,9 @@ final class DeskApp {
             library: library, naive: options.naive, tiltShift: options.tiltShift, asGrid: options.grid,
             fixedPreload: options.fixedPreload,
             fetchPolicy: FetchPolicy(
-                timeout: .seconds(options.fetchTimeout), deadline: .seconds(3 * options.fetchTimeout)))
+                timeout: .seconds(options.fetchTimeout), deadline: .seconds(3 * options.fetchTimeout)),
+            thumbnailCache: options.thumbnailCache && !options.naive
+                ? ThumbnailCache(applicationName: "lanes-desk") : nil)
         stocks = StocksPage(synthetic: options.synthetic)
     }
 

@@ -26,6 +26,13 @@ struct DeskCounters: Equatable {
     let inFlight: Int
     let cancelled: Int
     let cached: Int
+    /// The memory the images may take and what they take now (bytes): the memory cache of shown thumbnails, the
+    /// decodes in flight (the pipeline's memory budget), and the shared thumbnail cache's limit on disk (0: none).
+    let memoryCacheBytes: Int
+    let memoryCacheBudget: Int
+    let decodingBytes: Int
+    let decodingBudget: Int
+    let thumbnailCacheLimit: Int
 
     init(_ app: DeskApp) {
         let stats = app.monitor.snapshot()
@@ -40,5 +47,11 @@ struct DeskCounters: Equatable {
         inFlight = app.photos.inFlight + charts.inFlight
         cancelled = photos.rendersCancelled + charts.cancelled
         cached = photos.cacheHits + pipeline.loads.cacheHits + charts.cacheHits
+        let images = app.photos.pipeline
+        memoryCacheBytes = images.memoryCacheCost
+        memoryCacheBudget = images.configuration.memoryCacheLimit
+        decodingBytes = images.budget?.inUse ?? 0
+        decodingBudget = images.configuration.decodedBytesLimit
+        thumbnailCacheLimit = images.configuration.thumbnailCache?.sizeLimit ?? 0
     }
 }

@@ -11,6 +11,8 @@ struct Options {
     /// Preload a fixed 1.5 screens each way instead of following the scroll (for comparison).
     var fixedPreload = false
     var tiltShift = true
+    /// Local files' thumbnails come from and go to the freedesktop thumbnail cache (`--no-thumbnail-cache`: not).
+    var thumbnailCache = true
     var script: Scripts.Name?
     /// The folder is the one `--script hostile` built (``HostileFolder``), not the user's.
     var builtHostileFolder = false
@@ -30,13 +32,15 @@ struct Options {
           --synthetic N       N synthetic stocks instead of the bundled series
           --naive             decode, filter and draw inside bind on the main thread (the "before")
           --no-tilt-shift     thumbnails without tilt-shift
+          --no-thumbnail-cache  neither read nor write the shared thumbnail cache ($XDG_CACHE_HOME/thumbnails)
           --grid              photos in a grid (GtkGridView) instead of a list (GtkListView)
           --preload adaptive|fixed  prefetch that follows the scroll (default), or 1.5 screens each way
           --fetch-timeout S   seconds a URL may stall before its cell says so (default 10; 3×S in all)
           --page photos|stocks  the page shown first
           --size WxH          window size (default 1024x768)
           --script NAME       drive the app, then quit: fling, flood, flood-results, idle, memory, detail, pages,
-                              categories, screens, hostile (builds a hostile folder unless --folder), all
+                              categories, screens, hostile (builds a hostile folder unless --folder),
+                              first-screen, idle-thumbnails, all
           --report FILE       write the run's figures as one JSON object at exit
           --screenshot FILE   after the script settles, save the window as a PNG (and FILE.cells.json)
         """
@@ -68,6 +72,7 @@ struct Options {
                 default: throw OptionError("--preload: adaptive or fixed")
                 }
             case "--no-tilt-shift": options.tiltShift = false
+            case "--no-thumbnail-cache": options.thumbnailCache = false
             case "--fetch-timeout": options.fetchTimeout = try number(argument)
             case "--page": options.page = try value(argument)
             case "--script":

@@ -59,19 +59,31 @@ final class PhotosPage {
     private let emptyLabel: Widget
 
     static let cacheBudget = 48 << 20
-    /// Where decodes, filters and charts run: Lanes' pool capped at the lowest OS level (nice 10 and a short slice
-    /// on Linux), so the main thread preempts the app's own work the moment a frame or an event is due. Queues still
-    /// order items by priority: visible rows first.
+    /// Where decodes, filters and charts run: Lanes' pool, each item at its priority's OS level — the rows on screen
+    /// (visible, normal) at the process's own level, so they do not wait behind any ordinary process of the machine;
+    /// prefetch at nice +8 and the idle thumbnailing (background) at +10, both with the short time slice, below the
+    /// main thread. Queues order items by priority: visible rows first. `LANES_DESK_ALL_LOWEST=1` caps every item at
+    /// the lowest level instead (the app before issue 37, for comparison).
     nonisolated static let background = ThreadPoolExecutor(
-        maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30, ceiling: .background)
+        maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30,
+        ceiling: ProcessInfo.processInfo.environment["LANES_DESK_ALL_LOWEST"] == nil ? .visible : .background)
 
     let useGrid: Bool
     /// `--preload fixed`: a fixed 1.5 screens each way instead of the adaptive preload (for comparison).
     let fixedPreload: Bool
 
+    /// The freedesktop thumbnail cache local files' thumbnails come from and go to (nil: `--no-thumbnail-cache`), at
+    /// the size that covers a cell.
+    static let thumbnailSize = ThumbnailSize.fitting(PhotoCell.thumbnail)!
+
+    /// Whether `cache` holds a current thumbnail that serves a cell for `original` (the scripts' check).
+    static func isThumbnailed(_ original: ThumbnailCache.Original, in cache: ThumbnailCache) -> Bool {
+        ThumbnailSize.candidates(for: PhotoCell.thumbnail).contains { cache.thumbnail(for: original, size: $0) != nil }
+    }
+
     init(
         library: PhotoLibrary, naive: Bool, tiltShift: Bool, asGrid: Bool, fixedPreload: Bool = false,
-        fetchPolicy: FetchPolicy = FetchPolicy()
+        fetchPolicy: FetchPolicy = FetchPolicy(), thumbnailCache: ThumbnailCache? = nil
     ) {
         useGrid = asGrid
         self.fixedPreload = fixedPreload
@@ -84,9 +96,13 @@ final class PhotosPage {
         case .entries: decoder = LibraryDecoder(library: GeneratedLibrary(sources: []))
         }
         naiveDecoder = naive ? decoder : nil
-        pipeline = ImagePipeline(configuration: ImagePipelineConfiguration(
+        var configuration = ImagePipelineConfiguration(
             fetcher: LibraryFetcher(policy: fetchPolicy), decoder: decoder, memoryCacheLimit: Self.cacheBudget,
-            decodedBytesLimit: 64 << 20, executor: Self.background))
+            decodedBytesLimit: 64 << 20, executor: Self.background)
+        // Local files: thumbnails gThumb, Files or an earlier run made are shown without decoding the photo, and
+        // those made here are kept for them (the generated library's URLs are not files: it never uses the cache).
+        configuration.thumbnailCache = thumbnailCache
+        pipeline = ImagePipeline(configuration: configuration)
         placeholder = makeTexture(Bitmap(width: 8, height: 6, filledWith: RGBA(grey: 200)))
         // A failed cell's picture: a pale red box the size of a thumbnail, with the reason written over it.
         failedPlaceholder = makeTexture(Bitmap(
@@ -174,6 +190,7 @@ final class PhotosPage {
     func reloadFolder() {
         guard let folder = library.folder else { return }
         listing?.cancel()
+        idleThumbnails.stop()
         let count = UInt32(library.count)
         library = PhotoLibrary(content: .entries([]), folder: folder)
         gtk_string_list_splice(strings, 0, count, nil)
@@ -224,6 +241,8 @@ final class PhotosPage {
     /// to make it); dropped on a jump. GTK keeps ~200 rows bound around the viewport; bound rows outside these lines
     /// wait (unloaded) until they come near or on screen.
     private var preloadTracker = PreloadTracker()
+    /// The folder's other thumbnails, made into the shared cache while the grid is at rest.
+    private(set) lazy var idleThumbnails = IdleThumbnails(page: self)
     private var preloadLines = PreloadRows.empty
     /// The frame clock's time of the last frame (ns, monotonic): the tracker times the scroll by the frames that
     /// drew it, not by when the after-paint hook got to run (which jitters with the frame's own work and the load,
@@ -306,7 +325,22 @@ final class PhotosPage {
             guard let row = cell.row else { continue }
             cell.updatePriority(load(for: row))
         }
+        if let viewport, library.folder != nil { idleThumbnails.frame(offset: viewport.value / viewport.lineHeight) }
     }
+
+    /// The lines to thumbnail at rest, outward from the screen (nil while the grid moves or has not rested long
+    /// enough): the preload tracker's idle rows, in lines.
+    func idleLines() -> IdleRows? {
+        guard let viewport else { return nil }
+        let first = Int((viewport.value / viewport.lineHeight).rounded(.down))
+        let last = Int(((viewport.value + viewport.page) / viewport.lineHeight).rounded(.up))
+        return preloadTracker.idleRows(
+            around: first..<max(first, last), rowCount: viewport.lines,
+            at: UInt64(g_get_monotonic_time()) * 1000, after: Double(IdleThumbnails.delay) / 1000)
+    }
+
+    /// Items a line of the grid holds (nil before the first layout).
+    var itemsPerLine: Int? { viewport?.perLine }
 
     /// The scroll stopped: rows on screen still waiting for their images are timed from now as well.
     func cameToRest() {
@@ -337,6 +371,7 @@ final class PhotosPage {
     func suspend() {
         guard !isSuspended else { return }
         isSuspended = true
+        idleThumbnails.stop()
         for cell in cells.values { cell.suspend() }
         detail.cancel()
     }

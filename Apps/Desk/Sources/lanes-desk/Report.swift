@@ -35,6 +35,8 @@ enum Report {
         add("photo_deliveries", Double(photos.delivered))
         add("photo_cost_ms", (app.photos.pipeline.loader.costs.seconds ?? 0) * 1000)
         add("pipeline_decodes", Double(pipeline.decodes))
+        add("pipeline_fetches", Double(pipeline.fetches))
+        add("pipeline_thumbnail_hits", Double(pipeline.thumbnailHits))
         add("pipeline_processor_runs", Double(pipeline.processorRuns))
         add("pipeline_cancelled_stages", Double(pipeline.cancelledStages))
         add("pipeline_memory_hits", Double(pipeline.loads.cacheHits))
@@ -43,7 +45,11 @@ enum Report {
         add("chart_deliveries", Double(charts.delivered))
         add("cache_bytes", Double(app.photos.pipeline.memoryCacheCost))
         add("cache_budget_bytes", Double(PhotosPage.cacheBudget))
+        add("decoding_bytes", Double(counters.decodingBytes))
+        add("decoding_budget_bytes", Double(counters.decodingBudget))
+        add("thumbnail_cache_limit_bytes", Double(counters.thumbnailCacheLimit))
         add("rss_mb", residentMegabytes())
+        add("rss_peak_mb", peakResidentMegabytes())
         let text = JSONObject(fields).json + "\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
@@ -59,6 +65,17 @@ enum Report {
             let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
         else { return 0 }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+
+    /// The most resident memory the process has had (VmHWM in /proc/self/status), in MB.
+    static func peakResidentMegabytes() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let kilobytes = fields.dropFirst().first.flatMap { Double($0) } ?? 0
+            return kilobytes / 1024
+        }
+        return 0
     }
 
     /// The main thread's voluntary context switches so far (from /proc): each is a wake-up after it slept.

@@ -13,10 +13,11 @@ enum Scripts {
     /// The scripts `--script` runs, by name.
     enum Name: String, CaseIterable, Sendable {
         case fling, flood, floodResults = "flood-results", idle, memory, detail, pages, categories, screens, hostile
-        case animation, all
+        case animation, firstScreen = "first-screen", idleThumbnails = "idle-thumbnails", all
     }
 
     static func run(_ name: Name, app: DeskApp) async {
+        if name == .firstScreen { return await firstScreen(app) }
         await pause(1500)  // the window is up and the first screen has loaded
         switch name {
         case .fling: await fling(app)
@@ -33,6 +34,8 @@ enum Scripts {
         case .screens: await screens(app)
         case .hostile: await hostile(app)
         case .animation: await animation(app)
+        case .firstScreen: break
+        case .idleThumbnails: await idleThumbnails(app)
         case .all:
             await fling(app)
             await idle(app)

@@ -4,7 +4,8 @@ import Lanes
 import LanesImages
 
 /// The bottom line: main-thread latency p99 and hitches (Lanes' responsiveness monitor), frame rate (the tick
-/// callback), image and chart work in flight, cancelled, served from cache.
+/// callback), image and chart work in flight, cancelled, served from cache; the images' memory against its budgets
+/// (the memory cache, the decodes in flight) and the shared thumbnail cache's limit on disk.
 @MainActor
 final class StatusBar {
     let label: Widget
@@ -33,11 +34,16 @@ final class StatusBar {
     /// The bar's line for `counters`. Asleep (``IdleWatch``), the monitor does not ping and nothing is drawn: it says
     /// "idle" rather than count down to 0 fps.
     static func text(_ counters: DeskCounters) -> String {
-        String(
-            format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d",
+        let mb = { (bytes: Int) in (bytes + (1 << 19)) >> 20 }
+        let thumbnails = counters.thumbnailCacheLimit > 0
+            ? " · thumbnails ≤ \(mb(counters.thumbnailCacheLimit)) MB" : ""
+        return String(
+            format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d"
+                + " · memory %d/%d MB · decoding %d/%d MB%@",
             counters.mode, counters.monitorP99Ms, counters.monitorHitches,
             counters.framesPerSecond.map { "\($0) fps" } ?? "idle", counters.inFlight, counters.cancelled,
-            counters.cached)
+            counters.cached, mb(counters.memoryCacheBytes), mb(counters.memoryCacheBudget), mb(counters.decodingBytes),
+            mb(counters.decodingBudget), thumbnails)
     }
 
     /// The number after `name` in a bar's `text` ("cached 7" → 7).

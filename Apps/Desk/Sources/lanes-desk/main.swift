@@ -5,6 +5,9 @@ import LanesGLib
 // lanes-desk: the GTK4 desktop app. A synchronous main: GLibMain runs g_application_run on this (the main) thread
 // with libdispatch's main queue bridged in, so WorkQueue.main and @MainActor work run here between GTK's sources.
 
+/// When the process started its work (the first screen's time is counted from here).
+let launchedAt = DispatchTime.now().uptimeNanoseconds
+
 var parsed: Options
 do {
     parsed = try Options.parse(Array(CommandLine.arguments.dropFirst()))

@@ -8,14 +8,19 @@ import Testing
 /// loosely, since the machine is shared — the targets are measured in release and recorded in the README.
 @Suite(.timeLimit(.minutes(6)), .serialized)
 struct DeskScriptTests {
-    static func runApp(_ arguments: [String], deadline: Double = 240) throws -> [String: Any] {
+    static func runApp(
+        _ arguments: [String], environment extra: [String: String] = [:], deadline: Double = 240
+    ) throws -> [String: Any] {
         let directory = FileManager.default.temporaryDirectory.appending(path: "lanes-desk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let report = directory.appending(path: "report.json").path
         var arguments = arguments + ["--report", report]
         // scripts/desk-test points this at the release build (frame figures mean little in a debug build).
         var product = ProcessInfo.processInfo.environment["LANES_DESK_BINARY"] ?? "lanes-desk"
+        // A cache folder of the run's own, unless the test gives one: the user's thumbnail cache is never touched.
         var environment = ["GDK_BACKEND": "x11", "GTK_A11Y": "none"]
+        environment["XDG_CACHE_HOME"] = directory.appending(path: "cache").path
+        environment.merge(extra) { $1 }
         if ProcessInfo.processInfo.environment["GSK_RENDERER"] == nil { environment["GSK_RENDERER"] = "cairo" }
         if ProcessInfo.processInfo.environment["DISPLAY"] == nil {
             // No display: wrap the app in its own Xvfb.

@@ -45,6 +45,20 @@ struct DocExampleTests {
         #expect(await cell.row == 2)
     }
 
+    @Test func aPoolRunsVisibleItemsAtTheProcesssLevelAndBackgroundOnesBelow() async throws {
+        let work = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 30)
+        let thumbnails = WorkQueue("thumbnails", maxConcurrency: 2, executor: work)
+        let base = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let visible = try await thumbnails.add(priority: .visible) { _ in
+            getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        }.value
+        let background = try await thumbnails.add(priority: .background) { _ in
+            getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        }.value
+        #expect(visible == base)
+        #expect(background == min(19, base + 10))
+    }
+
     @Test func aPoolWithABackgroundCeilingRunsVisibleItemsAtTheLowestLevel() async throws {
         let work = ThreadPoolExecutor(maxThreads: 2, idleTimeout: 30, ceiling: .background)
         let charts = WorkQueue("charts", maxConcurrency: 2, executor: work)
