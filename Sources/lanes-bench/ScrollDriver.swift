@@ -213,7 +213,7 @@ final class ScrollDriver {
         }
         switch mode {
         case .lanes, .lanesFixed, .lanesDefault, .lanesScreen:
-            model.connect(to: loader!, key: { $0 }, binding: { $0.binding! })
+            model.connect(to: loader!, quick: quickLoader, key: { $0 }, binding: { $0.binding! })
         case .naiveMain:
             model.observe { [unowned self] event in
                 guard case .willDisplay(let row, let cell) = event else { return }

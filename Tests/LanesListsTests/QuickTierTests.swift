@@ -73,6 +73,37 @@ struct QuickTierTests {
         #expect(s.shown == ["full:b"])
     }
 
+    @Test("a list outpacing its threads prefetches quick renderings; at a walking pace, full ones")
+    func listPrefetchesQuick() {
+        let s = Setup()
+        let clock = VirtualClock(start: 1_000_000_000)
+        final class Row { var content: ContentBinding<String, String>? }
+        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { Row() }
+        list.connect(to: s.loader, quick: s.quick, key: { "\($0)" }) { [loader = s.loader, quick = s.quick] row in
+            if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
+            return row.content!
+        }
+        s.loader.costs.record(seconds: 0.003)   // one thread renders about 333 rows a second
+        list.layoutIfNeeded()
+        list.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3))
+        clock.advance(by: .milliseconds(16))
+        list.scroll(to: 30)
+        #expect(s.quick.inFlightCount > 0)
+        let quickPrefetched = s.quick.inFlightCount
+        s.full.runAll()
+        s.fast.runAll()
+        s.main.runAll()
+        // Long after, at rest, then walking: full renderings ahead, no quick ones.
+        list.touchDown()
+        clock.advance(by: .seconds(2))
+        for step in 1...30 {
+            clock.advance(by: .milliseconds(16))
+            list.scroll(to: 30 + Double(step) * 0.5)
+        }
+        #expect(!list.wantsQuick(forRow: 50))
+        #expect(quickPrefetched >= 10)
+    }
+
     @Test("a cached quick rendering replaces the placeholder at once; no quick work without asking")
     func cachedQuickInsteadOfPlaceholder() {
         let s = Setup()

@@ -25,8 +25,13 @@ extension ListModel {
     /// let list = ListModel(rowCount: symbols.count, rowHeight: 1, viewportHeight: 20) { ChartRow() }
     /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
     /// ```
+    ///
+    /// With `quick`, the loader of the bindings' quick tier, rows entering the preload range while the list brings
+    /// rows faster than the threads render them (``wantsQuick(forRow:)``) are prefetched as quick renderings instead:
+    /// cheap enough to be ready when they come on screen, where the full ones could not be.
     public func connect<Key, Value>(
-        to loader: ContentLoader<Key, Value>, key: @escaping @MainActor (Int) -> Key,
+        to loader: ContentLoader<Key, Value>, quick: ContentLoader<Key, Value>? = nil,
+        key: @escaping @MainActor (Int) -> Key,
         binding: @escaping @MainActor (Cell) -> ContentBinding<Key, Value>
     ) {
         if let threads = loader.threads {
@@ -39,8 +44,15 @@ extension ListModel {
                 // A row that cannot get its full content in time asks for the quick tier, if any.
                 binding(cell).show(key(row), priority: loadPriority(forRow: row), quick: wantsQuick(forRow: row))
             case .didEndDisplay(_, let cell): binding(cell).clear()
-            case .enterPreload(let row): loader.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
-            case .leavePreload(let row): loader.cancelPrefetch(CollectionOfOne(key(row)))
+            case .enterPreload(let row):
+                if let quick, wantsQuick(forRow: row) {
+                    quick.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
+                } else {
+                    loader.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
+                }
+            case .leavePreload(let row):
+                loader.cancelPrefetch(CollectionOfOne(key(row)))
+                quick?.cancelPrefetch(CollectionOfOne(key(row)))
             }
         }
     }
