@@ -250,7 +250,7 @@ func lanesIndependent(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.ac
     for _ in 0..<n { queue.add { _ in } }
     await queue.idle()
     let elapsed = seconds(since: start)
-    ClaimTally.add(queue)
+    BatchTally.add(queue)
     return elapsed
 }
 
@@ -263,6 +263,6 @@ func lanesFanout(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.activeP
     try? queue.enqueue(gate)
     await queue.idle()
     let elapsed = seconds(since: start)
-    ClaimTally.add(queue)
+    BatchTally.add(queue)
     return elapsed
 }

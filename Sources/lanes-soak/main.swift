@@ -1,7 +1,7 @@
 // lanes-soak: the engine's random-graph stress (`GraphStress`, as in the test suite) run round after round for a
 // given time, each round with the next seed, with the state machines' internal checks on. Built by `scripts/soak`
 // in release mode with `-DLANES_INTERNAL_CHECKS` (without the define there are no checks and no runner hooks, and
-// the claimed-after-cancelAll check is skipped).
+// the taken-after-cancelAll check is skipped).
 //
 //     lanes-soak MINUTES [SEED] [ITEMS-PER-ROUND]
 //

@@ -120,15 +120,15 @@ package final class WorkNode: Sendable {
 
     // MARK: Running
 
-    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
+    /// Takes the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
     /// to the caller (no copy): the node no longer holds it, and the caller drops it once it has run.
     ///
-    /// A node the runner claimed before its queue's cancel-all and starts after it does not run: cancel-all promises
-    /// that no item pending when it returns starts its body, and a claimed node is still pending. It finishes
+    /// A node the runner took before its queue's cancel-all and starts after it does not run: cancel-all promises
+    /// that no item pending when it returns starts its body, and a taken node is still pending. It finishes
     /// cancelled here, unrun (the runner gives its slot back as for any stale node).
     func start() -> Body? {
         #if DEBUG || LANES_INTERNAL_CHECKS
-        runningQueue.debugHooks.claimed(self)
+        runningQueue.debugHooks.taken(self)
         #endif
         var effects: [Effect] = []
         let body = state.withLock { state -> Body? in
