@@ -57,8 +57,21 @@ struct CoreScenarios {
         let large = quick ? 20_000 : 100_000
         var row = Row(scenario: "chain", n: small)
         let lanesSmall = await median(repeats) { await lanesChain(small) }
+        // The pool's runner requests and thread wake-ups per link of the large chain (all its runs together).
+        let pool = ThreadPoolExecutor.shared.statistics
         let lanesLarge = await median(repeats) { await lanesChain(large) }
+        let after = ThreadPoolExecutor.shared.statistics
         let lanesIndependentLarge = await median(repeats) { await lanesIndependent(large) }
+        let links = Double(max(1, repeats) * large)
+        row.count("lanes_100k_chain_runners_per_link", Double(after.runners - pool.runners) / links)
+        row.count("lanes_100k_chain_wake_ups_per_link", Double(after.wakeUps - pool.wakeUps) / links)
+        if lanesOnly {
+            row.time("lanes", lanesSmall)
+            row.count("lanes_100k_chain_s", lanesLarge)
+            row.count("lanes_100k_independent_s", lanesIndependentLarge)
+            row.count("chain_vs_independent", lanesLarge / lanesIndependentLarge)
+            return row
+        }
         let dispatch = medianSync(repeats) {
             let queue = DispatchQueue(label: "chain", attributes: .concurrent)
             let items = (0..<small).map { _ in DispatchWorkItem {} }
