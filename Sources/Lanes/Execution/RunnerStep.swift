@@ -71,20 +71,22 @@ extension WorkQueue {
         }
         perform(action)
         if let stale { sweep([stale]) }
-        if case .run(let node) = step, !books.belongs(node) { return .handOff(node) }
         return step
     }
 
     /// The decision, under the lock: pop the next item (taking a batch with it when runners queue for the lock),
-    /// else steal from another runner's batch, else linger, else detach (asking for the runners still wanted).
+    /// else steal from another runner's batch, else linger, else detach (asking for the runners still wanted). An
+    /// item of another thread level is handed off, decided once here: a batch is taken only with an item this runner
+    /// runs, so no batch is ever left open behind a hand-off.
     private func decide(
         _ state: inout QueueState, _ books: inout RunnerBooks, contended: Bool, action: inout QueueAction
     ) -> RunnerStep {
         if books.count < books.maxItems {
             if let node = state.pop() {
+                guard books.belongs(node) else { return .handOff(node) }
                 // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is
                 // cheaper than the batch's upkeep (`scaling/fanout`, whose ready items come one per acquisition).
-                if books.maxItems == .max, contended || state.batches.whenUncontended, books.belongs(node),
+                if books.maxItems == .max, contended || state.batches.whenUncontended,
                     let batch = state.takeBatch(after: node)
                 {
                     books.batch = batch
@@ -92,7 +94,7 @@ extension WorkQueue {
                 }
                 return .run(node)
             }
-            if let node = state.steal() { return .run(node) }
+            if let node = state.steal() { return books.belongs(node) ? .run(node) : .handOff(node) }
             if books.mayLinger, !state.suspended, state.workers <= state.limit {
                 return .linger(breaks: lingerBreaks.load(ordering: .relaxed))
             }
