@@ -433,6 +433,8 @@ struct QueueSlot: ~Copyable, Sendable {
     let member = Atomic<Bool>(false)
     /// The node's index in the queue's running list, or -1.
     let runningIndex = Atomic<Int>(-1)
-    /// The node's index in the queue's waiting list, or -1.
+    /// The node's index in the queue's waiting list, or -1 (``waitingInInbox`` while it waits in the inbox).
     let waitingIndex = Atomic<Int>(-1)
+    /// Marks a node pushed to the inbox while it waited for dependencies: the inbox's taker admits it as waiting.
+    static let waitingInInbox = -2
 }

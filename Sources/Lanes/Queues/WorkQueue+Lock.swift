@@ -39,7 +39,12 @@ extension WorkQueue {
     @inline(__always)
     private func underLock<Result: Sendable>(_ state: inout QueueState, _ body: (inout QueueState) -> Result) -> Result {
         if !inbox.isEmpty {
-            inbox.takeAll { state.admit($0, ready: true) }
+            inbox.takeAll { node in
+                // A node pushed while it waited for dependencies is admitted as waiting (which checks them again).
+                let waiting = node.slot.waitingIndex.load(ordering: .relaxed) == QueueSlot.waitingInInbox
+                if waiting { node.slot.waitingIndex.store(-1, ordering: .relaxed) }
+                state.admit(node, ready: !waiting)
+            }
         }
         let result = body(&state)
         // Mirrors are only written under the lock, so a relaxed read here sees their latest value; storing only
