@@ -55,9 +55,9 @@ extension WorkQueue {
     /// nothing more urgent is ready and the queue was neither suspended nor narrowed. Otherwise one acquisition of
     /// the lock settles what the runner did since the last one and ``decide(_:_:contended:action:)`` picks the step.
     func nextStep(_ books: inout RunnerBooks) -> RunnerStep {
-        if let node = books.handed.take() ?? nextFromBatch(&books) {
-            return books.belongs(node) ? .run(node) : .handOff(node)
-        }
+        if let node = books.handed.take() { return books.belongs(node) ? .run(node) : .handOff(node) }
+        // Checked for this thread's level in `nextFromBatch` (a second read could hand it off with the batch open).
+        if let node = nextFromBatch(&books) { return .run(node) }
         var action = QueueAction()
         var stale: WorkNode?
         let step = lockedNotingContention { state, contended in
