@@ -57,8 +57,21 @@ struct CoreScenarios {
         let large = quick ? 20_000 : 100_000
         var row = Row(scenario: "chain", n: small)
         let lanesSmall = await median(repeats) { await lanesChain(small) }
+        // The pool's runner requests and thread wake-ups per link of the large chain (all its runs together).
+        let pool = ThreadPoolExecutor.shared.statistics
         let lanesLarge = await median(repeats) { await lanesChain(large) }
+        let after = ThreadPoolExecutor.shared.statistics
         let lanesIndependentLarge = await median(repeats) { await lanesIndependent(large) }
+        let links = Double(max(1, repeats) * large)
+        row.count("lanes_100k_chain_runners_per_link", Double(after.runners - pool.runners) / links)
+        row.count("lanes_100k_chain_wake_ups_per_link", Double(after.wakeUps - pool.wakeUps) / links)
+        if lanesOnly {
+            row.time("lanes", lanesSmall)
+            row.count("lanes_100k_chain_s", lanesLarge)
+            row.count("lanes_100k_independent_s", lanesIndependentLarge)
+            row.count("chain_vs_independent", lanesLarge / lanesIndependentLarge)
+            return row
+        }
         let dispatch = medianSync(repeats) {
             let queue = DispatchQueue(label: "chain", attributes: .concurrent)
             let items = (0..<small).map { _ in DispatchWorkItem {} }
@@ -250,7 +263,7 @@ func lanesIndependent(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.ac
     for _ in 0..<n { queue.add { _ in } }
     await queue.idle()
     let elapsed = seconds(since: start)
-    ClaimTally.add(queue)
+    BatchTally.add(queue)
     return elapsed
 }
 
@@ -263,6 +276,6 @@ func lanesFanout(_ n: Int, maxConcurrency: Int = ProcessInfo.processInfo.activeP
     try? queue.enqueue(gate)
     await queue.idle()
     let elapsed = seconds(since: start)
-    ClaimTally.add(queue)
+    BatchTally.add(queue)
     return elapsed
 }

@@ -87,7 +87,7 @@ struct ScalingScenario {
         row.count("lanes_vs_dispatch", lanes / dispatch)
         locks.add(to: &row, seconds: lanes, threads: threads)
         row.count("lanes_wake_ups_per_item", wakeUps)
-        ClaimTally.add(to: &row, runs: repeats, items: n)
+        BatchTally.add(to: &row, runs: repeats, items: n)
         return row
     }
 
@@ -116,7 +116,7 @@ struct ScalingScenario {
         row.count("lanes_vs_dispatch", lanes / dispatch)
         locks.add(to: &row, seconds: lanes, threads: threads)
         row.count("lanes_wake_ups_per_item", wakeUps)
-        ClaimTally.add(to: &row, runs: repeats, items: n)
+        BatchTally.add(to: &row, runs: repeats, items: n)
         return row
     }
 
@@ -214,7 +214,7 @@ struct ScalingScenario {
     /// threads they woke per item (each wake a system call and a context switch).
     private func lanesTimed(items: Int, _ body: () async -> Double) async -> (Double, LockWaits, Double) {
         LockWaits.reset()
-        ClaimTally.reset()
+        BatchTally.reset()
         let before = ThreadPoolExecutor.shared.statistics.wakeUps
         let seconds = await median(repeats, body)
         let wakeUps = ThreadPoolExecutor.shared.statistics.wakeUps - before

@@ -1,7 +1,8 @@
-// lanes-soak: the engine's random-graph stress (`GraphStress`, as in the test suite) run round after round for a
-// given time, each round with the next seed, with the state machines' internal checks on. Built by `scripts/soak`
+// lanes-soak: the engine's random-graph stress (`GraphStress`, as in the test suite) and its queue stress
+// (`QueueStress`: producers, priority changes, suspend/resume, barriers, cancelAll on 8 runners) run round after round
+// for a given time, each round with the next seed, with the state machines' internal checks on. Built by `scripts/soak`
 // in release mode with `-DLANES_INTERNAL_CHECKS` (without the define there are no checks and no runner hooks, and
-// the claimed-after-cancelAll check is skipped).
+// the taken-after-cancelAll check is skipped).
 //
 //     lanes-soak MINUTES [SEED] [ITEMS-PER-ROUND]
 //
@@ -24,6 +25,7 @@ let start = clock.now
 let end = start.advanced(by: .milliseconds(Int(minutes * 60_000)))
 var total = GraphStressReport()
 var round = 0
+var queueRounds = 0, queueViolations = 0
 while clock.now < end {
     let seed = firstSeed &+ UInt64(round)
     let began = clock.now
@@ -38,5 +40,14 @@ while clock.now < end {
         print("FAILED (reproduce with: lanes-soak 0.01 \(seed) \(perRound))\n\(report)")
         exit(1)
     }
+    // Then the queue engine's own stress (`QueueStress`) with the same seed and as many items.
+    let queueReport = await QueueStress(seed: seed, itemsPerProducer: perRound / 4).run()
+    queueRounds += 1
+    queueViolations += queueReport.violationCount
+    print("queue round \(round) seed \(seed): \(queueReport)")
+    if queueReport.violationCount > 0 {
+        print("FAILED (reproduce with: lanes-soak 0.01 \(seed) \(perRound))")
+        exit(1)
+    }
 }
-print("soak passed: \(round) rounds in \(clock.now - start)\n\(total)")
+print("soak passed: \(round) graph rounds and \(queueRounds) queue rounds (\(queueViolations) violations) in \(clock.now - start)\n\(total)")

@@ -22,19 +22,19 @@ struct EngineRaceTests {
     }
 
     #if DEBUG
-    @Test("an item a runner claimed before cancelAll() and starts after it does not run its body")
-    func claimedBeforeCancelAll() async throws {
+    @Test("an item a runner took before cancelAll() and starts after it does not run its body")
+    func takenBeforeCancelAll() async throws {
         let manual = ManualExecutor()
-        let queue = WorkQueue("claimed", maxConcurrency: 1, executor: manual)
-        let claimed = Gate(), proceed = Gate()
-        queue._setRunnerHooks(RunnerHooks(claimed: { _ in
-            claimed.open()
+        let queue = WorkQueue("taken", maxConcurrency: 1, executor: manual)
+        let taken = Gate(), proceed = Gate()
+        queue._setRunnerHooks(RunnerHooks(taken: { _ in
+            taken.open()
             proceed.wait()
         }))
         let ran = Atomic<Bool>(false)
-        let item = queue.add(label: "claimed") { _ in ran.store(true, ordering: .relaxed) }
+        let item = queue.add(label: "taken") { _ in ran.store(true, ordering: .relaxed) }
         let runner = runNextElsewhere(manual)
-        await claimed.wait()
+        await taken.wait()
         // The runner took the item from the queue and has not started it: it is still pending.
         queue.cancelAll()
         #expect(item.isCancelled)
@@ -54,20 +54,20 @@ struct EngineRaceTests {
         #expect(later.state == .succeeded)
     }
 
-    @Test("a barrier cancelled between its runner's claim and start lets the items after it run")
-    func barrierCancelledWhileClaimed() async throws {
+    @Test("a barrier cancelled between its runner's take and start lets the items after it run")
+    func barrierCancelledWhileTaken() async throws {
         let manual = ManualExecutor()
-        let queue = WorkQueue("claimed-barrier", maxConcurrency: 2, executor: manual)
-        let claimed = Gate(), proceed = Gate()
-        queue._setRunnerHooks(RunnerHooks(claimed: { label in
+        let queue = WorkQueue("taken-barrier", maxConcurrency: 2, executor: manual)
+        let taken = Gate(), proceed = Gate()
+        queue._setRunnerHooks(RunnerHooks(taken: { label in
             guard label == "barrier" else { return }
-            claimed.open()
+            taken.open()
             proceed.wait()
         }))
         let barrier = queue.addBarrier(label: "barrier") { _ in "ran" }
         let after = queue.add(label: "after") { _ in 1 }
         let runner = runNextElsewhere(manual)
-        await claimed.wait()
+        await taken.wait()
         barrier.cancel()
         proceed.open()
         await runner.wait()

@@ -33,7 +33,7 @@ struct RunOutcome: Sendable {
 /// It first runs a few elements inline, doubling the batch until about 20 µs have passed, to learn what one
 /// element costs. If the rest is cheap (under ~50 µs) it finishes inline, so tiny enumerations cost a plain loop;
 /// otherwise it splits the rest into chunks of about 50 µs (at least four per worker, for balance) that the calling
-/// thread and up to `maxConcurrency - 1` helpers on Lanes' thread pool claim one at a time.
+/// thread and up to `maxConcurrency - 1` helpers on Lanes' thread pool take one at a time.
 @usableFromInline
 enum ConcurrentEngine {
     /// The queue of the helper items, and of the `async` forms' loops (each an item the awaiting task's
@@ -99,7 +99,7 @@ extension RunOutcome {
     }
 }
 
-/// One parallel run: chunks of `start..<end` claimed by the caller and helpers through an atomic counter.
+/// One parallel run: chunks of `start..<end` taken by the caller and helpers through an atomic counter.
 final class ConcurrentRun: Sendable {
     let start: Int
     let end: Int
@@ -151,7 +151,7 @@ final class ConcurrentRun: Sendable {
         return outcome()
     }
 
-    /// Claims and runs chunks until none is left.
+    /// Takes and runs chunks until none is left.
     private func participate(checkTask: Bool) {
         while true {
             let chunk = nextChunk.add(1, ordering: .relaxed).oldValue

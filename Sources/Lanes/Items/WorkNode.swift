@@ -120,15 +120,15 @@ package final class WorkNode: Sendable {
 
     // MARK: Running
 
-    /// Claims the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
+    /// Takes the body if the node is still pending and free of dependencies; nil when it went stale. The body moves
     /// to the caller (no copy): the node no longer holds it, and the caller drops it once it has run.
     ///
-    /// A node the runner claimed before its queue's cancel-all and starts after it does not run: cancel-all promises
-    /// that no item pending when it returns starts its body, and a claimed node is still pending. It finishes
+    /// A node the runner took before its queue's cancel-all and starts after it does not run: cancel-all promises
+    /// that no item pending when it returns starts its body, and a taken node is still pending. It finishes
     /// cancelled here, unrun (the runner gives its slot back as for any stale node).
     func start() -> Body? {
         #if DEBUG || LANES_INTERNAL_CHECKS
-        runningQueue.debugHooks.claimed(self)
+        runningQueue.debugHooks.taken(self)
         #endif
         var effects: [Effect] = []
         let body = state.withLock { state -> Body? in
@@ -433,6 +433,8 @@ struct QueueSlot: ~Copyable, Sendable {
     let member = Atomic<Bool>(false)
     /// The node's index in the queue's running list, or -1.
     let runningIndex = Atomic<Int>(-1)
-    /// The node's index in the queue's waiting list, or -1.
+    /// The node's index in the queue's waiting list, or -1 (``waitingInInbox`` while it waits in the inbox).
     let waitingIndex = Atomic<Int>(-1)
+    /// Marks a node pushed to the inbox while it waited for dependencies: the inbox's taker admits it as waiting.
+    static let waitingInInbox = -2
 }

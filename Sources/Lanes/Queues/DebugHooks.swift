@@ -4,18 +4,18 @@ import Synchronization
 /// Test hooks on a queue's runners (debug builds, and builds with `-DLANES_INTERNAL_CHECKS`; release builds have
 /// neither the storage nor the calls).
 /// They let a test stop a runner at an exact point of an item's path instead of hoping a race happens: the
-/// deterministic tests of cancel-all against a claimed item, and the stress test's record of when items are claimed.
+/// deterministic tests of cancel-all against a taken item, and the stress test's record of when items are taken.
 ///
 /// ```swift
-/// queue._setRunnerHooks(RunnerHooks(claimed: { label in claimedGate.open(); proceedGate.wait() }))
+/// queue._setRunnerHooks(RunnerHooks(taken: { label in takenGate.open(); proceedGate.wait() }))
 /// ```
 package struct RunnerHooks: Sendable {
-    /// Called with the item's label by a runner that claimed it from the queue, before it tries to start it (outside
+    /// Called with the item's label by a runner that took it from the queue, before it tries to start it (outside
     /// every lock; it may block to hold the runner there).
-    package var claimed: (@Sendable (String) -> Void)?
+    package var taken: (@Sendable (String) -> Void)?
 
-    package init(claimed: (@Sendable (String) -> Void)? = nil) {
-        self.claimed = claimed
+    package init(taken: (@Sendable (String) -> Void)? = nil) {
+        self.taken = taken
     }
 }
 
@@ -29,8 +29,8 @@ final class DebugHooks: Sendable {
         installed.store(new != nil, ordering: .releasing)
     }
 
-    func claimed(_ node: WorkNode) {
-        guard installed.load(ordering: .acquiring), let hook = hooks.withLock({ $0.claimed }) else { return }
+    func taken(_ node: WorkNode) {
+        guard installed.load(ordering: .acquiring), let hook = hooks.withLock({ $0.taken }) else { return }
         hook(node.label)
     }
 

@@ -51,7 +51,9 @@ package enum InternalChecks {
 }
 
 extension QueueState {
-    /// Checks the queue's books (called under its lock, at the end of every critical section, when enabled).
+    /// Checks the queue's books, its sub-states' included (called under its lock, at the end of every critical
+    /// section, when enabled). Every field is covered: the counters and lists here, the barriers, the speculative cap
+    /// and the batches by their own checks, the atomic mirrors by ``WorkQueue``'s.
     func _checkInvariants(queue name: String) {
         func require(_ condition: Bool, _ rule: @autoclosure () -> String) {
             if !condition { InternalChecks.fail("queue '\(name)'", rule()) }
@@ -60,16 +62,18 @@ extension QueueState {
         require(running >= 0 && syncRunning >= 0 && syncRunning <= running, "0 <= syncRunning \(syncRunning) <= running \(running)")
         require(live >= 0 && unfinished >= 0 && workers >= 0 && sweeping >= 0,
                 "live \(live), unfinished \(unfinished), workers \(workers), sweeping \(sweeping) >= 0")
-        require(!barrierRunning || running == 1, "a running barrier runs alone (running \(running))")
         require(runningNodes.count <= running, "tracked running \(runningNodes.count) <= running \(running)")
         require(unfinished >= waitingNodes.count + live,
                 "unfinished \(unfinished) >= waiting \(waitingNodes.count) + ready \(live)")
-        require(!segments.isEmpty && segments[segments.count - 1].barrier == nil, "the last segment is open")
-        let entries = buckets.reduce(0) { $0 + $1.count } + runningNodes.count + waitingNodes.count + segments.count
-        guard InternalChecks.wantsFullScan(entries: entries) else { return }
-        for (index, segment) in segments.enumerated() {
-            require(segment.unfinished >= 0, "segment \(index) unfinished \(segment.unfinished) >= 0")
-            require(index == segments.count - 1 || segment.barrier != nil, "segment \(index) is closed by a barrier")
+        require(!isIdle || idleWaiters.isEmpty, "an idle queue keeps no idle waiter (\(idleWaiters.count))")
+        let entries = buckets.reduce(0) { $0 + $1.count } + runningNodes.count + waitingNodes.count
+            + barriers.segments.count + batches.open.count
+        let fullScan = InternalChecks.wantsFullScan(entries: entries)
+        barriers._checkInvariants(running: running, fullScan: fullScan, require)
+        batches._checkInvariants(syncRunning: syncRunning, fullScan: fullScan, require)
+        guard fullScan else {
+            speculative._checkInvariants(running: running, liveEntries: nil, require)
+            return
         }
         for (index, node) in runningNodes.enumerated() {
             require(node.slot.runningIndex.load(ordering: .relaxed) == index, "running node \(node.label) knows its index")
@@ -83,7 +87,7 @@ extension QueueState {
         for (level, bucket) in buckets.enumerated() {
             for entry in bucket where entry.isListed(at: level) {
                 liveEntries += 1
-                if level < speculativeBelow { speculativeEntries += 1 }
+                if speculative.covers(level) { speculativeEntries += 1 }
                 require(entry.node.slot.member.load(ordering: .relaxed), "ready node \(entry.node.label) is a member")
                 require(entry.node.slot.epoch.load(ordering: .relaxed) == epoch,
                         "ready node \(entry.node.label) was admitted in this cancel-all epoch")
@@ -92,14 +96,32 @@ extension QueueState {
             }
         }
         require(liveEntries == live, "live entries \(liveEntries) == live \(live)")
-        require(speculativeEntries == speculativeLive, "speculative entries \(speculativeEntries) == \(speculativeLive)")
-        require(speculativeRunning >= 0 && speculativeRunning <= running, "speculative running \(speculativeRunning) in 0...running")
+        speculative._checkInvariants(running: running, liveEntries: speculativeEntries, require)
     }
 }
 
 extension WorkQueue {
     /// Checks the queue's invariants now (whether or not the switch is on); stops the process if one is broken.
     package func _checkInvariants() {
-        state.withLock { $0._checkInvariants(queue: name) }
+        state.withLock { _checkInvariants($0, mirrors: false) }
+    }
+
+    /// Checks `state` and, with `mirrors`, the atomics that mirror it for lock-free readers (called under the lock,
+    /// once the mirrors were refreshed: each is written only under the lock, so it must equal what it mirrors; the
+    /// ready-top mirror, which producers raise without the lock, must be at least the top bucket while a batch is
+    /// open).
+    func _checkInvariants(_ state: borrowing QueueState, mirrors: Bool = true) {
+        state._checkInvariants(queue: name)
+        func require(_ condition: Bool, _ rule: @autoclosure () -> String) {
+            if !condition { InternalChecks.fail("queue '\(name)'", rule()) }
+        }
+        require(cancelEpoch.load(ordering: .relaxed) == state.epoch, "the cancel-all epoch mirror matches")
+        require(turnPerItem == state.turnPerItem, "turn per item matches")
+        guard mirrors else { return }
+        require(workersMirror.load(ordering: .relaxed) == state.workers, "the workers mirror matches")
+        require(limitMirror.load(ordering: .relaxed) == state.limit, "the limit mirror matches")
+        require(poppableMirror.load(ordering: .relaxed) == state.canPop, "the poppable mirror matches")
+        require(state.batches.open.isEmpty || readyTopMirror.load(ordering: .relaxed) >= state.topBucketLevel,
+                "the ready-top mirror is at least the top bucket while a batch is open")
     }
 }

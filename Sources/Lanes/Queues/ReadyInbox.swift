@@ -1,8 +1,9 @@
 import Synchronization
 
-/// A lock-free multi-producer inbox of nodes that were ready when enqueued. Producers push without taking the
-/// queue's lock; whoever next holds the lock moves the whole inbox into the queue's buckets in FIFO order. This keeps
-/// a thread that adds many items from contending with the threads that run them.
+/// A lock-free multi-producer inbox of enqueued nodes: those ready when enqueued, and those waiting for dependencies
+/// (marked `QueueSlot.waitingInInbox`). Producers push without taking the queue's lock; whoever next holds the lock
+/// admits the whole inbox in FIFO order (into the buckets, or the waiting list). This keeps a thread that adds many
+/// items from contending with the threads that run them.
 ///
 /// It is a Treiber stack that is only ever emptied whole (`exchange(nil)`), so it has no ABA problem. Each node in it
 /// is retained by the inbox until taken.

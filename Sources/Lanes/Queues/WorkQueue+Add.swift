@@ -21,7 +21,7 @@ extension WorkQueue {
         case .ready:
             pushReady(node)
         case .waiting:
-            updateRequestingRunners { $0.admit(node, ready: false) }
+            pushWaiting(node)
         case .finished:
             break
         }
@@ -55,6 +55,21 @@ extension WorkQueue {
         if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
             updateRequestingRunners { _ in }
         }
+    }
+
+    /// Admits a node that waits for dependencies through the inbox too, so a producer adding a chain or a fan-out
+    /// takes no queue lock per item. The lock's next holder admits it, checking then whether its dependencies finished
+    /// meanwhile (their `becameReady` takes the lock, which admits the inbox first). One that finished between the
+    /// enqueue and the push is seen here: its runner is asked for at once.
+    private func pushWaiting(_ node: WorkNode) {
+        if turnPerItem {
+            updateRequestingRunners { $0.admit(node, ready: false) }
+            return
+        }
+        node.slot.waitingIndex.store(QueueSlot.waitingInInbox, ordering: .relaxed)
+        node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
+        inbox.push(node)
+        if node.isReadyToRun { updateRequestingRunners { _ in } }
     }
 
     /// Gives a fresh item its plain dependencies, enqueues it here and returns it.

@@ -26,7 +26,7 @@ extension QueueState {
         for level in buckets.indices.reversed() {
             for entry in buckets[level] where isLive(entry, level: level) { nodes.append(entry.node) }
         }
-        for segment in segments {
+        for segment in barriers.segments {
             for entry in segment.held where entry.isCurrent && entry.node.slot.member.load(ordering: .relaxed) {
                 nodes.append(entry.node)
             }

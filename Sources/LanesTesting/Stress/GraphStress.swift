@@ -29,7 +29,7 @@ package struct GraphStress: Sendable {
 
     /// The fields of the per-item table.
     enum Field {
-        static let finishes = 0, bodies = 1, admitGeneration = 2, claimGeneration = 3, cancelledPending = 4
+        static let finishes = 0, bodies = 1, admitGeneration = 2, takeGeneration = 3, cancelledPending = 4
         static let count = 5
     }
 
@@ -55,16 +55,16 @@ package struct GraphStress: Sendable {
         let widths = [1, 2, 3, 8]
         let queues = widths.indices.map { WorkQueue("stress-\($0)", maxConcurrency: widths[$0]) }
         let table = AtomicTable(rows: items, fields: Field.count)
-        // Bumped after each cancelAll() of a queue returns: an item claimed in a later generation than the one it
+        // Bumped after each cancelAll() of a queue returns: an item taken in a later generation than the one it
         // was added in was pending when a cancel-all returned, and must not run.
         let generations = AtomicTable(rows: queues.count, fields: 1)
         let finished = Atomic<Int>(0)
         let log = ViolationLog()
         #if DEBUG || LANES_INTERNAL_CHECKS
         for (index, queue) in queues.enumerated() {
-            queue._setRunnerHooks(RunnerHooks(claimed: { label in
+            queue._setRunnerHooks(RunnerHooks(taken: { label in
                 guard let row = Int(label) else { return }
-                table.store(row, Field.claimGeneration, generations.load(index, 0) + 1)
+                table.store(row, Field.takeGeneration, generations.load(index, 0) + 1)
             }))
         }
         #endif
@@ -301,9 +301,9 @@ package struct GraphStress: Sendable {
             if table.load(row, Field.cancelledPending) != 0, bodies != 0 || state != .cancelled {
                 log.record("item \(row), cancelled pending, ran \(bodies) times and reads \(state)")
             }
-            let claimed = table.load(row, Field.claimGeneration)
-            if claimed > table.load(row, Field.admitGeneration), bodies != 0 {
-                log.record("item \(row) was claimed after a cancelAll() that found it pending, and ran")
+            let taken = table.load(row, Field.takeGeneration)
+            if taken > table.load(row, Field.admitGeneration), bodies != 0 {
+                log.record("item \(row) was taken after a cancelAll() that found it pending, and ran")
             }
             if item.isCancelled != (state == .cancelled) {
                 log.record("item \(row) reads isCancelled \(item.isCancelled) and state \(state)")

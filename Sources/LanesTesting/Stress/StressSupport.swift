@@ -31,6 +31,15 @@ final class AtomicTable: @unchecked Sendable {
     func increment(_ row: Int, _ field: Int) -> Int {
         storage[row * fields + field].add(1, ordering: .acquiringAndReleasing).oldValue
     }
+
+    func decrement(_ row: Int, _ field: Int) {
+        storage[row * fields + field].subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Raises the value to `value` if it is lower.
+    func raise(_ row: Int, _ field: Int, toAtLeast value: Int) {
+        storage[row * fields + field].max(value, ordering: .acquiringAndReleasing)
+    }
 }
 
 /// SplitMix64: a tiny seeded generator, so a stress run or a randomised test is reproducible from its seed.

@@ -22,13 +22,13 @@ private final class HeldRunners: WorkExecutor {
     }
 }
 
-@Suite("Claimed batches", .timeLimit(.minutes(5)))
-struct ClaimBatchTests {
-    @Test("a runner blocked in a long body strands none of the items it claimed: another runner steals them")
+@Suite("Runner batches", .timeLimit(.minutes(5)))
+struct RunnerBatchTests {
+    @Test("a runner blocked in a long body strands none of the items it batched: another runner steals them")
     func blockedBodyStrandsNothing() async throws {
         let runners = HeldRunners()
-        let queue = WorkQueue("claims", maxConcurrency: 2, executor: runners)
-        queue._claimWhenUncontended()
+        let queue = WorkQueue("batches", maxConcurrency: 2, executor: runners)
+        queue._batchWhenUncontended()
         queue.suspend()
         let started = Gate(), release = Gate()
         let blocker = queue.add(label: "blocker") { _ in
@@ -39,12 +39,12 @@ struct ClaimBatchTests {
         queue.resume()
         let blocked = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        // 21 ready for 2 runners: the first claims 10 at once, the blocker and the next 9.
-        #expect(queue._claimCounts.claimed == 9)
+        // 21 ready for 2 runners: the first takes 10 at once, the blocker and the next 9.
+        #expect(queue._batchCounts.batched == 9)
         let second = try #require(runners.take())
         await onDedicatedThread { second.run() }
         for (index, item) in items.enumerated() { #expect(try await item.value == index) }
-        #expect(queue._claimCounts.stolen == 9)
+        #expect(queue._batchCounts.stolen == 9)
         #expect(blocker.state == .running)
         release.open()
         await blocked.wait()
@@ -52,11 +52,11 @@ struct ClaimBatchTests {
         #expect(queue.counts.running == 0)
     }
 
-    @Test("a visible item added behind a claimed batch of prefetch items starts before them")
-    func urgentItemOvertakesClaims() async throws {
+    @Test("a visible item added behind a batch of prefetch items starts before them")
+    func urgentItemOvertakesBatch() async throws {
         let runners = HeldRunners()
-        let queue = WorkQueue("claims", maxConcurrency: 1, executor: runners)
-        queue._claimWhenUncontended()
+        let queue = WorkQueue("batches", maxConcurrency: 1, executor: runners)
+        queue._batchWhenUncontended()
         let order = LockedValue<[String]>([])
         queue.suspend()
         let started = Gate(), release = Gate()
@@ -71,19 +71,19 @@ struct ClaimBatchTests {
         queue.resume()
         let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        #expect(queue._claimCounts.claimed == 10)
+        #expect(queue._batchCounts.batched == 10)
         queue.add(label: "visible", priority: .visible) { _ in order.withLock { $0.append("visible") } }
         release.open()
         await done.wait()
         #expect(order.withLock { $0 } == ["p0", "visible"] + (1...10).map { "p\($0)" })
-        #expect(queue._claimCounts.givenBack == 10)
+        #expect(queue._batchCounts.givenBack == 10)
     }
 
-    @Test("a suspended queue starts none of the items claimed before the suspension")
-    func suspendStopsClaims() async throws {
+    @Test("a suspended queue starts none of the batched items taken before the suspension")
+    func suspendStopsBatch() async throws {
         let runners = HeldRunners()
-        let queue = WorkQueue("claims", maxConcurrency: 1, executor: runners)
-        queue._claimWhenUncontended()
+        let queue = WorkQueue("batches", maxConcurrency: 1, executor: runners)
+        queue._batchWhenUncontended()
         queue.suspend()
         let started = Gate(), release = Gate()
         queue.add(label: "first") { _ in
@@ -94,7 +94,7 @@ struct ClaimBatchTests {
         queue.resume()
         let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        #expect(queue._claimCounts.claimed == 10)
+        #expect(queue._batchCounts.batched == 10)
         queue.suspend()
         release.open()
         await done.wait()
@@ -106,15 +106,15 @@ struct ClaimBatchTests {
         for (index, item) in rest.enumerated() { #expect(try await item.value == index) }
     }
 
-    @Test("no claimed item is lost or run twice: concurrent producers, cancel-all, thousands of rounds", .heavy)
-    func claimsLoseNothing() async throws {
+    @Test("no batched item is lost or run twice: concurrent producers, cancel-all, thousands of rounds", .heavy)
+    func batchesLoseNothing() async throws {
         let rounds = TestScale.pick(2_000, sanitized: 150)
         let perProducer = 100
-        let claimed = try await onDedicatedThread { () throws -> Int in
-            var claimed = 0
+        let batched = try await onDedicatedThread { () throws -> Int in
+            var batched = 0
             for round in 0..<rounds {
-                let queue = WorkQueue("claims stress", maxConcurrency: 4)
-                queue._claimWhenUncontended()
+                let queue = WorkQueue("batches stress", maxConcurrency: 4)
+                queue._batchWhenUncontended()
                 let runs = LockedValue([Int](repeating: 0, count: 2 * perProducer))
                 let handles = LockedValue([WorkItem<Void>?](repeating: nil, count: 2 * perProducer))
                 DispatchQueue.concurrentPerform(iterations: 3) { producer in
@@ -141,10 +141,10 @@ struct ClaimBatchTests {
                     if state == .succeeded { #expect(counts[slot] == 1, "item \(slot) succeeded without running") }
                 }
                 #expect(queue.counts.unfinished == 0)
-                claimed += queue._claimCounts.claimed
+                batched += queue._batchCounts.batched
             }
-            return claimed
+            return batched
         }
-        #expect(claimed > 0)
+        #expect(batched > 0)
     }
 }
