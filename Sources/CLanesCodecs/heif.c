@@ -55,11 +55,55 @@ static int32_t heif_status(struct heif_error error, char *message, size_t capaci
     }
 }
 
+/*
+ * Whether the top-level boxes fit in the data, up to a whole `meta` box. libheif reports data that ends inside or
+ * before the `meta` box as a file with no `meta` box (corrupt), so a prefix of a file (a download, the head of a large
+ * file) is recognised here first and reported as truncated: the caller reads more. (A whole file with no `meta` box
+ * is reported as truncated too: nothing tells the two apart.)
+ */
+static int32_t heif_check_boxes(const uint8_t *data, size_t size, char *message, size_t capacity) {
+    size_t offset = 0;
+    int seen_meta = 0;
+    while (size - offset >= 8) {
+        uint64_t length = clanes_be32(data + offset);
+        size_t header = 8;
+        if (length == 1) {
+            if (size - offset < 16) return CLANES_OK;
+            length = ((uint64_t)clanes_be32(data + offset + 8) << 32) | clanes_be32(data + offset + 12);
+            header = 16;
+        } else if (length == 0) {
+            return CLANES_OK; /* the last box, to the end of the file: libheif judges it */
+        }
+        if (length < header) {
+            clanes_set_message(message, capacity, "HEIF box at offset %zu has an invalid size (%llu)", offset,
+                               (unsigned long long)length);
+            return CLANES_ERR_CORRUPT;
+        }
+        if (length > size - offset) {
+            clanes_set_message(message, capacity, "HEIF ends inside the box at offset %zu (%zu of its %llu bytes)",
+                               offset, size - offset, (unsigned long long)length);
+            return CLANES_ERR_TRUNCATED;
+        }
+        seen_meta = seen_meta || memcmp(data + offset + 4, "meta", 4) == 0;
+        offset += (size_t)length;
+    }
+    if (!seen_meta) {
+        clanes_set_message(message, capacity, "HEIF ends before its 'meta' box (%zu bytes)", size);
+        return CLANES_ERR_TRUNCATED;
+    }
+    return CLANES_OK; /* a few bytes left over: libheif judges them (a cut box header ends in its iloc check) */
+}
+
 /* A context parsed on the input and its primary image's handle (both released by heif_release). */
 static int32_t heif_parse(const uint8_t *data, size_t size, struct heif_context **context,
                           struct heif_image_handle **handle, char *message, size_t capacity) {
-    pthread_once(&heif_started, heif_start);
     *handle = NULL;
+    *context = NULL;
+    int32_t checked = heif_check_boxes(data, size, message, capacity);
+    if (checked != CLANES_OK) {
+        return checked;
+    }
+    pthread_once(&heif_started, heif_start);
     *context = heif_context_alloc();
     if (*context == NULL) {
         clanes_set_message(message, capacity, "out of memory for a HEIF decoder");

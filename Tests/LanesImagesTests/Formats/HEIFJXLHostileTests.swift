@@ -80,6 +80,28 @@ struct HEIFJXLHostileTests {
         #expect(try decoder.decode(data).width == 64)
     }
 
+    @Test("a HEIF or JPEG XL cut inside its header probes as truncated (a reader reads on), whole as the header",
+          arguments: ["photo.heic", "photo.jxl", "rotated.jxl"])
+    func headerPrefixes(_ name: String) throws {
+        let bytes = try [UInt8](FormatFixture.data(name))
+        // libheif alone calls a HEIF cut inside or before its `meta` box (40: just after `ftyp`) one with no `meta`
+        // box: corrupt, not truncated. A JPEG XL's header is in its first bytes (after the container's boxes).
+        let cuts = name == "photo.heic" ? [12, 40, 200, 600] : name == "photo.jxl" ? [3, 5] : [20, 40]
+        for cut in cuts where cut < bytes.count {
+            #expect(throws: ImageError.truncated, "\(name) cut at \(cut)") { try decoder.probe(Array(bytes.prefix(cut))) }
+        }
+        let info = try decoder.probe(bytes)
+        #expect(info.width * info.height == 64 * 48)
+        // The file reader's probe (its first 256 KB, more while the header is cut) gives the same header.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lanes-prefix-\(UUID().uuidString)")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let descriptor = open(url.path, O_RDONLY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(try ImageRowDecoder.probe(fileDescriptor: descriptor) == info)
+    }
+
     private func oneLine(_ error: ImageError?) -> String {
         let text = error.map { "\($0)" } ?? "no error"
         #expect(!text.contains("\n"))
