@@ -185,7 +185,7 @@ static int32_t heif_open(clanes_frames *f) {
     f->frame_count = 1;
     f->opaque = !heif_image_handle_has_alpha_channel(f->state->handle);
     /* libheif's own buffers at their peak: the decoded planes (YCbCr and alpha, up to 16 bits at 4:4:4: 8 bytes a
-     * pixel) and the RGBA8 image it converts them to (4), copied into the caller's frame afterwards. */
+     * pixel) and the RGB(A)8 image it converts them to (at most 4), copied into the caller's frame afterwards. */
     f->held_bytes = (size_t)f->canvas_width * f->canvas_height * 12;
     return clanes_frames_check_limits(f, "HEIF", f->held_bytes);
 }
@@ -197,9 +197,12 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
         return CLANES_ERR_NO_MEMORY;
     }
     options->convert_hdr_to_8bit = 1;
+    /* An opaque image is converted to RGB (3 bytes a pixel, as libvips asks for it) and widened while it is copied. */
+    int opaque = f->opaque;
     struct heif_image *image = NULL;
     struct heif_error error = heif_decode_image(f->state->handle, &image, heif_colorspace_RGB,
-                                                heif_chroma_interleaved_RGBA, options);
+                                                opaque ? heif_chroma_interleaved_RGB : heif_chroma_interleaved_RGBA,
+                                                options);
     heif_decoding_options_free(options);
     int32_t status = heif_status(error, f->message, sizeof f->message, "image data");
     if (status != CLANES_OK) {
@@ -210,14 +213,26 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
     int width = heif_image_get_width(image, heif_channel_interleaved);
     int height = heif_image_get_height(image, heif_channel_interleaved);
-    if (plane == NULL || width != (int)f->width || height != (int)f->height || stride < width * 4) {
+    int channels = opaque ? 3 : 4;
+    if (plane == NULL || width != (int)f->width || height != (int)f->height || stride < width * channels) {
         clanes_set_message(f->message, sizeof f->message, "HEIF decodes to %dx%d, not the %ux%u its header says",
                            width, height, f->width, f->height);
         heif_image_release(image);
         return CLANES_ERR_CORRUPT;
     }
     for (uint32_t y = 0; y < f->height; y++) {
-        memcpy(pixels + (size_t)y * bytes_per_row, plane + (size_t)y * (size_t)stride, (size_t)f->width * 4);
+        uint8_t *row = pixels + (size_t)y * bytes_per_row;
+        const uint8_t *source = plane + (size_t)y * (size_t)stride;
+        if (!opaque) {
+            memcpy(row, source, (size_t)f->width * 4);
+            continue;
+        }
+        for (uint32_t x = 0; x < f->width; x++, row += 4, source += 3) {
+            row[0] = source[0];
+            row[1] = source[1];
+            row[2] = source[2];
+            row[3] = 255;
+        }
     }
     heif_image_release(image);
     f->delay_ms = 0;
