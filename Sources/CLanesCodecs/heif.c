@@ -197,6 +197,9 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
         return CLANES_ERR_NO_MEMORY;
     }
     options->convert_hdr_to_8bit = 1;
+    /* Damaged HEVC data is an error, not a picture: without this, libheif hands out what libde265 managed to decode,
+     * and the parts it could not are whatever was in memory (the fuzzer found two decodes of one file differing). */
+    options->strict_decoding = 1;
     /* An opaque image is converted to RGB (3 bytes a pixel, as libvips asks for it) and widened while it is copied. */
     int opaque = f->opaque;
     struct heif_image *image = NULL;

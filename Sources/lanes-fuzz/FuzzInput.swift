@@ -77,7 +77,14 @@ enum FuzzTarget {
         check(frames.frames.allSatisfy { $0.bitmap.width == first.width && $0.bitmap.height == first.height },
               "frames of different sizes")
         if case .success(let bitmap) = full {
-            check(bitmap == first, "the first frame differs from the plain decode")
+            // libde265 leaves the blocks of damaged HEVC data undecoded, holding whatever the memory held, and
+            // libheif 1.15 reports no error for it even with strict decoding: two decodes of one damaged HEIF may
+            // differ there (Fixtures/fuzz/heif-damaged-hevc-decodes.heic). Every other format decodes the same twice.
+            if frames.frames.count == 1, ImageFormat.sniff(bytes) == .heif {
+                check(bitmap.width == first.width && bitmap.height == first.height, "the first frame has another size")
+            } else {
+                check(bitmap == first, "the first frame differs from the plain decode")
+            }
         }
     }
 
