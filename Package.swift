@@ -45,13 +45,14 @@ let package = Package(
         .target(name: "LanesTesting", dependencies: ["Lanes"], swiftSettings: strict),
         // Per-cell content loading (dedupe, cache, stale guard, prefetch) and the headless list model.
         .target(name: "LanesLists", dependencies: ["Lanes"], swiftSettings: strict),
-        // C shims over libpng / libjpeg-turbo (the longjmp error paths stay in C), libwebp, giflib and libavif
-        // (Debian: libwebp-dev libgif-dev libavif-dev, installed by scripts/test-tools).
+        // C shims over libpng / libjpeg-turbo (the longjmp error paths stay in C), libwebp, giflib, libavif, libheif and
+        // libjxl (Debian: libwebp-dev libgif-dev libavif-dev libheif-dev libjxl-dev, installed by scripts/test-tools).
         .target(
             name: "CLanesCodecs",
             linkerSettings: [
                 .linkedLibrary("png"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("webp"),
                 .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("avif"),
+                .linkedLibrary("heif"), .linkedLibrary("jxl"),
             ]
         ),
         // GLib/GIO's C API for the bridge (the main-queue hooks come from the core: MainQueueDriver).

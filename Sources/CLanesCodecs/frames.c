@@ -8,6 +8,8 @@ static const clanes_frames_codec *frames_codec(int32_t format) {
     case CLANES_FORMAT_WEBP: return &clanes_webp_codec;
     case CLANES_FORMAT_GIF: return &clanes_gif_codec;
     case CLANES_FORMAT_AVIF: return &clanes_avif_codec;
+    case CLANES_FORMAT_HEIF: return &clanes_heif_codec;
+    case CLANES_FORMAT_JXL: return &clanes_jxl_codec;
     default: return NULL;
     }
 }
@@ -62,7 +64,7 @@ int32_t clanes_frames_open(clanes_frames *frames) {
     }
     const clanes_frames_codec *codec = frames_codec(info.format);
     if (codec == NULL) {
-        clanes_set_message(frames->message, sizeof frames->message, "not a WebP, GIF or AVIF image");
+        clanes_set_message(frames->message, sizeof frames->message, "not a WebP, GIF, AVIF, HEIF or JPEG XL image");
         return CLANES_ERR_UNSUPPORTED;
     }
     frames->format = info.format;

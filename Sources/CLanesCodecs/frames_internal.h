@@ -1,4 +1,4 @@
-/* What the per-format frame decoders (webp.c, gif.c, avif.c) share with frames.c. Not part of the public header. */
+/* What the per-format frame decoders (webp.c, gif.c, avif.c, heif.c, jxl.c) share with frames.c. Not part of the public header. */
 #ifndef CLANES_FRAMES_INTERNAL_H
 #define CLANES_FRAMES_INTERNAL_H
 
@@ -16,6 +16,8 @@ typedef struct clanes_frames_codec {
 extern const clanes_frames_codec clanes_webp_codec;
 extern const clanes_frames_codec clanes_gif_codec;
 extern const clanes_frames_codec clanes_avif_codec;
+extern const clanes_frames_codec clanes_heif_codec;
+extern const clanes_frames_codec clanes_jxl_codec;
 
 /*
  * Checks a canvas and its frames against the request's limits, before anything their size is allocated:
@@ -28,5 +30,7 @@ int32_t clanes_frames_check_limits(clanes_frames *frames, const char *codec, uin
 int32_t clanes_webp_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
 int32_t clanes_gif_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
 int32_t clanes_avif_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
+int32_t clanes_heif_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
+int32_t clanes_jxl_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
 
 #endif

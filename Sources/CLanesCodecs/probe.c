@@ -1,4 +1,5 @@
-/* Header probing: PNG IHDR and JPEG markers (SOFn, APP1 Exif orientation); WebP, GIF and AVIF in their own files. */
+/* Header probing: PNG IHDR and JPEG markers (SOFn, APP1 Exif orientation); WebP, GIF, AVIF, HEIF and JPEG XL in their
+ * own files. */
 #include "clanes_codecs.h"
 #include "codecs_internal.h"
 #include "frames_internal.h"
@@ -200,6 +201,22 @@ static int32_t probe_jpeg(const uint8_t *data, size_t size, clanes_info *info,
     return CLANES_OK;
 }
 
+/* The major brands of HEIF files (HEVC stills and sequences, and the generic image brands libheif reads). */
+static int is_heif_brand(const uint8_t *brand) {
+    static const char brands[][4] = {{'h','e','i','c'}, {'h','e','i','x'}, {'h','e','v','c'}, {'h','e','v','x'},
+                                     {'h','e','i','m'}, {'h','e','i','s'}, {'m','i','f','1'}, {'m','s','f','1'}};
+    for (size_t i = 0; i < sizeof brands / sizeof brands[0]; i++) {
+        if (memcmp(brand, brands[i], 4) == 0) return 1;
+    }
+    return 0;
+}
+
+/* A JPEG XL codestream (FF 0A) or its ISO BMFF container (a 12-byte `JXL ` box). */
+static int is_jxl_signature(const uint8_t *data, size_t size) {
+    static const uint8_t container[12] = {0, 0, 0, 0x0C, 'J', 'X', 'L', ' ', 0x0D, 0x0A, 0x87, 0x0A};
+    return (size >= 2 && data[0] == 0xFF && data[1] == 0x0A) || (size >= 12 && memcmp(data, container, 12) == 0);
+}
+
 int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
                      char *message, size_t message_capacity) {
     if (info == NULL || (data == NULL && size > 0)) {
@@ -224,6 +241,12 @@ int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
         && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0)) {
         return clanes_avif_probe(data, size, info, message, message_capacity);
     }
-    clanes_set_message(message, message_capacity, "not a PNG, JPEG, WebP, GIF or AVIF signature");
+    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0 && is_heif_brand(data + 8)) {
+        return clanes_heif_probe(data, size, info, message, message_capacity);
+    }
+    if (is_jxl_signature(data, size)) {
+        return clanes_jxl_probe(data, size, info, message, message_capacity);
+    }
+    clanes_set_message(message, message_capacity, "not a PNG, JPEG, WebP, GIF, AVIF, HEIF or JPEG XL signature");
     return CLANES_ERR_UNSUPPORTED;
 }

@@ -1,17 +1,19 @@
 import Foundation
 import LanesImages
 
-// `lanes-bench images-formats` (also part of `images`): WebP, AVIF and GIF inputs against libvips, whole processes
+// `lanes-bench images-formats` (also part of `images`): WebP, AVIF, GIF, HEIC and JPEG XL inputs against libvips,
+// whole processes
 // side by side in one run, contenders interleaved, medians of wall, CPU and peak RSS, as ratios (issue 22):
 //   images-<format>-decode   lanes-image process IN --format png --compression 0 vs vips pngsave IN OUT --compression 0
 //                            (decoding, plus writing the pixels with zlib storing them)
 //   images-<format>-thumb    lanes-image process IN --resize 256x256 --format jpg --quality 75 vs vipsthumbnail IN
 //                            -s 256x256 -o %s.jpg[Q=75]; targets wall ≤ 1.0× and RSS ≤ 1.5× vipsthumbnail's
-//   images-<format>-convert  WebP → WebP (q75, effort 4), AVIF → AVIF (q50, effort 4), GIF → WebP: lanes-image vs
+//   images-<format>-convert  WebP → WebP (q75, effort 4), AVIF → AVIF (q50, effort 4), GIF, HEIC, JXL → WebP: lanes-image vs
 //                            vips webpsave / heifsave --compression av1 with the same settings
 // Both tools run with their defaults (threads per core). The inputs are made once into the cache by the reference
 // encoders from the 12 MP photo: cwebp -q 80, avifenc -s 6 (8-bit 4:2:0), ImageMagick's convert for a one-frame
-// 12 MP GIF and an animated GIF (16 frames of 640x480 cut from the photo, 80 ms each).
+// 12 MP GIF and an animated GIF (16 frames of 640x480 cut from the photo, 80 ms each), heif-enc -q 50 (x265, as a
+// phone's HEIC: one image, no grid) and cjxl -d 1 (VarDCT, libjxl's default quality).
 struct ImagesFormatsBench {
     let inputs: ImagesInputs
     let repeats: Int
@@ -109,6 +111,8 @@ struct ImagesFormatsBench {
         let animated = try made("anim-v1.gif", by: "convert") {
             [png.path, "-resize", "2560x1920!", "-crop", "640x480", "+repage", "-delay", "8", "-loop", "0", $0.path]
         }
+        let heic = try made("photo-v1.heic", by: "heif-enc") { ["-q", "50", png.path, "-o", $0.path] }
+        let jxl = try made("photo-v1.jxl", by: "cjxl") { [png.path, $0.path, "-d", "1"] }
         let webpSave = ["webpsave", "--Q", "75", "--effort", "4"]
         return ([
             Input(name: "webp", file: webp, outputFormat: "webp", vipsSave: webpSave),
@@ -116,8 +120,10 @@ struct ImagesFormatsBench {
                   vipsSave: ["heifsave", "--compression", "av1", "--Q", "50", "--effort", "4"]),
             Input(name: "gif", file: gif, outputFormat: "webp", vipsSave: webpSave),
             Input(name: "gif-anim", file: animated, outputFormat: "webp", vipsSave: webpSave),
+            Input(name: "heic", file: heic, outputFormat: "webp", vipsSave: webpSave),
+            Input(name: "jxl", file: jxl, outputFormat: "webp", vipsSave: webpSave),
         ], "format inputs from the 12 MP PNG: cwebp -q 80, avifenc -s 6 -y 420, ImageMagick convert (one-frame GIF;"
-            + " 16 frames of 640x480, 80 ms); cached in \(cache.path)")
+            + " 16 frames of 640x480, 80 ms), heif-enc -q 50, cjxl -d 1; cached in \(cache.path)")
     }
 
     /// Width and height from the file's header.

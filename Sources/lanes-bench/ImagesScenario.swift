@@ -16,7 +16,7 @@ import LanesImages
 //   images-steps   in-process, σ = 8 on the 12 MP image: the blur of the opaque image (RGB only)
 //                  vs the same with one translucent pixel (all four channels), and PNG encoding
 //                  with vips' settings vs libpng's adaptive filter; resize_800: Resize(width: 800) of the photo
-//   images-<webp|avif|gif|gif-anim>-<decode|thumb|convert>: see ImagesFormats.swift (`images-formats` runs them alone)
+//   images-<webp|avif|gif|gif-anim|heic|jxl>-<decode|thumb|convert>: see ImagesFormats.swift (`images-formats` runs them alone)
 //   images-decode  one row per file: ImageDecoder vs the bare libpng/libjpeg path (~1.0× expected)
 
 /// Runs the scenario and returns the lines to print (table blocks, or JSON objects with `--json`).

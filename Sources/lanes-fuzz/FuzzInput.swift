@@ -45,7 +45,10 @@ enum FuzzTarget {
                   "thumbnail \(thumb.width)x\(thumb.height) exceeds \(thumbnail)")
             roundTrip(thumb)
         }
-        if info?.format.decodesFrames == true { animation(bytes, full: full) }
+        if info?.format.decodesFrames == true {
+            animation(bytes, full: full)
+            shrunk(bytes, full: full)
+        }
         if info?.format == .png || info?.format == .jpeg { incremental(bytes, full: full, info: info) }
         // A file that decodes in full must decode small too (it may not the other way round:
         // a JPEG scaled in the DCT domain can skip damage the full decode trips over).
@@ -74,7 +77,29 @@ enum FuzzTarget {
         check(frames.frames.allSatisfy { $0.bitmap.width == first.width && $0.bitmap.height == first.height },
               "frames of different sizes")
         if case .success(let bitmap) = full {
-            check(bitmap == first, "the first frame differs from the plain decode")
+            // libde265 leaves the blocks of damaged HEVC data undecoded, holding whatever the memory held, and
+            // libheif 1.15 reports no error for it even with strict decoding: two decodes of one damaged HEIF may
+            // differ there (Fixtures/fuzz/heif-damaged-hevc-decodes.heic). Every other format decodes the same twice.
+            if frames.frames.count == 1, ImageFormat.sniff(bytes) == .heif {
+                check(bitmap.width == first.width && bitmap.height == first.height, "the first frame has another size")
+            } else {
+                check(bitmap == first, "the first frame differs from the plain decode")
+            }
+        }
+    }
+
+    /// A WebP, GIF, AVIF, HEIF or JPEG XL decoded for a small box: a still WebP through libwebp's scaling, an opaque
+    /// GIF's first frame box-shrunk while it decodes (gif.c), the others resized; it fits the box, and succeeds
+    /// whenever the full decode did.
+    private static func shrunk(_ bytes: [UInt8], full: Result<Bitmap, ImageError>) {
+        let box = TargetSize(maxWidth: 16, maxHeight: 16)
+        let small = outcome { try decoder.decode(bytes, targetSize: box, maxPixels: maxPixels) }
+        if case .success(let bitmap) = small {
+            check(bitmap.width <= 16 && bitmap.height <= 16 && bitmap.width > 0 && bitmap.height > 0,
+                  "a \(bitmap.width)x\(bitmap.height) decode for a 16x16 box")
+        }
+        if case .success = full, case .failure(let error) = small {
+            fail("full decode succeeded but the 16x16 decode failed: \(error)")
         }
     }
 

@@ -18,8 +18,8 @@ import Darwin
 /// (``GreyscaleRows``, then folded to one grey channel, with alpha when the file has an alpha channel). An `http(s)`
 /// PNG or JPEG runs in bands too, decoded as its bytes arrive (``StreamedRows``; 8-bit rows). Not banded (nil from
 /// ``prepare(_:plan:maxPixels:fetcher:context:isCancelled:)``, and the job takes the whole-bitmap path): other non-file
-/// inputs, WebP, GIF and AVIF, a 16-bit download with none of those steps, and an Exif orientation other than "up",
-/// since flipping the row order or transposing needs the whole image.
+/// inputs, WebP, GIF, AVIF, HEIF and JPEG XL, a 16-bit download with none of those steps, and an Exif orientation
+/// other than "up", since flipping the row order or transposing needs the whole image.
 ///
 /// A whole bitmap (a rotated photo's, a WebP's) is one more row source (``init(bitmap:plan:)``): every output goes
 /// through the same band encoder.
@@ -98,7 +98,7 @@ final class BandedWrite {
     }
 
     private static func shape(of info: ImageInfo, plan: ProcessingPlan) -> Shape? {
-        // WebP, GIF and AVIF decode whole (their libraries have no row API): the whole-bitmap path.
+        // WebP, GIF, AVIF, HEIF and JPEG XL decode whole (clanes_frames, no row API): the whole-bitmap path.
         guard info.orientation == .up, !info.format.decodesFrames else { return nil }
         var shape = Shape()
         if let size = plan.targetSize {

@@ -21,7 +21,7 @@ enum InputList {
     /// File extensions picked up from a folder (other files in it are ignored).
     static let imageExtensions = ImageFormat.decodableExtensions
 
-    /// The sources named by `arguments`: `http(s)://` and `file://` URLs as given, the PNG/JPEG/WebP/GIF/AVIF
+    /// The sources named by `arguments`: `http(s)://` and `file://` URLs as given, the PNG/JPEG/WebP/GIF/AVIF/HEIC/JPEG XL
     /// files directly inside a folder (sorted, hidden files skipped), any other text as a file path
     /// (a missing file becomes that job's error, not the run's). Repeats are dropped.
     static func sources(for arguments: [String], fileManager: FileManager = .default) -> [(URL, String)] {

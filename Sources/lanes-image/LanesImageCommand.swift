@@ -9,8 +9,8 @@ import LanesAppSupport
 struct LanesImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanes-image",
-        abstract: "Decode, process and re-encode images concurrently (PNG, JPEG, WebP, GIF and AVIF in; PNG, JPEG, "
-            + "WebP and AVIF out).",
+        abstract: "Decode, process and re-encode images concurrently (PNG, JPEG, WebP, GIF, AVIF, HEIC and JPEG XL in; "
+            + "PNG, JPEG, WebP and AVIF out).",
         subcommands: [ProcessCommand.self]
     )
 

@@ -22,13 +22,14 @@ struct InputListTests {
         #expect(sources[4].0.isFileURL && sources[4].0.lastPathComponent == "missing.png")
     }
 
-    @Test("a folder picks up WebP, GIF and AVIF files too (any case)")
+    @Test("a folder picks up WebP, GIF, AVIF, HEIC and JPEG XL files too (any case)")
     func foldersPickUpNewFormats() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        for name in ["a.webp", "b.GIF", "c.avif", "d.heic", "e.bmp"] { try folder.file("in/\(name)") }
+        for name in ["a.webp", "b.GIF", "c.avif", "d.heic", "e.bmp", "f.JXL"] { try folder.file("in/\(name)") }
         let input = folder.url.appendingPathComponent("in").path
-        #expect(InputList.sources(for: [input]).map(\.1) == [input + "/a.webp", input + "/b.GIF", input + "/c.avif"])
+        #expect(InputList.sources(for: [input]).map(\.1)
+                == [input + "/a.webp", input + "/b.GIF", input + "/c.avif", input + "/d.heic", input + "/f.JXL"])
     }
 
     @Test func stemsAreSafeFileNames() {

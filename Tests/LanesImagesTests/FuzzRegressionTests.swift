@@ -39,6 +39,7 @@ import Testing
         "png-claims-100000x100000.png": "tooLarge", "png-corrupt-ihdr.png": "corrupt",
         "png-truncated-after-ihdr.png": "truncated", "png-grey16-adam7.png": "decoded",
         "png-grey-alpha16-adam7.png": "decoded", "png-palette2-trns.png": "decoded",
+        "heif-damaged-hevc-decodes.heic": "decoded",
     ]
 
     @Test(arguments: fixtures)

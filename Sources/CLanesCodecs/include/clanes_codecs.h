@@ -37,6 +37,8 @@ extern "C" {
 #define CLANES_FORMAT_WEBP 3  /* decoded by clanes_frames (clanes_frames.h) */
 #define CLANES_FORMAT_GIF 4
 #define CLANES_FORMAT_AVIF 5
+#define CLANES_FORMAT_HEIF 6  /* HEIF/HEIC (libheif) */
+#define CLANES_FORMAT_JXL 7   /* JPEG XL (libjxl) */
 
 /* A message buffer of this many bytes always holds a whole message. */
 #define CLANES_MESSAGE_CAPACITY 256
@@ -52,13 +54,18 @@ typedef struct clanes_info {
     int32_t progressive;  /* 1 for an interlaced PNG or a progressive JPEG */
     int32_t layout_channels; /* the stored layout's channels: 1 grey, 2 grey+alpha (also grey with tRNS), 4 colour */
     int32_t layout_bytes;    /* the stored layout's bytes per sample: 2 for a 16-bit PNG, 1 otherwise */
-    int32_t animated;        /* 1 when the header says the image is animated (WebP's flag, an AVIF sequence) */
+    int32_t animated;        /* 1 when the header says the image is animated (WebP's flag, an AVIF sequence, a JPEG XL
+                                animation) */
+    uint32_t thumbnail_width;  /* an embedded thumbnail's size (a HEIF thumbnail item, a JPEG XL preview frame); */
+    uint32_t thumbnail_height; /* 0x0 when the file has none */
 } clanes_info;
 
 /*
  * Reads the PNG IHDR or the JPEG markers up to the first scan (SOFn, APP1 Exif orientation), a WebP's VP8/VP8L/VP8X
  * header, a GIF's logical screen, an AVIF's primary item (libavif parses the container: it allocates a little, never
- * for pixels). Never decodes pixel data.
+ * for pixels), a HEIF's primary item (libheif parses the container) or a JPEG XL's image header (libjxl). HEIF and
+ * JPEG XL report their upright size and orientation 1: libheif and libjxl apply the file's rotation as they decode.
+ * Never decodes pixel data.
  */
 int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
                      char *message, size_t message_capacity);

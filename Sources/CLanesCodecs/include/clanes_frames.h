@@ -1,5 +1,6 @@
 /*
- * clanes_frames.h — WebP (libwebp, libwebpdemux), GIF (giflib) and AVIF (libavif) decoding, one frame at a time.
+ * clanes_frames.h — WebP (libwebp, libwebpdemux), GIF (giflib), AVIF (libavif), HEIF (libheif) and JPEG XL (libjxl)
+ * decoding, one frame at a time.
  *
  * One context struct carries a decode: the caller fills the request fields, clanes_frames_open reads the
  * header (and, for an animation, walks every frame's header without decoding pixels) and checks the limits
@@ -40,7 +41,7 @@ typedef struct clanes_frames {
     uint32_t scaled_height;
 
     /* ---- what clanes_frames_open reports ---- */
-    int32_t format;             /* CLANES_FORMAT_WEBP, _GIF or _AVIF */
+    int32_t format;             /* CLANES_FORMAT_WEBP, _GIF, _AVIF, _HEIF or _JXL */
     uint32_t canvas_width;      /* the stored size */
     uint32_t canvas_height;
     uint32_t width;             /* the size of the frames handed out (the scaled size, or the canvas) */

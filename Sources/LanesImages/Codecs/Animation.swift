@@ -62,8 +62,8 @@ extension ImageDecoder {
     /// The default limit on an animation's frame count.
     public static let defaultMaxFrames = 10_000
 
-    /// Decodes every frame of an animated GIF, WebP or AVIF sequence (a PNG, a JPEG or a still image gives one
-    /// frame). The limits are checked from the headers before any frame is decoded: the canvas against
+    /// Decodes every frame of an animated GIF, WebP, AVIF sequence or JPEG XL animation (a PNG, a JPEG or a still
+    /// image gives one frame). The limits are checked from the headers before any frame is decoded: the canvas against
     /// `maxPixels`, the frame count against `maxFrames`, and all the frames' pixels (4 bytes each) plus the decoder's
     /// own canvases against `maxBytes` — pass the room you have in a ``MemoryBudget``. A file over a limit fails with
     /// ``ImageError/limitExceeded(_:)`` (or ``ImageError/tooLarge(width:height:limit:)`` for the canvas).
@@ -104,11 +104,13 @@ extension ImageDecoder {
 }
 
 extension ImageFormat {
-    /// Whether the format is decoded whole, frame by frame (WebP, GIF, AVIF: their libraries read no rows), rather
-    /// than in rows like PNG and JPEG.
+    /// Whether the format is decoded whole, frame by frame (WebP, GIF, AVIF, HEIF, JPEG XL: decoded by
+    /// `clanes_frames`, not in rows), rather than in rows like PNG and JPEG.
     ///
     /// ```swift
     /// ImageFormat.gif.decodesFrames   // true
     /// ```
-    public var decodesFrames: Bool { self == .webp || self == .gif || self == .avif }
+    public var decodesFrames: Bool {
+        self == .webp || self == .gif || self == .avif || self == .heif || self == .jxl
+    }
 }

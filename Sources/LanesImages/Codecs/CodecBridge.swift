@@ -36,7 +36,7 @@ enum CodecBridge {
         }
     }
 
-    /// Probes a PNG, JPEG, WebP, GIF or AVIF header; other content is rejected by what it looks like.
+    /// Probes a PNG, JPEG, WebP, GIF, AVIF, HEIF or JPEG XL header; other content is rejected by what it looks like.
     static func probe(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
         let content = SniffedContent(sniffing: bytes)
         guard case .image(let format) = content, format.isDecodable else {
@@ -56,7 +56,9 @@ enum CodecBridge {
                          isProgressive: info.progressive != 0,
                          storedLayout: PixelLayout(channels: Int(info.layout_channels),
                                                    bytesPerSample: Int(info.layout_bytes)) ?? .rgba8,
-                         isAnimated: info.animated != 0)
+                         isAnimated: info.animated != 0,
+                         embeddedThumbnail: info.thumbnail_width > 0 && info.thumbnail_height > 0
+                             ? .init(width: Int(info.thumbnail_width), height: Int(info.thumbnail_height)) : nil)
     }
 
     /// Decodes into a new bitmap of `width` x `height` (the header size, or the JPEG's scaled size) in `layout`

@@ -1,8 +1,8 @@
 import CLanesCodecs
 
-/// WebP, GIF and AVIF through the C frame decoder (`clanes_frames.h`): the header is read and every limit checked
-/// (canvas pixels, frame count, the bytes of every frame that will be read) before anything the size of an image is
-/// allocated; then frames come out one at a time, composited on the canvas, as RGBA8.
+/// WebP, GIF, AVIF, HEIF and JPEG XL through the C frame decoder (`clanes_frames.h`): the header is read and every
+/// limit checked (canvas pixels, frame count, the bytes of every frame that will be read) before anything the size of
+/// an image is allocated; then frames come out one at a time, composited on the canvas, as RGBA8.
 ///
 /// The context struct lives on the heap so its address stays fixed for the C side.
 final class FrameDecoder {

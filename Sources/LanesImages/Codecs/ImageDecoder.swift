@@ -15,7 +15,8 @@ public protocol ImageDecoding: Sendable {
     func decode(_ data: Data, targetSize: TargetSize?, maxPixels: Int) throws -> Bitmap
 }
 
-/// Decodes PNG, JPEG, WebP, GIF and AVIF data to ``Bitmap``s, upright (the Exif orientation applied): RGBA8 by
+/// Decodes PNG, JPEG, WebP, GIF, AVIF, HEIF/HEIC and JPEG XL data to ``Bitmap``s, upright (the Exif orientation
+/// applied; a HEIF's `irot`/`imir` and a JPEG XL's orientation by their libraries): RGBA8 by
 /// default, or in the file's own layout (grey stays grey, a 16-bit PNG stays 16-bit) with `keepsStoredLayout`.
 /// An animated GIF, WebP or AVIF decodes to its first frame here; ``decodeAnimation(_:maxPixels:maxBytes:maxFrames:)``
 /// gives every frame with its delay.
@@ -25,7 +26,10 @@ public protocol ImageDecoding: Sendable {
 /// before any pixel memory is allocated. With a `targetSize`, a JPEG is decoded at the
 /// smallest DCT scale (1/2, 1/4, 1/8) that still covers the target and then area-averaged
 /// to it; a still WebP is scaled by libwebp while it decodes (shrink-on-load); a PNG, a GIF, an AVIF and an
-/// animated WebP's first frame are decoded fully and area-averaged.
+/// animated WebP's first frame are decoded fully and area-averaged. A HEIF or a JPEG XL is decoded whole too: libheif
+/// 1.15 has no call that decodes a grid's tiles one at a time, and libjxl hands out whole frames here; their limits
+/// count the whole decoded image and the library's own buffers (``workingSetBytes(for:targetSize:)``) and are checked
+/// from the header before anything is decoded.
 ///
 /// ```swift
 /// let decoder = ImageDecoder()
@@ -134,10 +138,16 @@ public struct ImageDecoder: ImageDecoding {
         let target = storedTarget(info, targetSize: targetSize)
         if info.format.decodesFrames {
             // The result; unless a still WebP shrinks while it decodes, the whole first frame and the decoder's
-            // canvases (held ×3 for an animated WebP, ×2 for a GIF, YUV planes ×2 for an AVIF).
+            // canvases (held ×3 for an animated WebP, ×2 for a GIF, YUV planes ×2 for an AVIF; libheif's planes and
+            // RGBA copy: 12 bytes a pixel; libjxl's float frame: 16, and the previous frame of an animation: 32).
             let result = target.width * target.height * 4
             if info.format == .webp && !info.isAnimated { return result + info.width * 16 * 4 }
-            return result + info.width * info.height * 4 * 3
+            let held = switch info.format {
+            case .heif: 12
+            case .jxl: info.isAnimated ? 32 : 16
+            default: 8
+            }
+            return result + info.width * info.height * (4 + held)
         }
         let denominator = decodeDenominator(info, target: target)
         let scaled = CodecBridge.jpegScaledSize(width: info.width, height: info.height, denominator: denominator)

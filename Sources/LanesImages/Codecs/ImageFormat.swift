@@ -1,5 +1,5 @@
 /// An image file format, recognised from the first bytes of the data (never from a file name).
-/// PNG, JPEG, WebP, GIF and AVIF can be decoded; the others are recognised so errors can say what
+/// PNG, JPEG, WebP, GIF, AVIF, HEIF and JPEG XL can be decoded; the others are recognised so errors can say what
 /// the data actually was.
 ///
 /// ```swift
@@ -19,13 +19,15 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case bmp
     /// TIFF (`II*\0` / `MM\0*`; recognised, not decoded).
     case tiff
-    /// HEIF / HEIC (`ftyp` brands heic, mif1, ...; recognised, not decoded).
+    /// HEIF / HEIC (`ftyp` brands heic, heix, mif1, ...; libheif with libde265: the primary image, upright).
     case heif
     /// AVIF (`ftyp` brand avif or avis; libavif).
     case avif
+    /// JPEG XL (a bare codestream `FF 0A`, or the `JXL ` container; libjxl: stills and animations, upright).
+    case jxl
 
     /// Whether ``ImageDecoder`` can decode this format.
-    public var isDecodable: Bool { self == .png || self == .jpeg || self == .webp || self == .gif || self == .avif }
+    public var isDecodable: Bool { self != .bmp && self != .tiff }
 
     /// The file-name extensions (lower case) of the formats ``ImageDecoder`` decodes: what a folder listing picks up.
     /// The decoder itself goes by the bytes' signature, not the name.
@@ -33,9 +35,11 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// ```swift
     /// ImageFormat.decodableExtensions.contains("webp")   // true
     /// ```
-    public static let decodableExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "avif"]
+    public static let decodableExtensions: Set<String> = [
+        "png", "jpg", "jpeg", "webp", "gif", "avif", "heic", "heif", "hif", "jxl",
+    ]
 
-    public var description: String { rawValue.uppercased() }
+    public var description: String { self == .jxl ? "JPEG XL" : rawValue.uppercased() }
 
     /// The format whose signature starts `bytes`, or nil when none matches.
     ///
@@ -49,6 +53,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
         }
         if starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts(with: [0xFF, 0x0A]) || starts(with: [0, 0, 0, 0x0C] + Array("JXL ".utf8) + [0x0D, 0x0A, 0x87, 0x0A]) {
+            return .jxl
+        }
         if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) { return .gif }
         if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) { return .webp }
         if starts(with: Array("BM".utf8)) && head.count >= 14 { return .bmp }
@@ -56,7 +63,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
         if starts(with: Array("ftyp".utf8), at: 4) && head.count >= 12 {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
             if brand == "avif" || brand == "avis" { return .avif }
-            if ["heic", "heix", "hevc", "hevx", "mif1", "msf1"].contains(brand) { return .heif }
+            if ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand) { return .heif }
         }
         return nil
     }

@@ -11,7 +11,9 @@ public struct ImageInfo: Sendable, Hashable {
     public var width: Int
     /// Stored height in pixels (before the orientation is applied).
     public var height: Int
-    /// The Exif orientation (JPEG APP1); `.up` when there is none.
+    /// The Exif orientation (JPEG APP1); `.up` when there is none. Always `.up` for HEIF and JPEG XL: libheif applies
+    /// the container's `irot`/`imir` and libjxl the codestream's orientation as they decode, so their `width` and
+    /// `height` are already the upright size (a HEIC's Exif orientation tag is ignored, as the HEIF standard says).
     public var orientation: ExifOrientation
     /// Colour components stored in the file (PNG: channels including alpha; palette = 1).
     public var components: Int
@@ -22,14 +24,38 @@ public struct ImageInfo: Sendable, Hashable {
     /// The layout that holds the stored pixels without loss: grey (with alpha when the PNG has any, tRNS included)
     /// for grey files, RGBA otherwise; 16-bit for a 16-bit PNG. What ``ImageDecoder/init(keepsStoredLayout:)`` decodes to.
     public var storedLayout: PixelLayout
-    /// Whether the header says the image is animated (an animated WebP, an AVIF sequence). A GIF's frames are
-    /// counted only when decoded: false here.
+    /// Whether the header says the image is animated (an animated WebP, an AVIF sequence, a JPEG XL animation). A
+    /// GIF's frames are counted only when decoded: false here.
     public var isAnimated: Bool
+    /// The size of a small copy of the image stored in the file, when it has one: a HEIF thumbnail item (iPhones
+    /// store a 320-pixel one), a JPEG XL preview frame. Reported only; decodes always read the full image.
+    ///
+    /// ```swift
+    /// if let thumbnail = try ImageDecoder().probe(data).embeddedThumbnail {
+    ///     print("the file carries a \(thumbnail.width)x\(thumbnail.height) thumbnail")
+    /// }
+    /// ```
+    public var embeddedThumbnail: EmbeddedThumbnail?
+
+    /// The size of an image's embedded thumbnail (see ``ImageInfo/embeddedThumbnail``).
+    public struct EmbeddedThumbnail: Sendable, Hashable {
+        /// Width in pixels, upright.
+        public var width: Int
+        /// Height in pixels, upright.
+        public var height: Int
+
+        /// Creates a thumbnail size.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
 
     /// Creates an info value (mostly useful to test code that consumes one).
     public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation = .up,
                 components: Int = 3, bitDepth: Int = 8, isProgressive: Bool = false,
-                storedLayout: PixelLayout = .rgba8, isAnimated: Bool = false) {
+                storedLayout: PixelLayout = .rgba8, isAnimated: Bool = false,
+                embeddedThumbnail: EmbeddedThumbnail? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -39,6 +65,7 @@ public struct ImageInfo: Sendable, Hashable {
         self.isProgressive = isProgressive
         self.storedLayout = storedLayout
         self.isAnimated = isAnimated
+        self.embeddedThumbnail = embeddedThumbnail
     }
 
     /// Width as displayed, after the orientation is applied.

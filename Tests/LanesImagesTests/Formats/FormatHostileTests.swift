@@ -2,14 +2,15 @@ import Foundation
 import LanesImages
 import Testing
 
-/// Hostile WebP, GIF and AVIF: cut short, lying about their size, frame bombs. Each fails with one line, from the
+/// Hostile WebP, GIF, AVIF, HEIF and JPEG XL: cut short, lying about their size, frame bombs. Each fails with one line, from the
 /// headers, before anything the size of the claim is allocated.
-@Suite("Formats: hostile WebP, GIF and AVIF", .timeLimit(.minutes(5)))
+@Suite("Formats: hostile WebP, GIF, AVIF, HEIF and JPEG XL", .timeLimit(.minutes(5)))
 struct FormatHostileTests {
     let decoder = ImageDecoder()
 
     @Test("every fixture cut short fails with an ImageError (never a crash or a half image)", arguments: [
         "photo-lossy.webp", "photo-lossless.webp", "alpha.webp", "anim.webp", "anim.gif", "still.gif", "photo.avif",
+        "photo.heic", "alpha.heic", "bomb.heic", "photo.jxl", "photo-lossless.jxl", "alpha.jxl", "anim.jxl", "bomb.jxl",
     ])
     func truncated(_ name: String) throws {
         let bytes = try [UInt8](FormatFixture.data(name))

@@ -66,8 +66,8 @@ final class DetailAnimation {
         show()
     }
 
-    /// Decodes `url`'s frames when it is a local animated GIF or WebP (or AVIF sequence) within `maxBytes` of frames;
-    /// nil for a still image, a remote one, or a file that fails (the detail view then shows its still render).
+    /// Decodes `url`'s frames when it is a local animated GIF or WebP (or AVIF sequence, JPEG XL animation) within
+    /// `maxBytes` of frames; nil for a still image, a remote one, or a file that fails (the detail view then shows its still render).
     nonisolated static func load(_ url: URL, maxBytes: Int = 128 << 20) -> Animation? {
         guard url.isFileURL, let data = try? Data(contentsOf: url, options: .alwaysMapped),
               let info = try? ImageDecoder().probe(data), info.format.decodesFrames,

@@ -110,7 +110,8 @@ struct PhotoLibrary: Sendable {
         return PhotoLibrary(content: .entries(urls))
     }
 
-    /// The image files (PNG, JPEG, WebP, GIF, AVIF) under `folder`, recursively, sorted by path (the bundled photos: a handful).
+    /// The image files (PNG, JPEG, WebP, GIF, AVIF, HEIC/HEIF, JPEG XL) under `folder`, recursively, sorted by path
+    /// (the bundled photos: a handful).
     static func imageFiles(in folder: URL) throws -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])

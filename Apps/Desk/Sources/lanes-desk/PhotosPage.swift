@@ -143,7 +143,8 @@ final class PhotosPage {
             for pointer in pointers { free(pointer) }
         }
         if done, library.count == 0, let folder = library.folder {
-            setLabel(emptyLabel, "No PNG, JPEG, WebP, GIF or AVIF files in " + TerminalText.sanitized(folder))
+            setLabel(emptyLabel,
+                     "No PNG, JPEG, WebP, GIF, AVIF, HEIC or JPEG XL files in " + TerminalText.sanitized(folder))
             gtk_stack_set_visible_child_name(gcast(stack), "empty")
         }
     }
