@@ -68,7 +68,7 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
 
 extension ImagePipeline {
     /// The pipeline as a list loader delivering on the main queue: what ``ImageBinding`` and
-    /// `ListModel.connect(to:key:binding:)` use. Its cache is the pipeline's memory cache; its job for a request is
+    /// `ListModel.connect(to:quick:key:binding:)` use. Its cache is the pipeline's memory cache; its job for a request is
     /// the pipeline's stage for it (shared with every other request that needs it). The loader reads the memory
     /// cache as each request's cache policy allows; the stages write it.
     ///

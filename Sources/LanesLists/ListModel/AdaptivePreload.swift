@@ -13,7 +13,7 @@ import Lanes
 /// - **a jump** (one update moving more than ``jumpScreens`` screens): everything speculative is dropped at once, and
 ///   the estimate starts again.
 ///
-/// **Knowing the cost.** Given what a row costs (a ``CostEstimate``, which ``ListModel/connect(to:key:binding:)``
+/// **Knowing the cost.** Given what a row costs (a ``CostEstimate``, which ``ListModel/connect(to:quick:key:binding:)``
 /// takes from the loader, and the threads prefetch may use), the lead is planned instead of fixed: the model predicts
 /// the path from the speed and its deceleration (a fling slows exponentially), gives each row ahead its deadline (the
 /// moment it will appear, and the moment it will have left), and preloads, in deadline order, the rows the threads

@@ -5,7 +5,7 @@ import Lanes
 /// quarter of the way to its own time (¾ old + ¼ new); the first one sets it.
 ///
 /// A ``ContentLoader`` made with a synchronous body times every body that returns a value and keeps its estimate in
-/// ``ContentLoader/costs``; ``ListModel/connect(to:key:binding:)`` hands it to the list's adaptive preload, which leans
+/// ``ContentLoader/costs``; ``ListModel/connect(to:quick:key:binding:)`` hands it to the list's adaptive preload, which leans
 /// ahead by what the render threads can finish before a row appears (see ``AdaptivePreload``). A loader of several
 /// steps records its own times.
 ///

@@ -18,7 +18,7 @@ import Lanes
 /// before speculative ones, so work started in event order starts the visible rows first. By default the preload range
 /// follows the user (``ListPreload/adaptive(_:)``: nothing speculative at rest, while the user jitters or turns, or
 /// after a jump; leaning ahead with a steady scroll's speed); ``ListPreload/fixed(ahead:behind:)`` keeps a number of
-/// screens on each side instead. Wired to a ``ContentLoader`` with ``connect(to:key:binding:)``, it gives a list of
+/// screens on each side instead. Wired to a ``ContentLoader`` with ``connect(to:quick:key:binding:)``, it gives a list of
 /// expensive cells what it needs with no other app code: visible rows load first, rows about to appear are prefetched,
 /// rows that leave are cancelled, reused cells never receive another row's content.
 ///
@@ -231,7 +231,7 @@ public final class ListModel<Cell> {
     }
 
     /// Plans the adaptive preload against what a row costs: `costs`' running estimate of the time to get a row
-    /// ready, on `threads` threads (see ``AdaptivePreload``). ``connect(to:key:binding:)`` calls it with the loader's
+    /// ready, on `threads` threads (see ``AdaptivePreload``). ``connect(to:quick:key:binding:)`` calls it with the loader's
     /// ``ContentLoader/costs`` and its queue's prefetch threads; call it for a list driven another way. Until the
     /// estimate has a sample the lead is the fixed one.
     ///
@@ -259,7 +259,7 @@ public final class ListModel<Cell> {
     /// The priority to load visible `row` at: `WorkPriority.visible`, unless the adaptive preload's plan says the
     /// list moves so fast that the row leaves the screen before its work could be ready, then
     /// `WorkPriority.utility` (it runs only when nothing that can still make it waits, and is cancelled unstarted
-    /// when the row leaves). ``connect(to:key:binding:)`` loads visible rows at this priority.
+    /// when the row leaves). ``connect(to:quick:key:binding:)`` loads visible rows at this priority.
     ///
     /// ```swift
     /// list.observe { event in
@@ -273,7 +273,7 @@ public final class ListModel<Cell> {
     }
 
     /// Whether visible `row` should show a quick rendering first (see ``PreloadTracker/wantsQuick(forRow:)``):
-    /// ``connect(to:key:binding:)`` asks a binding's quick tier for it then.
+    /// ``connect(to:quick:key:binding:)`` asks a binding's quick tier for it then.
     ///
     /// ```swift
     /// let quick = list.wantsQuick(forRow: 42)

@@ -1,5 +1,5 @@
 /// Which rows past the screen a ``ListModel`` preloads (reports as ``ListEvent/enterPreload(row:)``, which
-/// ``ListModel/connect(to:key:binding:)`` turns into prefetch work).
+/// ``ListModel/connect(to:quick:key:binding:)`` turns into prefetch work).
 ///
 /// The default, ``adaptive(_:)``, follows the user: nothing speculative at rest, while the user jitters or turns, or
 /// after a jump, and a lead ahead that grows with a steady scroll's speed. A ``fixed(ahead:behind:)`` preload keeps

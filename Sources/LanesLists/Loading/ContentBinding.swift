@@ -3,14 +3,14 @@ import Synchronization
 
 /// Binds a cell (or any view) to the content of one key at a time, so a reused cell never shows another row.
 ///
-/// ``show(_:priority:)`` asks the loader for a key; a cached value is handed to `handler` before `show` returns (no
+/// ``show(_:priority:quick:)`` asks the loader for a key; a cached value is handed to `handler` before `show` returns (no
 /// empty-cell flicker). Otherwise `placeholder` runs and the value is handed over on the loader's delivery queue, but
 /// only if the binding still shows that key: once the cell is reused for another row, or cleared, the old row's
 /// result never reaches it (it goes to the cache for next time). Showing another key or clearing withdraws the old
 /// request, which cancels the old key's work unless someone else still wants it.
 ///
 /// If the work is cancelled behind the loader's back (its queue's `cancelAll()`), the binding is not left waiting:
-/// the placeholder runs again, ``isLoaded`` stays false, and the next ``show(_:priority:)`` of the key loads it
+/// the placeholder runs again, ``isLoaded`` stays false, and the next ``show(_:priority:quick:)`` of the key loads it
 /// again. The handler never receives that cancellation.
 ///
 /// With a quick tier (``ContentLoader/binding(quick:placeholder:handler:)``: a second loader of a cheaper rendering of
@@ -199,7 +199,7 @@ extension ContentLoader {
     /// - Parameters:
     ///   - quick: a loader of a cheaper rendering of the same keys (nil: none), shown while the full one loads when
     ///     it is cached or when the row asks for it (``ContentBinding/show(_:priority:quick:)``).
-    ///   - placeholder: resets the cell when ``ContentBinding/show(_:priority:)`` is given a key whose value is not
+    ///   - placeholder: resets the cell when ``ContentBinding/show(_:priority:quick:)`` is given a key whose value is not
     ///     cached (show a spinner or nothing). It is required: a cell reused for another row must never keep showing
     ///     the old row's content while the new row's loads.
     ///   - handler: receives the key's result on the main actor: from the delivery queue, or synchronously inside

@@ -68,7 +68,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     @usableFromInline let readsCache: (@Sendable (Key) -> Bool)?
     @usableFromInline let counters: LoaderCounters
     /// How long a key's work takes to get ready, kept from the bodies that returned a value (a loader made with a
-    /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:key:binding:)`` sizes the
+    /// `Make` records its own, into the estimate it was given). ``ListModel/connect(to:quick:key:binding:)`` sizes the
     /// list's preload with it.
     ///
     /// ```swift
@@ -76,7 +76,7 @@ public final class ContentLoader<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// ```
     public let costs: CostEstimate
     /// How many of the loader's jobs can run at once: its queue's width, or the `threads` a loader made with a
-    /// ``Make`` was given (nil when it was given none). ``ListModel/connect(to:key:binding:)`` plans the list's
+    /// ``Make`` was given (nil when it was given none). ``ListModel/connect(to:quick:key:binding:)`` plans the list's
     /// preload on them.
     ///
     /// ```swift
