@@ -40,7 +40,7 @@ import LanesLists
 #sourceLocation()
 #sourceLocation(file: "Sources/LanesLists/LanesLists.docc/AListThatFollowsTheUser.md", line: 85)
 @MainActor func planAgainstTheCost(_ list: ListModel<String>, renderTimes: CostEstimate) {
-    // connect(to:key:binding:) does this with the loader's own estimate and its queue's threads.
+    // connect(to:quick:key:binding:) does this with the loader's own estimate and its queue's threads.
     list.planPreload(costs: renderTimes, threads: 1, allThreads: 2)
     renderTimes.record(seconds: 0.003)          // a row took 3 ms
     print(list.preloadPriority)                 // prefetch; normal while the list outruns the threads
