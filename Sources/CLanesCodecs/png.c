@@ -177,6 +177,24 @@ static int32_t png_decode_run(png_decode_context *ctx, png_structp png, png_info
     return CLANES_OK;
 }
 
+/* Checks the signature of ctx's bytes and creates libpng's reader over them with the counting allocator: CLANES_OK,
+   or the error (its message set) with nothing left to free. The caller sets its own setjmp afterwards. */
+static int32_t png_open_reader(png_decode_context *ctx, png_structp *png, png_infop *info) {
+    if (ctx->data == NULL || ctx->size < 8 || png_sig_cmp(ctx->data, 0, 8) != 0) {
+        clanes_set_message(ctx->message, ctx->capacity, "not a PNG");
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    *png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, ctx, png_decode_error, clanes_png_ignore_warning,
+                                    ctx, png_counting_malloc, png_counting_free);
+    *info = *png ? png_create_info_struct(*png) : NULL;
+    if (*png == NULL || *info == NULL) {
+        png_destroy_read_struct(*png ? png : NULL, NULL, NULL);
+        clanes_set_message(ctx->message, ctx->capacity, "out of memory creating the PNG decoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    return CLANES_OK;
+}
+
 int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels *image,
                           char *message, size_t message_capacity) {
     if (image == NULL) {
@@ -192,18 +210,12 @@ int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels 
     if (status != CLANES_OK) {
         return status;
     }
-    if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0) {
-        clanes_set_message(message, message_capacity, "not a PNG");
-        return CLANES_ERR_UNSUPPORTED;
-    }
     png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
-    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, clanes_png_ignore_warning,
-                                               &ctx, png_counting_malloc, png_counting_free);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (png == NULL || info == NULL) {
-        png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
-        clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
-        return CLANES_ERR_NO_MEMORY;
+    png_structp png = NULL;
+    png_infop info = NULL;
+    status = png_open_reader(&ctx, &png, &info);
+    if (status != CLANES_OK) {
+        return status;
     }
     status = png_decode_run(&ctx, png, info, pixels, bytes_per_row, width, height, channels, bytes_per_sample);
     png_destroy_read_struct(&png, &info, NULL);
@@ -256,20 +268,14 @@ int32_t clanes_png_read_text(const uint8_t *data, size_t size, char *out, size_t
     }
     *length = 0;
     *count = 0;
-    if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0) {
-        clanes_set_message(message, message_capacity, "not a PNG");
-        return CLANES_ERR_UNSUPPORTED;
-    }
     png_decode_context ctx = {data, size, 0, 0, NULL, message, message_capacity, 0};
-    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx, png_decode_error, clanes_png_ignore_warning,
-                                               &ctx, png_counting_malloc, png_counting_free);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (png == NULL || info == NULL) {
-        png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
-        clanes_set_message(message, message_capacity, "out of memory creating the PNG decoder");
-        return CLANES_ERR_NO_MEMORY;
+    png_structp png = NULL;
+    png_infop info = NULL;
+    int32_t status = png_open_reader(&ctx, &png, &info);
+    if (status != CLANES_OK) {
+        return status;
     }
-    int32_t status = png_read_text_run(&ctx, png, info, out, capacity, length, count);
+    status = png_read_text_run(&ctx, png, info, out, capacity, length, count);
     png_destroy_read_struct(&png, &info, NULL);
     png_last_largest_allocation = ctx.largest_allocation;
     if (status != CLANES_OK) {

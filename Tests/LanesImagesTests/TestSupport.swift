@@ -1,5 +1,6 @@
 import Foundation
 import LanesImages
+import LanesTesting
 import Testing
 
 /// Fixture files copied into the test bundle.
@@ -203,5 +204,17 @@ enum ExifSegment {
     /// `jpeg` with `segment` inserted right after its SOI marker.
     static func inserting(_ segment: [UInt8], into jpeg: [UInt8]) -> [UInt8] {
         Array(jpeg[0..<2]) + segment + Array(jpeg[2...])
+    }
+}
+
+/// The error `body` throws on a dedicated thread (it may block, as reading rows from a download does), or nil.
+func failureOnDedicatedThread(_ body: () throws -> Void) async -> (any Error)? {
+    await onDedicatedThread { () -> (any Error)? in
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -163,19 +163,17 @@ private final class ChunkPipe: Sendable {
 
     private let stall: (limit: Duration, clock: any LaneClock)?
     private let url: String
-    private let condition = NSCondition()
-    /// Guarded by `condition`.
-    private nonisolated(unsafe) var state = State()
+    private let state = ConditionGuarded(State())
 
     init(stall: (limit: Duration, clock: any LaneClock)?, url: String) {
         self.stall = stall
         self.url = url
     }
 
-    var waitingBytes: Int { locked { $0.waitingBytes } }
+    var waitingBytes: Int { state.withLock { $0.waitingBytes } }
 
     func push(_ chunk: Data) {
-        let alarm = locked { state in
+        let alarm = state.withLock { state in
             state.chunks.append(chunk)
             state.waitingBytes += chunk.count
             defer { state.alarm = nil }
@@ -186,7 +184,7 @@ private final class ChunkPipe: Sendable {
 
     /// The body ended, failed, or was cancelled (the first ending counts).
     func end(_ result: Result<Void, FetchError>) {
-        let alarm = locked { state in
+        let alarm = state.withLock { state in
             if state.ending == nil { state.ending = result }
             defer { state.alarm = nil }
             return state.alarm
@@ -197,9 +195,7 @@ private final class ChunkPipe: Sendable {
     /// The next chunk, or the end; waits for one. Throws the fetch's error (``ImageError/cancelled`` when it was
     /// cancelled).
     func next() throws -> Next {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
+        try state.wait { state -> Next? in
             if !state.chunks.isEmpty {
                 let chunk = state.chunks.removeFirst()
                 state.waitingBytes -= chunk.count
@@ -215,33 +211,24 @@ private final class ChunkPipe: Sendable {
             case .failure(let error)?:
                 throw error
             case nil:
-                armStallAlarm()
-                condition.wait()
+                armStallAlarm(&state)
+                return nil
             }
         }
     }
 
     /// Under the lock, before the reader waits: the alarm that ends the wait after the stall limit (one per wait).
-    private func armStallAlarm() {
+    private func armStallAlarm(_ state: inout State) {
         guard let stall, state.alarm == nil else { return }
         state.alarms += 1
         let number = state.alarms
         // The clock never calls back before `schedule` returns, so the lock is not taken twice.
         state.alarm = stall.clock.schedule(at: stall.clock.deadline(after: stall.limit), leeway: 0) { [self] in
-            locked { state in
+            self.state.withLock { state in
                 guard state.alarms == number, state.alarm != nil, state.ending == nil else { return }
                 state.ending = .failure(.timedOut(url: url))
                 state.alarm = nil
             }
         }
-    }
-
-    private func locked<T>(_ body: (inout State) -> T) -> T {
-        condition.lock()
-        defer {
-            condition.broadcast()
-            condition.unlock()
-        }
-        return body(&state)
     }
 }

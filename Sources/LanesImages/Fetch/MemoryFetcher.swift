@@ -162,29 +162,27 @@ public final class MemoryFetcher: DataFetching {
 /// One fetch of a ``MemoryFetcher``: its completion, called once (by the end of the body or by a cancel), and its
 /// priority. A lock-guarded state; the completion runs after the lock is released.
 private final class Transfer: FetchHandle {
-    private struct State {
+    private struct State: Sendable {
         var completion: (@Sendable (Result<Void, FetchError>) -> Void)?
         var priority: WorkPriority
     }
 
-    private let condition = NSCondition()
-    /// Guarded by `condition`.
-    private nonisolated(unsafe) var state: State
+    private let state: ConditionGuarded<State>
 
     init(priority: WorkPriority, completion: @escaping @Sendable (Result<Void, FetchError>) -> Void) {
-        state = State(completion: completion, priority: priority)
+        state = ConditionGuarded(State(completion: completion, priority: priority))
     }
 
-    var isRunning: Bool { locked { $0.completion != nil } }
-    var priority: WorkPriority { locked { $0.priority } }
+    var isRunning: Bool { state.withLock { $0.completion != nil } }
+    var priority: WorkPriority { state.withLock { $0.priority } }
 
     func cancel() { end(.failure(.cancelled)) }
 
-    func setPriority(_ priority: WorkPriority) { locked { $0.priority = priority } }
+    func setPriority(_ priority: WorkPriority) { state.withLock { $0.priority = priority } }
 
     /// Ends the fetch with `result`, unless it has ended.
     func end(_ result: Result<Void, FetchError>) {
-        let completion = locked { state in
+        let completion = state.withLock { state in
             defer { state.completion = nil }
             return state.completion
         }
@@ -193,17 +191,6 @@ private final class Transfer: FetchHandle {
 
     /// Holds the serving thread until a cancel has ended the fetch.
     func waitUntilCancelled() {
-        condition.lock()
-        while state.completion != nil { condition.wait() }
-        condition.unlock()
-    }
-
-    private func locked<T>(_ body: (inout State) -> T) -> T {
-        condition.lock()
-        defer {
-            condition.broadcast()
-            condition.unlock()
-        }
-        return body(&state)
+        state.wait { state in state.completion == nil ? () : nil }
     }
 }

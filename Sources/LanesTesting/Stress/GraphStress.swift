@@ -113,7 +113,7 @@ package struct GraphStress: Sendable {
             let mark = finished.load(ordering: .relaxed)
             if !progressed(past: mark, finished, queues: queues, log: log) { return finish(report, log) }
         }
-        for queue in queues where !becomesIdle(queue, log: log) { return finish(report, log) }
+        for queue in queues where !log.becomesIdle(queue, within: hangTimeout) { return finish(report, log) }
         #if DEBUG || LANES_INTERNAL_CHECKS
         for queue in queues { queue._setRunnerHooks(nil) }
         #endif
@@ -143,20 +143,6 @@ package struct GraphStress: Sendable {
             Thread.sleep(forTimeInterval: 0.001)
         }
         return true
-    }
-
-    /// Waits for `queue.idle()` (its cancel-all sweeps included); false (and a violation) after the hang timeout.
-    private func becomesIdle(_ queue: WorkQueue, log: ViolationLog) -> Bool {
-        let idle = DispatchSemaphore(value: 0)
-        Task {
-            await queue.idle()
-            idle.signal()
-        }
-        let (seconds, attoseconds) = hangTimeout.components
-        let timeout = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        if idle.wait(timeout: timeout) == .success { return true }
-        log.record("hang: \(queue.name) did not become idle in \(hangTimeout): \(queue.counts)")
-        return false
     }
 
     /// Makes item `row`: a plain, async, callback or barrier body, with random plain or typed edges to recent items.

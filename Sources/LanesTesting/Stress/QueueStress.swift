@@ -75,7 +75,7 @@ package struct QueueStress: Sendable {
         }
         var report = control(queues, books, counters)
         report.priorityChanges = counters.load(0, Counter.moves)
-        for queue in queues where !becomesIdle(queue, log: log) { return finish(report, log) }
+        for queue in queues where !log.becomesIdle(queue, within: hangTimeout) { return finish(report, log) }
         verify(handles.withLock { $0 }, queues, table, books, log, &report)
         return finish(report, log)
     }
@@ -245,19 +245,6 @@ package struct QueueStress: Sendable {
             if start < lastStart[level] { log.record("serial item \(row) started before an earlier item of its priority") }
             lastStart[level] = start
         }
-    }
-
-    private func becomesIdle(_ queue: WorkQueue, log: ViolationLog) -> Bool {
-        let idle = DispatchSemaphore(value: 0)
-        Task {
-            await queue.idle()
-            idle.signal()
-        }
-        let (seconds, attoseconds) = hangTimeout.components
-        let timeout = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        if idle.wait(timeout: timeout) == .success { return true }
-        log.record("hang: \(queue.name) did not become idle in \(hangTimeout): \(queue.counts)")
-        return false
     }
 
     private func finish(_ report: QueueStressReport, _ log: ViolationLog) -> QueueStressReport {

@@ -1,3 +1,4 @@
+import Dispatch
 import Lanes
 import Synchronization
 
@@ -77,6 +78,20 @@ final class ViolationLog: Sendable {
     }
 
     var snapshot: (count: Int, first: [String]) { state.withLock { $0 } }
+
+    /// Waits for `queue.idle()` (its cancel-all sweeps included); false, and a violation, after `timeout`.
+    func becomesIdle(_ queue: WorkQueue, within timeout: Duration) -> Bool {
+        let idle = DispatchSemaphore(value: 0)
+        Task {
+            await queue.idle()
+            idle.signal()
+        }
+        let (seconds, attoseconds) = timeout.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        if idle.wait(timeout: deadline) == .success { return true }
+        record("hang: \(queue.name) did not become idle in \(timeout): \(queue.counts)")
+        return false
+    }
 }
 
 /// The outcome of a stress run: what it did, and what broke (nothing, when `violations` is empty).

@@ -71,13 +71,8 @@ struct ShortBodyEndToEndTests {
         server.route("/photo.png", Self.route(try Fixture.bytes("chelsea.png"), framing))
         let fetcher = DataFetcher(policy: testPolicy(attempts: 1))
         let url = server.url("/photo.png")
-        let failure = await onDedicatedThread { () -> (any Error)? in
-            do {
-                _ = try Bitmap(readingAllRowsOf: StreamedRows(url: url, fetcher: fetcher))
-                return nil
-            } catch {
-                return error
-            }
+        let failure = await failureOnDedicatedThread {
+            _ = try Bitmap(readingAllRowsOf: StreamedRows(url: url, fetcher: fetcher))
         }
         let error = try #require(failure, "a download cut short was read whole (\(framing))")
         #expect(Self.isFetchFailure(error, url: url, framing: framing), "\(error)")

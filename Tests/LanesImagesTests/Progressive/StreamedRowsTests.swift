@@ -50,13 +50,8 @@ struct StreamedRowsTests {
         server.route("/image", LoopbackRoute(body: Array(body.prefix(body.count / 2)), sendsContentLength: false))
         let fetcher = DataFetcher(policy: testPolicy(attempts: 1))
         let url = server.url("/image")
-        let failure = await onDedicatedThread { () -> (any Error)? in
-            do {
-                _ = try Bitmap(readingAllRowsOf: StreamedRows(url: url, fetcher: fetcher))
-                return nil
-            } catch {
-                return error
-            }
+        let failure = await failureOnDedicatedThread {
+            _ = try Bitmap(readingAllRowsOf: StreamedRows(url: url, fetcher: fetcher))
         }
         #expect(failure as? ImageError == .truncated)
     }
