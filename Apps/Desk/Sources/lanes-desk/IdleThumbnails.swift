@@ -1,4 +1,4 @@
-import CGtk
+import CGtk4
 import Lanes
 import LanesGLib
 import LanesImages

@@ -1,4 +1,4 @@
-import CGtk
+import CGtk4
 import Dispatch
 import LanesImages
 
