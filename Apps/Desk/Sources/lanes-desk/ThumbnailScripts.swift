@@ -33,14 +33,16 @@ extension Scripts {
 }
 
 extension Scripts {
-    /// `--script idle-thumbnails` (after the first screen): waits for the idle thumbnailing to start, moves the grid
-    /// by one line and checks on the next frame that it withdrew everything, then waits until every photo of the
-    /// folder has a current thumbnail in the shared cache (at most 120 s).
+    /// `--script idle-thumbnails` (after the first screen): waits until idle thumbnailing has loads in flight, moves
+    /// the grid by one line and checks on the next frame that it withdrew everything, then waits until the walk has
+    /// resumed and ended, and counts the photos of the folder with a current thumbnail in the shared cache (at most
+    /// 120 s). Every wait is on a state, not on a time: a fast machine may finish the walk within one frame.
     static func idleThumbnails(_ app: DeskApp) async {
         let photos = app.photos, idle = photos.idleThumbnails
         guard let cache = photos.pipeline.configuration.thumbnailCache else { return }
-        let startedIn = await timeUntil(deadlineMilliseconds: 10_000) { idle.started > 0 }
+        let startedIn = await timeUntil(deadlineMilliseconds: 10_000) { idle.inFlight > 0 }
         record(app, "idle_started_after_ms", startedIn ?? -1)
+        let startedBeforeMove = idle.started
         // The user moves: by the next frame nothing idle is in flight.
         let adjustment = photos.adjustment
         let perLine = photos.itemsPerLine ?? 1
@@ -50,7 +52,6 @@ extension Scripts {
         _ = await timeUntil(deadlineMilliseconds: 1000) { idle.yields > 0 }
         record(app, "idle_in_flight_after_move", Double(idle.inFlight))
         record(app, "idle_yields", Double(idle.yields))
-        let startedBeforeRest = idle.started
         // At rest again: the walk resumes and covers the folder.
         let originals = (0..<photos.library.count).compactMap { row in
             photos.library.fileURL(row).flatMap { try? ThumbnailCache.Original(file: $0) }
@@ -59,7 +60,7 @@ extension Scripts {
             originals.filter { PhotosPage.isThumbnailed($0, in: cache) }.count
         }
         let done = await timeUntil(deadlineMilliseconds: 120_000) {
-            idle.started > startedBeforeRest && !idle.isWorking && idle.inFlight == 0
+            idle.started > startedBeforeMove && !idle.isWorking && idle.inFlight == 0
         }
         record(app, "idle_done_ms", done ?? -1)
         record(app, "idle_cached", Double(cached()))
