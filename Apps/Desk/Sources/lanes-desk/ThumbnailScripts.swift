@@ -33,16 +33,18 @@ extension Scripts {
 }
 
 extension Scripts {
-    /// `--script idle-thumbnails` (after the first screen): waits until idle thumbnailing has loads in flight, moves
-    /// the grid by one line and checks on the next frame that it withdrew everything, then waits until the walk has
-    /// resumed and ended, and counts the photos of the folder with a current thumbnail in the shared cache (at most
-    /// 120 s). Every wait is on a state, not on a time: a fast machine may finish the walk within one frame.
+    /// `--script idle-thumbnails` (after the first screen): waits for the idle thumbnailing to start, moves the grid
+    /// by one line and checks on the next frame that it withdrew everything (if the walk was still going), then waits
+    /// until the walk has resumed and ended, and counts the photos of the folder with a current thumbnail in the shared
+    /// cache (at most 120 s). Every wait is on a state, not on a time: a fast machine may finish the walk in a frame.
     static func idleThumbnails(_ app: DeskApp) async {
         let photos = app.photos, idle = photos.idleThumbnails
         guard let cache = photos.pipeline.configuration.thumbnailCache else { return }
-        let startedIn = await timeUntil(deadlineMilliseconds: 10_000) { idle.inFlight > 0 }
+        let startedIn = await timeUntil(deadlineMilliseconds: 10_000) { idle.started > 0 }
         record(app, "idle_started_after_ms", startedIn ?? -1)
         let startedBeforeMove = idle.started
+        // A fast machine may have walked the whole folder already: then there is nothing to withdraw.
+        record(app, "idle_in_flight_at_move", Double(idle.inFlight + (idle.isWorking ? 1 : 0)))
         // The user moves: by the next frame nothing idle is in flight.
         let adjustment = photos.adjustment
         let perLine = photos.itemsPerLine ?? 1
