@@ -95,7 +95,11 @@ struct ProgressiveBindingTests {
     func reusedCellGetsNoPreview() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        server.route("/slow.jpg", try ProgressivePreviewTests.slowJPEG().route)
+        // Held until both bindings listen: a first preview rendered before the second binding joined would never
+        // reach it (the next one needs the virtual clock to move).
+        var slowRoute = try ProgressivePreviewTests.slowJPEG().route
+        slowRoute.latch = "start"
+        server.route("/slow.jpg", slowRoute)
         server.route("/other.png", LoopbackRoute(body: try Fixture.bytes("chelsea.png"), latch: "never"))
         let clock = VirtualClock()
         let pipeline = ProgressivePreviewTests.pipeline(clock: clock)
@@ -113,6 +117,7 @@ struct ProgressiveBindingTests {
         let slow = ProgressivePreviewTests.request(server.url("/slow.jpg"))
         firstBinding.show(slow)
         secondBinding.show(slow)
+        server.open("start")
         while first.log.count < 2 || second.log.count < 2 { // each binding's preview comes as an item of its own
             try await Self.deliveries(on: cells)
             cells.runAll()
