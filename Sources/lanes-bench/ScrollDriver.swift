@@ -353,11 +353,7 @@ final class ScrollDriver {
             if segment < script.count, let travel = script[segment].predictedTravel {
                 liftOffs.append((Double(time) / 1e9, segmentOffset, travel, .infinity))
                 // The scroller's own physics at lift-off, as a toolkit hands them to the list.
-                if Self.feedsLiftOffs, case .fling(let velocity, let tau, _) = script[segment] {
-                    model.liftOff(ScrollPrediction(velocity: velocity, timeConstant: tau))
-                } else if Self.feedsLiftOffs, case .caught(let velocity, let tau, _) = script[segment] {
-                    model.liftOff(ScrollPrediction(velocity: velocity, timeConstant: tau))
-                }
+                if Self.feedsLiftOffs, let prediction = script[segment].prediction { model.liftOff(prediction) }
             }
             if segment > 1, segment < script.count, script[segment].isSettle {
                 if case .jump = script[segment - 1] { cameToRest(at: time, afterJump: true) } else {

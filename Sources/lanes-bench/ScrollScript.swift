@@ -1,4 +1,5 @@
 import Foundation
+import LanesLists
 
 /// The scripted scroll the benchmark plays, in rows (a row is one unit high), as a function of wall time, so a
 /// blocked main queue skips rows the way a real finger keeps moving.
@@ -50,6 +51,16 @@ enum ScrollMotion {
     /// For a motion the finger has let go of (a fling), the rows it will travel as predicted when the finger lifts
     /// (the scroller's deceleration model carried to rest: a caught fling's prediction goes past where it stops);
     /// nil for motion driven frame by frame.
+    /// What the scroller tells the list when the finger lets go of this motion (nil for motion driven frame by frame).
+    var prediction: ScrollPrediction? {
+        switch self {
+        case .fling(let velocity, let tau, _), .caught(let velocity, let tau, _):
+            return ScrollPrediction(velocity: velocity, timeConstant: tau)
+        case .settle, .steady, .jitter, .jump:
+            return nil
+        }
+    }
+
     var predictedTravel: Double? {
         switch self {
         case .fling(let velocity, let tau, let stopBelow):

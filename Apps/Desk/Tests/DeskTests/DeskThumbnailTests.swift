@@ -65,10 +65,11 @@ struct DeskThumbnailTests {
         #expect(try DeskScriptTests.number(figures, "idle_started_after_ms") >= 0)
         // The user moved: by the next frame the round was withdrawn (when the walk had not already covered the
         // folder: a fast machine may finish it before the move).
+        // (A walk already over may have started again at the new place by then: nothing to check in that case.)
         if try DeskScriptTests.number(figures, "idle_in_flight_at_move") > 0 {
             #expect(try DeskScriptTests.number(figures, "idle_yields") >= 1)
+            #expect(try DeskScriptTests.number(figures, "idle_in_flight_after_move") == 0)
         }
-        #expect(try DeskScriptTests.number(figures, "idle_in_flight_after_move") == 0)
         // At rest again, the whole folder went into the shared cache (most of it never shown).
         #expect(try DeskScriptTests.number(figures, "idle_done_ms") >= 0)
         #expect(try DeskScriptTests.number(figures, "idle_cached") == 150)
