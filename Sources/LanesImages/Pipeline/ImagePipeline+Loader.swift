@@ -32,8 +32,11 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
     ///     actor).
     ///   - placeholder: resets the view when `show(_:priority:)` is given a request whose image is not cached (a
     ///     reused cell never keeps the previous row's image).
+    ///   - quick: whether the binding has the pipeline's quick tier (``ImagePipeline/quickLoader(deliveringOn:)``):
+    ///     `show(_:priority:quick:)` with `quick: true` then shows a quick rendering first, and a cached one replaces
+    ///     the placeholder (the binding's `isShowingQuick` says which the handler was given).
     ///   - preview: receives each preview, fitted to the request's target size, on the main actor (nil: none).
-    ///   - handler: receives the request's result, on the main actor.
+    ///   - handler: receives the request's result (a quick rendering, then the image), on the main actor.
     ///
     /// ```swift
     /// let avatar = ImageBinding(pipeline: pipeline, placeholder: { _ in view.image = nil }) { _, result in
@@ -43,14 +46,20 @@ extension ContentBinding where Key == ImageRequest, Value == Bitmap {
     ///                          preview: { _, bitmap in view.image = bitmap }) { _, result in
     ///     view.image = try? result.get()
     /// }
+    /// let fast = ImageBinding(pipeline: pipeline, quick: true, placeholder: { _ in view.image = nil }) { _, result in
+    ///     view.image = try? result.get()   // a quick rendering first, then the image
+    /// }
+    /// fast.show(request, quick: true)
     /// ```
     public convenience init(
-        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main,
+        pipeline: ImagePipeline, deliveryQueue: WorkQueue = .main, quick: Bool = false,
         placeholder: @escaping @MainActor (ImageRequest) -> Void,
         preview: (@MainActor (ImageRequest, Bitmap) -> Void)? = nil,
         handler: @escaping @MainActor (ImageRequest, Result<Bitmap, any Error>) -> Void
     ) {
-        self.init(loader: pipeline.loader(deliveringOn: deliveryQueue), placeholder: placeholder, handler: handler)
+        self.init(loader: pipeline.loader(deliveringOn: deliveryQueue),
+                  quick: quick ? pipeline.quickLoader(deliveringOn: deliveryQueue) : nil,
+                  placeholder: placeholder, handler: handler)
         guard let preview, pipeline.configuration.previewInterval != nil else { return }
         let listeners = pipeline.previewListeners
         progress = { request in

@@ -44,14 +44,10 @@ extension ImagePipeline {
         let counters = self.counters
         let label = request.finalKey.label
         guard let processor = request.processors.last else {
-            let url = request.url, size = request.targetSize
+            let size = request.targetSize
             let decoder = configuration.decoder, maxPixels = configuration.maxPixels
-            let readsDisk = request.cachePolicy.contains(.readsDisk)
-            let thumbnails = self.thumbnails(for: request)
-            let fetchKey = request.fetchKey(thumbnails: thumbnails != nil)
-            let fetch = fetches.item(for: fetchKey) {
-                makeFetch($0, url: url, readsDisk: readsDisk, thumbnails: thumbnails.map { ($0.cache, $0.size, size) })
-            }.item
+            let fetchKey = request.fetchKey(thumbnails: thumbnails(for: request) != nil)
+            let fetch = fetchStage(for: request)
             let cacheWrites = self.cacheWrites
             return run(
                 after: fetch, label: label, times: times,
@@ -98,11 +94,22 @@ extension ImagePipeline {
         }
     }
 
+    /// The fetch stage of `request`'s bytes (a local file's thumbnail fetch when a thumbnail cache serves it): the one
+    /// in flight, or one made now.
+    func fetchStage(for request: ImageRequest) -> WorkItem<FetchedBody> {
+        let url = request.url, size = request.targetSize
+        let readsDisk = request.cachePolicy.contains(.readsDisk)
+        let thumbnails = self.thumbnails(for: request)
+        return fetches.item(for: request.fetchKey(thumbnails: thumbnails != nil)) {
+            makeFetch($0, url: url, readsDisk: readsDisk, thumbnails: thumbnails.map { ($0.cache, $0.size, size) })
+        }.item
+    }
+
     /// Runs `work` on `queue` with `input`'s output, once `cost(output)` bytes fit in the budget. The wait for room
     /// is an item of its own (``ImagePipeline/callerThread``), so it holds no slot of `queue`: it follows the stage's
     /// priority (`onPriorityChange`) and is withdrawn when the stage is cancelled. The time `work` takes is added to
     /// `times`.
-    private func run<Input: Sendable>(
+    func run<Input: Sendable>(
         after input: WorkItem<Input>, label: String, times: LockedValue<Double>,
         cost: @escaping @Sendable (Input) -> Int, on queue: WorkQueue,
         work untimed: @escaping @Sendable (Input, WorkContext) throws -> Bitmap

@@ -54,6 +54,11 @@ public final class ImagePipeline: Sendable {
     let costs = CostEstimate()
     /// The request-level loaders bindings and lists use, one per delivery queue (see ``loader(deliveringOn:)``).
     let loaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
+    /// The quick renderings (``quickLoader``): a cache of their own, an eighth of the memory cache's size, so that a
+    /// quick rendering is never taken for the full image; what they take on their threads; their loaders.
+    let quickCache: CostLimitedCache<ImageRequest, Bitmap>
+    let quickCosts = CostEstimate()
+    let quickLoaders = LockedValue([ObjectIdentifier: ContentLoader<ImageRequest, Bitmap>]())
     /// Who wants previews of which download (see ``PreviewFeed``), and the bindings that show them.
     let previewListeners = PreviewListeners()
 
@@ -66,6 +71,7 @@ public final class ImagePipeline: Sendable {
         self.configuration = configuration
         self.budget = configuration.decodedBytesLimit > 0 ? MemoryBudget(limit: configuration.decodedBytesLimit) : nil
         self.memoryCache = CostLimitedCache(costLimit: max(0, configuration.memoryCacheLimit)) { $0.byteCount }
+        self.quickCache = CostLimitedCache(costLimit: max(0, configuration.memoryCacheLimit / 8)) { $0.byteCount }
         let executor = configuration.executor
         fetchQueue = WorkQueue("image fetch", maxConcurrency: configuration.fetchConcurrency, executor: executor)
         decodeQueue = WorkQueue("image decode", maxConcurrency: configuration.decodeConcurrency, executor: executor)

@@ -34,6 +34,8 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     public var intermediateHits = 0
     /// Stages cancelled because their last consumer left.
     public var cancelledStages = 0
+    /// Quick renderings decoded for ``ImagePipeline/quickLoader`` (not counted in ``decodes``).
+    public var quickDecodes = 0
 
     /// All zero.
     public init() {}
@@ -41,6 +43,6 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     /// One line for logs and HUDs: the loads' counts, then the stages'.
     public var description: String {
         "\(loads) · fetches \(fetches), disk hits \(diskHits), thumbnail hits \(thumbnailHits), decodes \(decodes), processor runs \(processorRuns), "
-            + "intermediate hits \(intermediateHits), cancelled stages \(cancelledStages)"
+            + "intermediate hits \(intermediateHits), cancelled stages \(cancelledStages), quick decodes \(quickDecodes)"
     }
 }
