@@ -125,23 +125,16 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     return row
 }
 
-/// Blank area as FlashList's tracker and React Native's fill-rate helper report it, over the counted frames: the share
-/// of visible row-frames without their content (cumulative), the worst frame's share, and the milliseconds with any
-/// blank row and with more than half of the rows blank (each frame lasts until the next one, the last one interval).
+/// Blank area as FlashList's tracker and React Native's fill-rate helper report it, over the counted frames
+/// (LanesLists' `BlankArea`, which `lanes-desk` reports too): the share of visible row-frames without their content
+/// (cumulative), the worst frame's share, and the milliseconds with any blank row and with more than half of the rows
+/// blank (each frame lasts until the next one, the last one interval).
 func addBlankArea(to row: inout Row, frames: [(time: Double, blank: Int, visible: Int)], interval: Double) {
-    var blank = 0, visible = 0, worst = 0.0, anyBlank = 0.0, mostlyBlank = 0.0
-    for (index, frame) in frames.enumerated() {
-        let duration = index + 1 < frames.count ? frames[index + 1].time - frame.time : interval
-        blank += frame.blank
-        visible += frame.visible
-        guard frame.visible > 0 else { continue }
-        let share = Double(frame.blank) / Double(frame.visible)
-        worst = max(worst, share)
-        if frame.blank > 0 { anyBlank += duration }
-        if share > 0.5 { mostlyBlank += duration }
-    }
-    row.count("blank_area_pct", visible > 0 ? Double(blank) / Double(visible) * 100 : 0)
-    row.count("blank_area_max_pct", worst * 100)
-    row.count("any_blank_ms", anyBlank * 1000)
-    row.count("mostly_blank_ms", mostlyBlank * 1000)
+    var tracker = BlankArea()
+    for frame in frames { tracker.frame(at: frame.time, blank: frame.blank, visible: frame.visible) }
+    let figures = tracker.figures(lastFrameLasting: interval)
+    row.count("blank_area_pct", figures.percent)
+    row.count("blank_area_max_pct", figures.maxPercent)
+    row.count("any_blank_ms", figures.anyBlankMilliseconds)
+    row.count("mostly_blank_ms", figures.mostlyBlankMilliseconds)
 }
