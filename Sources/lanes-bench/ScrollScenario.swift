@@ -16,6 +16,11 @@ import Synchronization
 ///
 /// `scripts` chooses the scrolls: the original fling script plays every mode, the `jitter`, `jump` and `caught` scripts play the
 /// Lanes modes and naive background rendering (rows "scroll-jitter/…", "scroll-jump/…", "scroll-caught/…").
+/// `LANES_BENCH_SCROLL_MODES=lanes,naive-background`: play only these modes (scripts/bench-scroll plays `lanes`).
+private let onlyModes = ProcessInfo.processInfo.environment["LANES_BENCH_SCROLL_MODES"].map {
+    Set($0.split(separator: ",").map(String.init))
+}
+
 func scrollScenario(repeats: Int, quick: Bool, scripts: [ScrollScript] = ScrollScript.allCases) async -> [Row] {
     _ = repeats
     let counters = RenderCounters()
@@ -24,6 +29,7 @@ func scrollScenario(repeats: Int, quick: Bool, scripts: [ScrollScript] = ScrollS
     var rows: [Row] = []
     for script in scripts {
         for mode in ScrollMode.allCases where script == .fling || mode != .naiveMain && mode != .baseline {
+            if let only = onlyModes, !only.contains(mode.rawValue) { continue }
             let run = RowRenderer(passes: renderer.passes, counters: RenderCounters())
             rows.append(
                 await playScroll(

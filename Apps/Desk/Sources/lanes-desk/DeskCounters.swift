@@ -33,6 +33,8 @@ struct DeskCounters: Equatable {
     let decodingBytes: Int
     let decodingBudget: Int
     let thumbnailCacheLimit: Int
+    /// The photo grid's blank area since the app started or the fling script reset it (``PhotosPage/blankArea``).
+    let blankArea: BlankArea.Figures
 
     init(_ app: DeskApp) {
         let stats = app.monitor.snapshot()
@@ -53,5 +55,6 @@ struct DeskCounters: Equatable {
         decodingBytes = images.budget?.inUse ?? 0
         decodingBudget = images.configuration.decodedBytesLimit
         thumbnailCacheLimit = images.configuration.thumbnailCache?.sizeLimit ?? 0
+        blankArea = app.photos.blankArea.figures(lastFrameLasting: 1.0 / 60)
     }
 }

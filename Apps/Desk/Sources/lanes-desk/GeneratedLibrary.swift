@@ -136,7 +136,7 @@ struct ImmediateFetch: FetchHandle {
 
 /// Renders library descriptors (see ``GeneratedLibrary``) and decodes everything else with Lanes' `ImageDecoder`.
 /// Source photos are decoded at most 800 pixels wide, once, and kept.
-final class LibraryDecoder: ImageDecoding {
+final class LibraryDecoder: QuickImageDecoding {
     let library: GeneratedLibrary
     private let real = ImageDecoder()
     private let sources = Mutex<[Int: Bitmap]>([:])
@@ -157,6 +157,20 @@ final class LibraryDecoder: ImageDecoding {
         let size = targetSize ?? TargetSize(maxWidth: 800, maxHeight: 600)
         let width = min(size.maxWidth, 4096), height = min(size.maxHeight, 4096)
         return library.render(index, from: try source(library.variant(of: index).source), width: width, height: height)
+    }
+
+    /// A quick rendering (the image quick tier): the entry rendered at half the target each way (a quarter of the
+    /// work), with its index stamped as the full thumbnail's `IndexStamp` step stamps it, so the app's wrong-row check
+    /// reads quick renderings too.
+    func decodeQuick(_ data: Data, targetSize: TargetSize?, maxPixels: Int) throws -> Bitmap {
+        guard data.starts(with: GeneratedLibrary.marker),
+            let index = Int(String(decoding: data.dropFirst(GeneratedLibrary.marker.count), as: UTF8.self))
+        else { return try real.decodeQuick(data, targetSize: targetSize, maxPixels: maxPixels) }
+        let size = targetSize ?? TargetSize(maxWidth: 800, maxHeight: 600)
+        let width = max(1, min(size.maxWidth, 4096) / 2), height = max(1, min(size.maxHeight, 4096) / 2)
+        var bitmap = library.render(index, from: try source(library.variant(of: index).source), width: width, height: height)
+        IndexBarcode.stamp(index, into: &bitmap)
+        return bitmap
     }
 
     /// The decoded source photo `number` (decoded on first use; two first uses at once may both decode it).

@@ -145,3 +145,14 @@ func setTexture(_ texture: OpaquePointer?, in picture: Widget) {
 func setLabel(_ label: Widget, _ text: String) {
     gtk_label_set_text(gcast(label), text)
 }
+
+/// Connects a handler for a signal with two double arguments (a scroll controller's `decelerate` with its velocity).
+@MainActor
+func onSignal(
+    _ instance: UnsafeMutableRawPointer?, _ signal: String, _ body: @escaping @MainActor (Double, Double) -> Void
+) {
+    let callback: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, x, y, data in
+        MainActor.assumeIsolated { (handler(data) as @MainActor (Double, Double) -> Void)(x, y) }
+    }
+    connect(instance, signal, body, unsafeBitCast(callback, to: GCallback.self))
+}

@@ -6,7 +6,9 @@ import LanesLists
 
 /// One reusable grid cell: a picture at thumbnail size and a caption. Bound to a row, it shows the placeholder at
 /// once and loads the row's thumbnail through an `ImageBinding` (off the main thread; never another row's image);
-/// unbound, it withdraws the load.
+/// unbound, it withdraws the load. While the grid outruns the threads (``RowLoad/quick``), the binding's image quick
+/// tier (`ImagePipeline.quickLoader`) shows a quick rendering first — loaded for a row on screen, prefetched for a
+/// row ahead — then the thumbnail, never the reverse.
 @MainActor
 final class PhotoCell {
     static let thumbnail = TargetSize(maxWidth: 160, maxHeight: 120)
@@ -21,8 +23,13 @@ final class PhotoCell {
     private(set) var row: Int?
     /// How the row loads now (nil: not loading).
     private(set) var load: RowLoad?
-    /// Whether the picture shows the row's image (not a placeholder).
+    /// Whether the picture shows the row's image (not a placeholder), or a quick rendering of it.
     private(set) var hasImage = false
+    private(set) var hasQuick = false
+    /// Whether the cell shows anything of its row: the image, a quick rendering or why it failed (not blank).
+    var hasContent: Bool { hasImage || hasQuick || failure != nil }
+    /// The quick rendering prefetched for the row while it was ahead of the screen (withdrawn with the row).
+    private var quickPrefetch: ImageRequest?
     /// When the row came into the viewport without its image, and when the list came to rest with it still waiting
     /// (nil when not waiting): the page's visible → shown figures.
     private var visibleSince: UInt64?
@@ -31,7 +38,7 @@ final class PhotoCell {
     private var unseenImage = false
     private unowned let page: PhotosPage
     private lazy var binding = ImageBinding(
-        pipeline: page.pipeline,
+        pipeline: page.pipeline, quick: true,
         placeholder: { [unowned self] _ in showPlaceholder() },
         preview: { [unowned self] _, preview in showPreview(preview) },
         handler: { [unowned self] request, result in deliver(request, result) })
@@ -122,18 +129,34 @@ final class PhotoCell {
             withdraw()
             return
         }
+        let request = binding.request ?? page.thumbnailRequest(row)
+        // On screen, a row that cannot get its image in time asks for the quick rendering; ahead of the screen it is
+        // prefetched (at the preload's priority, not the visible one the binding would give it).
+        let asksQuick = wanted.quick && wanted.onScreen
+        if wanted.quick, !wanted.onScreen, quickPrefetch == nil, !binding.isLoaded {
+            page.pipeline.quickLoader.prefetch(CollectionOfOne(request), priority: wanted.priority)
+            quickPrefetch = request
+        }
         if binding.request == nil {
-            if binding.show(page.thumbnailRequest(row), priority: wanted.priority) {
+            if binding.show(request, priority: wanted.priority, quick: asksQuick) {
                 page.stats.cacheHits += 1
             } else {
                 page.stats.rendersStarted += 1
             }
-        } else if wanted.priority != old {
-            binding.setPriority(wanted.priority)
+        } else if wanted.priority != old || asksQuick {
+            binding.show(request, priority: wanted.priority, quick: asksQuick)
         }
     }
 
+    /// Withdraws the quick rendering prefetched for the row, if any (the row went, or its image came).
+    private func dropQuickPrefetch() {
+        guard let quickPrefetch else { return }
+        page.pipeline.quickLoader.cancelPrefetch(CollectionOfOne(quickPrefetch))
+        self.quickPrefetch = nil
+    }
+
     private func withdraw() {
+        dropQuickPrefetch()
         guard !page.naive, binding.request != nil else { return }
         if !binding.isLoaded { page.stats.rendersCancelled += 1 }
         binding.clear()
@@ -141,6 +164,8 @@ final class PhotoCell {
 
     func showPlaceholder() {
         hasImage = false
+        hasQuick = false
+        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_SCALE_DOWN)
         clearFailure()
         gtk_picture_set_paintable(gcast(picture), page.placeholder)
     }
@@ -152,6 +177,7 @@ final class PhotoCell {
 
     func showFailure(reason: String) {
         hasImage = false
+        hasQuick = false
         failure = reason
         gtk_picture_set_paintable(gcast(picture), page.failedPlaceholder)
         setLabel(failureLabel, "⚠ " + reason)
@@ -173,11 +199,25 @@ final class PhotoCell {
         setTexture(makeTexture(preview), in: picture)
     }
 
+    /// Shows a quick rendering of the row's image (the quick tier): content, but the row still waits for its image.
+    func showQuick(_ bitmap: Bitmap) {
+        if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
+        clearFailure()
+        // A quick rendering is smaller than the cell: it fills it (a blurred photo, not a small one).
+        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_CONTAIN)
+        setTexture(makeTexture(bitmap), in: picture)
+        hasQuick = true
+        page.stats.quickShown += 1
+    }
+
     func show(_ bitmap: Bitmap) {
         if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
         clearFailure()
+        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_SCALE_DOWN)
         setTexture(makeTexture(bitmap), in: picture)
         hasImage = true
+        hasQuick = false
+        dropQuickPrefetch()
         unseenImage = !page.naive && load?.onScreen != true   // the naive mode keeps no priorities: it renders in bind
         let now = DispatchTime.now().uptimeNanoseconds
         if let since = visibleSince { page.stats.visibleToShown.append(Double(now - min(now, since)) / 1e6) }
@@ -195,6 +235,7 @@ final class PhotoCell {
             if visibleSince == nil, !hasImage, row != nil { visibleSince = DispatchTime.now().uptimeNanoseconds }
         } else if visibleSince != nil {
             page.stats.leftUnshown += 1
+            if !hasQuick { page.stats.leftBlank += 1 }
             visibleSince = nil
             restSince = nil
         }
@@ -216,6 +257,7 @@ final class PhotoCell {
     }
 
     private func deliverNow(_ request: ImageRequest, _ result: Result<Bitmap, any Error>) {
+        if binding.isShowingQuick, case .success(let bitmap) = result { return showQuick(bitmap) }
         page.stats.delivered += 1
         if page.isSuspended { page.stats.deliveredWhileLeft += 1 }
         switch result {

@@ -24,13 +24,19 @@ struct PhotoStats {
     var neverShown = 0
     /// The longest the main thread spent taking in one batch of a folder listing (ms).
     var listingMainMaxMs = 0.0
+    /// Quick renderings shown (the image quick tier), and rows that came on screen and left without showing anything,
+    /// not even a quick rendering.
+    var quickShown = 0
+    var leftBlank = 0
 }
 
-/// How a bound row loads now: at what priority, and whether it is on screen (a row on screen loads at utility when
-/// the preload plan says its line leaves the screen before its image could be ready).
+/// How a bound row loads now: at what priority, whether it is on screen (a row on screen loads at utility when
+/// the preload plan says its line leaves the screen before its image could be ready), and whether it wants the image
+/// quick tier first (the list brings rows on screen faster than the threads render them).
 struct RowLoad: Equatable {
     var priority: WorkPriority
     var onScreen: Bool
+    var quick = false
 }
 
 /// The Photos page: a virtualised grid over the library (GtkGridView recycles cells; each bound cell loads its
@@ -57,6 +63,11 @@ final class PhotosPage {
     /// The folder being listed off the main thread (nil when done or not a folder), and what the listing did.
     private(set) var listing: FolderListing?
     private let emptyLabel: Widget
+    /// GTK's kinetic scrolling, heard by the preload (``KineticScroll``).
+    private(set) var kinetic: KineticScroll!
+    /// Blank area of the grid since the last reset (the app's start, or the fling script's): each frame, the rows on
+    /// screen and those showing nothing yet (LanesLists' `BlankArea`, as `lanes-bench scroll` counts it).
+    var blankArea = BlankArea()
 
     static let cacheBudget = 48 << 20
     /// Where decodes, filters and charts run: Lanes' pool, each item at its priority's OS level — the rows on screen
@@ -67,6 +78,10 @@ final class PhotosPage {
     nonisolated static let background = ThreadPoolExecutor(
         maxThreads: ProcessInfo.processInfo.activeProcessorCount, idleTimeout: 30,
         ceiling: ProcessInfo.processInfo.environment["LANES_DESK_ALL_LOWEST"] == nil ? .visible : .background)
+
+    /// `LANES_DESK_QUICK`: when rows ask for the image quick tier — as the preload plans (unset), never (`off`, the
+    /// app without the tier, for comparison) or always (`always`: every row's quick rendering first).
+    nonisolated static let quickTier = ProcessInfo.processInfo.environment["LANES_DESK_QUICK"] ?? "planned"
 
     let useGrid: Bool
     /// `--preload fixed`: a fixed 1.5 screens each way instead of the adaptive preload (for comparison).
@@ -123,6 +138,7 @@ final class PhotosPage {
         if let folder = library.folder {
             listing = FolderListing(folder: folder) { [unowned self] batch, done in listed(batch, done: done) }
         }
+        kinetic = KineticScroll(page: self, scroller: scroller)
     }
 
     /// A batch of the folder's entries arrived from ``FolderListing``: the grid grows by it (one model change).
@@ -269,12 +285,17 @@ final class PhotosPage {
         guard let viewport else { return row < 12 ? RowLoad(priority: .visible, onScreen: true) : nil }
         let line = row / viewport.perLine
         let top = Double(line) * viewport.lineHeight, bottom = top + viewport.lineHeight
+        let quick = switch Self.quickTier {
+        case "off": false
+        case "always": true
+        default: !fixedPreload && preloadTracker.wantsQuick(forRow: line)
+        }
         if bottom > viewport.value && top < viewport.value + viewport.page {
             let priority = fixedPreload ? .visible : preloadTracker.loadPriority(forRow: line)
-            return RowLoad(priority: priority, onScreen: true)
+            return RowLoad(priority: priority, onScreen: true, quick: quick)
         }
         guard preloadLines.contains(line) else { return nil }
-        return RowLoad(priority: fixedPreload ? .prefetch : preloadTracker.preloadPriority, onScreen: false)
+        return RowLoad(priority: fixedPreload ? .prefetch : preloadTracker.preloadPriority, onScreen: false, quick: quick)
     }
 
     /// Feeds the scroll position to the preload tracker and keeps its window of lines.
@@ -322,10 +343,15 @@ final class PhotosPage {
         if let microseconds, microseconds > 0 { frameTime = UInt64(microseconds) * 1000 }
         guard !naive, !isSuspended else { return }
         updatePreloadWindow()
+        var visible = 0, blank = 0
         for cell in cells.values {
             guard let row = cell.row else { continue }
             cell.updatePriority(load(for: row))
+            guard cell.load?.onScreen == true else { continue }
+            visible += 1
+            if !cell.hasContent { blank += 1 }
         }
+        if let microseconds, microseconds > 0 { blankArea.frame(at: Double(microseconds) / 1e6, blank: blank, visible: visible) }
         if let viewport, library.folder != nil { idleThumbnails.frame(offset: viewport.value / viewport.lineHeight) }
     }
 
@@ -342,6 +368,24 @@ final class PhotosPage {
 
     /// Items a line of the grid holds (nil before the first layout).
     var itemsPerLine: Int? { viewport?.perLine }
+
+    /// The page's height in pixels (the adjustment's page size).
+    var pageSize: Double { gtk_adjustment_get_page_size(adjustment) }
+
+    /// The fingers lifted and the grid flies on at `pixelsPerSecond` (the adjustment's), decaying as GTK's kinetic
+    /// scrolling does (``KineticScroll``): the preload plans over the whole path at once.
+    func liftOff(pixelsPerSecond: Double) {
+        guard let viewport, !fixedPreload else { return }
+        preloadTracker.liftOff(
+            .gtk(velocity: pixelsPerSecond / viewport.lineHeight), offset: viewport.value / viewport.lineHeight,
+            at: UInt64(g_get_monotonic_time()) * 1000)
+        updatePriorities()
+    }
+
+    /// A finger is down: the fling's prediction is dropped (the list follows the finger).
+    func touchDown() {
+        preloadTracker.touchDown(at: UInt64(g_get_monotonic_time()) * 1000)
+    }
 
     /// The scroll stopped: rows on screen still waiting for their images are timed from now as well.
     func cameToRest() {

@@ -48,6 +48,11 @@ enum Report {
         add("decoding_bytes", Double(counters.decodingBytes))
         add("decoding_budget_bytes", Double(counters.decodingBudget))
         add("thumbnail_cache_limit_bytes", Double(counters.thumbnailCacheLimit))
+        // The grid's blank area since the start (the fling script records its own window's first).
+        add("blank_area_pct", counters.blankArea.percent)
+        add("blank_area_max_pct", counters.blankArea.maxPercent)
+        add("any_blank_ms", counters.blankArea.anyBlankMilliseconds)
+        add("mostly_blank_ms", counters.blankArea.mostlyBlankMilliseconds)
         add("rss_mb", residentMegabytes())
         add("rss_peak_mb", peakResidentMegabytes())
         let text = JSONObject(fields).json + "\n"

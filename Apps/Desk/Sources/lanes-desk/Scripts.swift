@@ -5,6 +5,7 @@ import Lanes
 import LanesAppSupport
 import LanesGLib
 import LanesImages
+import LanesLists
 import Synchronization
 
 /// `--script NAME`: drives the app in-process and adds its figures to the report.
@@ -90,8 +91,12 @@ enum Scripts {
         }
     }
 
-    /// Scrolls the photo grid's adjustment at 2,400 px/s for 3 s, one step per frame; then lets it settle and takes
-    /// the screenshot.
+    /// Scrolls the photo grid's adjustment at 2,400 px/s for 3 s, one step per frame, a finger down (GTK's
+    /// `scroll-begin`); then lifts off at that speed (GTK's `decelerate`) and glides on GTK's kinetic curve
+    /// (``kineticGlide(_:_:from:pixelsPerSecond:screenshot:)``, with `--screenshot` taking `FILE-midfling.png` on the
+    /// way); then lets it settle and takes the screenshot. Under Xvfb there is no touchpad: the script calls the
+    /// controller's own entry points (``KineticScroll/began()``, ``KineticScroll/decelerated(velocityX:velocityY:unit:)``)
+    /// with a surface-unit velocity, as GTK's signals would.
     static func fling(_ app: DeskApp) async {
         let adjustment = app.photos.adjustment
         let start = gtk_adjustment_get_value(adjustment)
@@ -105,7 +110,15 @@ enum Scripts {
         _ = await timeUntil(deadlineMilliseconds: 10_000) { app.photos.inFlight == 0 }
         record(app, "asleep_before_fling", await untilAsleep(app, deadlineMilliseconds: 5000) ? 1 : 0)
         let sampler = StatusSampler(app)
+        app.photos.blankArea = BlankArea()
+        let quickBefore = app.photos.stats.quickShown, blankBefore = app.photos.stats.leftBlank
+        app.photos.kinetic.began()
         let done = await scroll(app, adjustment, from: start, pixelsPerSecond: 2400, seconds: 3)
+        app.photos.kinetic.decelerated(
+            velocityX: 0, velocityY: 2400 / KineticScroll.surfaceFactor, unit: GDK_SCROLL_UNIT_SURFACE)
+        let midfling = app.options.screenshot.map { Self.insert("-midfling", into: $0) }
+        let glide = await kineticGlide(
+            app, adjustment, from: gtk_adjustment_get_value(adjustment), pixelsPerSecond: 2400, screenshot: midfling)
         sampler.stop()
         sampler.record(into: app)
         monitor.stop()
@@ -125,6 +138,13 @@ enum Scripts {
         record(app, "hitch_rate_ms_per_s", latency.hitchRate)
         record(app, "hangs", Double(latency.hangs))
         record(app, "scrolled_px", gtk_adjustment_get_value(adjustment) - start)
+        record(app, "lift_offs", Double(app.photos.kinetic.liftOffs))
+        record(app, "kinetic_px", glide.pixels)
+        record(app, "kinetic_frames", Double(glide.frames))
+        record(app, "kinetic_frames_over_25ms", Double(glide.intervals.filter { $0 > 25 }.count))
+        record(app, "kinetic_frame_interval_max_ms", glide.intervals.max() ?? 0)
+        if let blankCells = glide.blankCellsAtScreenshot { record(app, "midfling_blank_cells", Double(blankCells)) }
+        recordBlankArea(app, quickBefore: quickBefore, blankBefore: blankBefore)
         app.photos.cameToRest()
         await settle(app)
         // The prefetch figures need priorities from the viewport; the naive mode has none (it renders in bind).
@@ -153,6 +173,75 @@ enum Scripts {
         }
         // At rest again: what the bar says when the watch falls asleep against the counters at that moment.
         await StatusSampler.recordAtRest(app)
+    }
+
+    /// The grid's blank area over the motion (LanesLists' `BlankArea`, as `lanes-bench scroll` reports it), the quick
+    /// renderings shown and the rows that left the screen without showing anything.
+    static func recordBlankArea(_ app: DeskApp, quickBefore: Int, blankBefore: Int) {
+        guard !app.photos.naive else { return }
+        let figures = app.photos.blankArea.figures(lastFrameLasting: 1.0 / 60)
+        record(app, "blank_area_pct", figures.percent)
+        record(app, "blank_area_max_pct", figures.maxPercent)
+        record(app, "any_blank_ms", figures.anyBlankMilliseconds)
+        record(app, "mostly_blank_ms", figures.mostlyBlankMilliseconds)
+        record(app, "quick_shown", Double(app.photos.stats.quickShown - quickBefore))
+        record(app, "rows_left_blank", Double(app.photos.stats.leftBlank - blankBefore))
+    }
+
+    /// `path` with `suffix` before its extension ("shot.png" → "shot-midfling.png").
+    static func insert(_ suffix: String, into path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let ext = url.pathExtension
+        return url.deletingPathExtension().path + suffix + (ext.isEmpty ? "" : "." + ext)
+    }
+
+    /// Moves `adjustment` from `start` along GTK's kinetic curve for a lift-off at `pixelsPerSecond` (rest `v / 4`
+    /// away, e^(−4t)), one step per frame, until within half a pixel of rest; with `screenshot`, saves the window
+    /// 150 ms in (the frame interval it falls in is left out of the intervals) and counts the visible cells showing nothing.
+    private static func kineticGlide(
+        _ app: DeskApp, _ adjustment: UnsafeMutablePointer<GtkAdjustment>, from start: Double, pixelsPerSecond: Double,
+        screenshot: String?
+    ) async -> (pixels: Double, frames: Int, intervals: [Double], blankCellsAtScreenshot: Int?) {
+        let rest = KineticScroll.restOffset(from: start, pixelsPerSecond: pixelsPerSecond)
+        var shotAt: Int64?, shot: Range<Int64>?, blankCells: Int?
+        let window = await withCheckedContinuation { (continuation: CheckedContinuation<Range<Int64>, Never>) in
+            var first: Int64?
+            app.frames.drive(app.window) { time in
+                let t0 = first ?? time
+                first = t0
+                let elapsed = Double(time - t0) / 1e6
+                let offset = KineticScroll.offset(from: start, pixelsPerSecond: pixelsPerSecond, after: elapsed)
+                gtk_adjustment_set_value(adjustment, offset)
+                if let screenshot, shotAt == nil, elapsed >= 0.15 {
+                    // Taken just after this frame's tick (inside the tick the window has nothing drawn to take).
+                    shotAt = time
+                    Task { @MainActor in
+                        let began = Int64(g_get_monotonic_time())
+                        defer { shot = began..<(Int64(g_get_monotonic_time()) + 1) }
+                        let visible = app.photos.whollyVisibleCells()
+                        blankCells = visible.filter { !$0.hasContent }.count
+                        do {
+                            try Screenshot.save(app.window, to: screenshot, cells: visible)
+                        } catch {
+                            FileHandle.standardError.write(Data("lanes-desk: \(error)\n".utf8))
+                        }
+                    }
+                }
+                if abs(rest - offset) < 0.5 || elapsed > 3 {
+                    continuation.resume(returning: t0..<(time + 1))
+                    return false
+                }
+                return true
+            }
+        }
+        var frames = app.frames.frames(in: window)
+        if let shot {
+            // The screenshot's time is not the scroll's: the frame interval it falls in is left out.
+            let before = app.frames.frames(in: window.lowerBound..<shot.lowerBound)
+            let after = app.frames.frames(in: shot.upperBound..<window.upperBound)
+            frames = (before.count + after.count, before.intervals + after.intervals)
+        }
+        return (gtk_adjustment_get_value(adjustment) - start, frames.count, frames.intervals, blankCells)
     }
 
     /// Waits (up to 10 s) until no image work is in flight and every visible cell shows its image.

@@ -2,6 +2,7 @@ import CGtk4
 import Foundation
 import Lanes
 import LanesImages
+import LanesLists
 
 /// The bottom line: main-thread latency p99 and hitches (Lanes' responsiveness monitor), frame rate (the tick
 /// callback), image and chart work in flight, cancelled, served from cache; the images' memory against its budgets
@@ -39,11 +40,11 @@ final class StatusBar {
             ? " · thumbnails ≤ \(mb(counters.thumbnailCacheLimit)) MB" : ""
         return String(
             format: "%@ · main p99 %.1f ms · hitches %d · %@ · in flight %d · cancelled %d · cached %d"
-                + " · memory %d/%d MB · decoding %d/%d MB%@",
+                + " · memory %d/%d MB · decoding %d/%d MB%@ · blank %.1f%% (max %.0f%%)",
             counters.mode, counters.monitorP99Ms, counters.monitorHitches,
             counters.framesPerSecond.map { "\($0) fps" } ?? "idle", counters.inFlight, counters.cancelled,
             counters.cached, mb(counters.memoryCacheBytes), mb(counters.memoryCacheBudget), mb(counters.decodingBytes),
-            mb(counters.decodingBudget), thumbnails)
+            mb(counters.decodingBudget), thumbnails, counters.blankArea.percent, counters.blankArea.maxPercent)
     }
 
     /// The number after `name` in a bar's `text` ("cached 7" → 7).

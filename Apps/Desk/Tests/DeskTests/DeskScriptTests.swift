@@ -57,6 +57,15 @@ struct DeskScriptTests {
         let frames = try Self.number(figures, "frames")
         #expect(frames >= 45, "\(frames) frames of 180 (load \(figures["load_average"] ?? "?"))")
         #expect(try Self.number(figures, "scrolled_px") >= 7000)
+        // The fling lifted off through GTK's kinetic entry point and glided on (v / 4 = 600 px); its blank area was
+        // counted (LanesLists' BlankArea) and the status bar says it; mid-fling, no cell on screen was empty.
+        #expect(try Self.number(figures, "lift_offs") == 1)
+        #expect(try Self.number(figures, "kinetic_px") >= 590)
+        let blank = try Self.number(figures, "blank_area_pct")
+        #expect(blank >= 0 && blank <= 100)
+        _ = try Self.number(figures, "any_blank_ms")
+        #expect((figures["status_bar"] as? String)?.contains("blank ") == true)
+        try Self.checkNoEmptyCells(screenshotDirectory.appending(path: "fling-midfling.png").path)
         // The prefetch follows the scroll: few thumbnails loaded ahead went unseen. This checks the wiring (the
         // tracker's window keeps prefetch in bounds), not the policy's tuning, which AdaptivePreloadTests and
         // PreloadTrackerTests check on a virtual clock: a real fling's waste depends on how the frames fell (1.4% at
@@ -112,6 +121,33 @@ struct DeskScriptTests {
         let zero = try number(figures, "back_category_ms_to_zero")
         #expect(zero >= 0 && zero <= 50, "the category's work took \(zero) ms to withdraw (-1: over 1 s)")
         #expect(try number(figures, "back_category_delivered_after") == 0)
+    }
+
+    /// Every cell wholly on screen in the mid-fling screenshot shows a picture (its image or a quick rendering), not
+    /// the empty placeholder: at most 80% of its pixels are one colour (an empty cell is the window's background
+    /// around an 8 × 6 grey box).
+    static func checkNoEmptyCells(_ path: String) throws {
+        let png = try ImageDecoder().decode(Data(contentsOf: URL(fileURLWithPath: path)))
+        let json = try Data(contentsOf: URL(fileURLWithPath: path + ".cells.json"))
+        let cells = try #require(try JSONSerialization.jsonObject(with: json) as? [String: [[String: Int]]])["cells"] ?? []
+        #expect(!cells.isEmpty, "no cell wholly on screen mid-fling")
+        png.withUnsafePixels { pixels in
+            for cell in cells {
+                guard let x = cell["x"], let y = cell["y"], let width = cell["width"], let height = cell["height"],
+                    x >= 0, y >= 0, x + width <= png.width, y + height <= png.height, width > 0, height > 0
+                else { continue }
+                var counts: [UInt32: Int] = [:]
+                for row in y..<(y + height) {
+                    for column in x..<(x + width) {
+                        let offset = (row * png.width + column) * 4
+                        let colour = UInt32(pixels[offset]) << 16 | UInt32(pixels[offset + 1]) << 8 | UInt32(pixels[offset + 2])
+                        counts[colour, default: 0] += 1
+                    }
+                }
+                let share = Double(counts.values.max() ?? 0) / Double(width * height)
+                #expect(share <= 0.8, "row \(cell["row"] ?? -1) was empty mid-fling (\(Int(share * 100))% one colour)")
+            }
+        }
     }
 
     /// Every cell wholly on screen after the fling shows its own row's image: the barcode read back from the PNG at
