@@ -104,6 +104,30 @@ struct QuickTierTests {
         #expect(quickPrefetched >= 10)
     }
 
+    @Test("a row displayed while the list outpaces its threads loads its full content behind the quick renderings")
+    func fullWaitsBehindQuick() {
+        let s = Setup()
+        let clock = VirtualClock(start: 1_000_000_000)
+        final class Row { var content: ContentBinding<String, String>? }
+        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { Row() }
+        list.connect(to: s.loader, quick: s.quick, key: { "\($0)" }) { [loader = s.loader, quick = s.quick] row in
+            if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
+            return row.content!
+        }
+        s.loader.costs.record(seconds: 0.003)
+        list.layoutIfNeeded()
+        list.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3))
+        clock.advance(by: .milliseconds(16))
+        list.scroll(to: 30)
+        // Row 45 came on screen while the list outpaced the threads: its quick rendering at visible priority, its
+        // full content at utility.
+        #expect(list.wantsQuick(forRow: 45))
+        #expect(s.quick.inFlightPriority(of: "45") == .visible)
+        #expect(s.loader.inFlightPriority(of: "45") == .utility)
+        // The plan alone would have loaded it at visible priority: the utility is the quick tier's doing.
+        #expect(list.loadPriority(forRow: 45) == .visible)
+    }
+
     @Test("a cached quick rendering replaces the placeholder at once; no quick work without asking")
     func cachedQuickInsteadOfPlaceholder() {
         let s = Setup()
