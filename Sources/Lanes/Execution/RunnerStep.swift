@@ -96,8 +96,8 @@ extension WorkQueue {
     ) -> RunnerStep {
         if books.count < books.maxItems {
             if let node = state.pop() {
-                // A runner back from searching (lingering) asks for runners for what else is ready: producers ask
-                // none while one searches (see ``WorkQueue/searching``).
+                // A runner back from lingering asks for runners for what else is ready: producers ask none while
+                // one lingers (see ``WorkQueue/lingering``).
                 if books.lingerDeadline != nil { state.requestRunners(into: &action) }
                 guard books.belongs(node) else { return .handOff(node) }
                 // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is

@@ -116,9 +116,9 @@ extension WorkQueue {
             if !condition { InternalChecks.fail("queue '\(name)'", rule()) }
         }
         require(cancelEpoch.load(ordering: .relaxed) == state.epoch, "the cancel-all epoch mirror matches")
-        // A runner searches while attached and stops before it detaches (under this lock).
-        let searchers = searching.load(ordering: .relaxed)
-        require(searchers >= 0 && searchers <= state.workers, "0 <= searching \(searchers) <= workers \(state.workers)")
+        // A runner lingers while attached and stops before it detaches (under this lock).
+        let lingerers = lingering.load(ordering: .relaxed)
+        require(lingerers >= 0 && lingerers <= state.workers, "0 <= lingering \(lingerers) <= workers \(state.workers)")
         require(turnPerItem == state.turnPerItem, "turn per item matches")
         guard mirrors else { return }
         require(workersMirror.load(ordering: .relaxed) == state.workers, "the workers mirror matches")

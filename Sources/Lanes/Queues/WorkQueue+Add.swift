@@ -51,9 +51,9 @@ extension WorkQueue {
         if readyTopMirror.load(ordering: .sequentiallyConsistent) < level {
             readyTopMirror.max(level, ordering: .sequentiallyConsistent)
         }
-        // Every runner the limit allows is attached, or one is searching: one of them will take it from the inbox.
+        // Every runner the limit allows is attached, or one is lingering: one of them will take it from the inbox.
         if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed),
-            searching.load(ordering: .sequentiallyConsistent) == 0
+            lingering.load(ordering: .sequentiallyConsistent) == 0
         {
             updateRequestingRunners { _ in }
         }
@@ -71,7 +71,7 @@ extension WorkQueue {
         node.slot.waitingIndex.store(QueueSlot.waitingInInbox, ordering: .relaxed)
         node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
         inbox.push(node)
-        if node.isReadyToRun, searching.load(ordering: .sequentiallyConsistent) == 0 {
+        if node.isReadyToRun, lingering.load(ordering: .sequentiallyConsistent) == 0 {
             updateRequestingRunners { _ in }
         }
     }
