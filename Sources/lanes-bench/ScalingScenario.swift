@@ -10,6 +10,7 @@ import Lanes
 ///   queue, fed round-robin; TaskGroup: at most `threads` child tasks in flight.
 /// - `fanout`: one gate, n dependents. Dispatch: each dependent a `notify` on the gate's `DispatchWorkItem`, spread
 ///   over `threads` serial queues.
+/// - `chain` and `cancel-all`: see ScalingChain.swift.
 /// - `width`: n items of ~20 µs arithmetic (speedup against a serial loop).
 /// - `enumerate`: `concurrentMap(maxConcurrency:)` over 10,000 elements of ~10 µs; Dispatch: `concurrentPerform`
 ///   with `threads` iterations of n / threads elements; TaskGroup: `threads` child tasks of a slice each.
@@ -33,6 +34,8 @@ struct ScalingScenario {
         let serialEnumerate = serialSeconds(items: enumerateItems, rounds: enumerateRounds)
         for threads in threadCounts { rows.append(await independent(threads)) }
         for threads in threadCounts { rows.append(await fanout(threads)) }
+        for threads in threadCounts { rows.append(await chain(threads)) }
+        for threads in threadCounts { rows.append(await cancelAll(threads)) }
         for threads in threadCounts { rows.append(await width(threads, rounds: widthRounds, serial: serialWidth)) }
         for threads in threadCounts {
             rows.append(await enumerate(threads, rounds: enumerateRounds, serial: serialEnumerate))
@@ -56,7 +59,7 @@ struct ScalingScenario {
     }
 
     /// `threads` serial Dispatch queues on the global queue: Dispatch's way to run at most that many blocks at once.
-    private func dispatchLanes(_ threads: Int) -> [DispatchQueue] {
+    func dispatchLanes(_ threads: Int) -> [DispatchQueue] {
         (0..<threads).map { DispatchQueue(label: "scaling-\($0)", target: .global()) }
     }
 
@@ -212,7 +215,7 @@ struct ScalingScenario {
 
     /// The median of `repeats` runs of `body`, with the lock waits of those runs (per run) and the parked pool
     /// threads they woke per item (each wake a system call and a context switch).
-    private func lanesTimed(items: Int, _ body: () async -> Double) async -> (Double, LockWaits, Double) {
+    func lanesTimed(items: Int, _ body: () async -> Double) async -> (Double, LockWaits, Double) {
         LockWaits.reset()
         BatchTally.reset()
         let before = ThreadPoolExecutor.shared.statistics.wakeUps

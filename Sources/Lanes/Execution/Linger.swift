@@ -23,6 +23,10 @@ extension WorkQueue {
             end = now &+ nanoseconds < now ? .max : now &+ nanoseconds
             deadline = end
         }
+        // Counted as lingering from before its first look at the inbox until after its last: a producer that sees
+        // it lingering after pushing leaves the item to it (it takes the lock next, which admits the inbox).
+        lingering.add(1, ordering: .sequentiallyConsistent)
+        defer { lingering.subtract(1, ordering: .sequentiallyConsistent) }
         while true {
             if !inbox.isEmpty || poppableMirror.load(ordering: .acquiring) { return true }
             if lingerBreaks.load(ordering: .acquiring) != breaks { return true }

@@ -24,6 +24,12 @@ struct RunnerBooks {
     var handed: WorkNode?
     /// The synchronous item it ran last, to account for at the next decision.
     var finished: WorkNode?
+    /// The one item of this queue that the end of `finished` made ready (a chain's next link), not yet listed: the
+    /// next decision lists it, before admitting the inbox, in the acquisition that accounts for `finished` and pops
+    /// (Tokio's "next" slot, but through the buckets, so FIFO and priority order hold exactly). Set only when the
+    /// inbox was empty at its end (nothing in the inbox then was added before it was ready) or held the item itself
+    /// (it is listed in its place when the inbox is admitted).
+    var next: WorkNode?
     /// Items it started or tried to.
     var count = 0
     var mayLinger: Bool
@@ -60,14 +66,21 @@ extension WorkQueue {
         if let node = nextFromBatch(&books) { return .run(node) }
         var action = QueueAction()
         var stale: WorkNode?
-        let step = lockedNotingContention { state, contended in
+        let next = books.next.take()
+        #if DEBUG || LANES_INTERNAL_CHECKS
+        if let next { debugHooks.listsNext(next) }
+        #endif
+        let step = lockedNotingContention(listingFirst: next) { state, contended in
             if let batch = books.batch.take() {
                 stale = state.endBatch(batch, done: books.batchDone, returning: books.returned.take())
                 books.batchDone.removeAll(keepingCapacity: true)
             }
             if let done = books.finished.take() { state.finished(done, ran: true, sync: true) }
             state.collectIdle(into: &action)
-            return decide(&state, &books, contended: contended, action: &action)
+            let step = decide(&state, &books, contended: contended, action: &action)
+            // More ready items than this runner takes: the runners `nodesBecameReady` would have asked for.
+            if next != nil { state.requestRunners(into: &action) }
+            return step
         }
         perform(action)
         if let stale { sweep([stale]) }
@@ -83,6 +96,9 @@ extension WorkQueue {
     ) -> RunnerStep {
         if books.count < books.maxItems {
             if let node = state.pop() {
+                // A runner back from lingering asks for runners for what else is ready: producers ask none while
+                // one lingers (see ``WorkQueue/lingering``).
+                if books.lingerDeadline != nil { state.requestRunners(into: &action) }
                 guard books.belongs(node) else { return .handOff(node) }
                 // A batch only pays when runners queue for the lock: with a free lock, one acquisition per item is
                 // cheaper than the batch's upkeep (`scaling/fanout`, whose ready items come one per acquisition).
@@ -116,7 +132,8 @@ extension WorkQueue {
             books.batchDone.append(done)
             if done.slot.runningIndex.load(ordering: .relaxed) >= 0 { return nil }
         }
-        guard lingerBreaks.load(ordering: .acquiring) == books.batchBreaks,
+        // An item it made ready is listed first: it may be more urgent than the batch.
+        guard books.next == nil, lingerBreaks.load(ordering: .acquiring) == books.batchBreaks,
             readyTopMirror.load(ordering: .relaxed) <= batch.level, let node = batch.take()
         else { return nil }
         // Its priority may have changed since it was batched.

@@ -27,7 +27,7 @@ extension WorkQueue {
                     continue
                 }
                 started += 1
-                books.finished = run(node, body)
+                books.finished = run(node, body, next: &books.next)
             case .linger(let breaks):
                 if !awaitWork(for: linger, until: &books.lingerDeadline, breaks: breaks) { books.mayLinger = false }
             case .handOff(let node):
@@ -39,17 +39,19 @@ extension WorkQueue {
         }
     }
 
-    /// Runs a started item's body: a synchronous one here, returning the node for the runner to account for; an
-    /// `async` one as a task, a callback one until it calls back (each accounts for itself when it ends).
-    private func run(_ node: WorkNode, _ body: consuming Body) -> WorkNode? {
+    /// Runs a started item's body: a synchronous one here, returning the node for the runner to account for (and in
+    /// `next` the one item of this queue its end made ready, if so: see ``RunnerBooks/next``); an `async` one as a
+    /// task, a callback one until it calls back (each accounts for itself when it ends).
+    private func run(_ node: WorkNode, _ body: consuming Body, next: inout WorkNode?) -> WorkNode? {
         WorkEvents.emit(.started, node: node, queue: self, state: .running)
         switch consume body {
         case .sync(let function):
             // The body is consumed by the call, so what it captured is released before the item completes.
             do {
-                node.complete(success: try Self.run(consume function, WorkContext(node: node)))
+                let value = try Self.run(consume function, WorkContext(node: node))
+                next = node.completeOnRunner(success: value, runner: self)
             } catch {
-                node.complete(.failure(error))
+                next = node.completeOnRunner(failure: error, runner: self)
             }
             return node
         case .async(let function):

@@ -1,15 +1,24 @@
+import Synchronization
+
 /// Runs the effects that state transitions decided, outside every lock. Transitions that follow from an effect
 /// (a dependent finishing because its dependency was cancelled, and so on) are appended to the same work list, so
 /// a chain of any length is handled without recursion.
 enum Effects {
     /// Most transitions decide nothing: that case is tested where the list is made, without a call.
+    ///
+    /// With `runner` (a runner of that queue finishing its item, see ``RunnerBooks/next``): when the effects make
+    /// exactly one item of that queue ready, and the queue's inbox is empty or holds that item, the item is returned
+    /// instead of listed, for the runner to list in its next decision (one acquisition of the queue lock per link of a
+    /// chain, not two). Listing it there, before the inbox, keeps its place: anything then in the inbox was added
+    /// after it was ready; an item still in the inbox is listed when the inbox is admitted, in its place.
     @inline(__always)
-    static func run(_ initial: consuming [Effect]) {
-        if initial.isEmpty { return }
-        runAll(initial)
+    @discardableResult
+    static func run(_ initial: consuming [Effect], runner: WorkQueue? = nil) -> WorkNode? {
+        if initial.isEmpty { return nil }
+        return runAll(initial, runner: runner)
     }
 
-    private static func runAll(_ initial: consuming [Effect]) {
+    private static func runAll(_ initial: consuming [Effect], runner: WorkQueue?) -> WorkNode? {
         var list = consume initial
         var index = 0
         // Items made ready are handed to their queues in batches (one lock per queue, not per item): a gate with
@@ -70,5 +79,11 @@ enum Effects {
                 index = 0
             }
         }
+        // Only `single` is set when one item became ready (a second moves it into `ready`).
+        guard let runner, let kept = single, kept.queue === runner,
+            runner.inbox.isEmpty || kept.node.slot.waitingIndex.load(ordering: .relaxed) == QueueSlot.waitingInInbox
+        else { return nil }
+        single = nil
+        return kept.node
     }
 }

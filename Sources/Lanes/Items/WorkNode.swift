@@ -176,10 +176,34 @@ package final class WorkNode: Sendable {
         return completeRunning { .success(pending.take()!) }
     }
 
+    /// A synchronous body on `runner`'s run loop returned `value`: finishes the node like ``complete(success:)`` and
+    /// returns the one item of `runner` this made ready, unlisted, for the run loop's next decision to list (see
+    /// ``RunnerBooks/next``); nil when it made none ready, or several, or listed it itself.
+    func completeOnRunner(success value: consuming any Sendable, runner: WorkQueue) -> WorkNode? {
+        var pending: (any Sendable)? = consume value
+        var next: WorkNode?
+        completeRunning(runner: runner, next: &next) { .success(pending.take()!) }
+        return next
+    }
+
+    /// ``completeOnRunner(success:runner:)`` for a body that threw.
+    func completeOnRunner(failure error: any Error, runner: WorkQueue) -> WorkNode? {
+        var next: WorkNode?
+        completeRunning(runner: runner, next: &next) { .failure(error) }
+        return next
+    }
+
     /// Finishes a running node with the outcome `make` builds (under the lock; it only wraps a value), or as
     /// cancelled if it was cancelled meanwhile.
     @inline(__always)
     private func completeRunning(_ make: () -> Outcome) -> Bool {
+        var next: WorkNode?
+        return completeRunning(runner: nil, next: &next, make)
+    }
+
+    @inline(__always)
+    @discardableResult
+    private func completeRunning(runner: WorkQueue?, next: inout WorkNode?, _ make: () -> Outcome) -> Bool {
         var effects: [Effect] = []
         let done = state.withLock { state -> Bool in
             guard case .running = state.phase else { return false }
@@ -194,7 +218,7 @@ package final class WorkNode: Sendable {
             check(state)
             return true
         }
-        Effects.run(consume effects)
+        next = Effects.run(consume effects, runner: runner)
         return done
     }
 

@@ -13,9 +13,13 @@ package struct RunnerHooks: Sendable {
     /// Called with the item's label by a runner that took it from the queue, before it tries to start it (outside
     /// every lock; it may block to hold the runner there).
     package var taken: (@Sendable (String) -> Void)?
+    /// Called with the item's label by a runner about to list the item its last item made ready (see
+    /// `RunnerBooks.next`), outside every lock.
+    package var listsNext: (@Sendable (String) -> Void)?
 
-    package init(taken: (@Sendable (String) -> Void)? = nil) {
+    package init(taken: (@Sendable (String) -> Void)? = nil, listsNext: (@Sendable (String) -> Void)? = nil) {
         self.taken = taken
+        self.listsNext = listsNext
     }
 }
 
@@ -31,6 +35,11 @@ final class DebugHooks: Sendable {
 
     func taken(_ node: WorkNode) {
         guard installed.load(ordering: .acquiring), let hook = hooks.withLock({ $0.taken }) else { return }
+        hook(node.label)
+    }
+
+    func listsNext(_ node: WorkNode) {
+        guard installed.load(ordering: .acquiring), let hook = hooks.withLock({ $0.listsNext }) else { return }
         hook(node.label)
     }
 

@@ -116,6 +116,9 @@ extension WorkQueue {
             if !condition { InternalChecks.fail("queue '\(name)'", rule()) }
         }
         require(cancelEpoch.load(ordering: .relaxed) == state.epoch, "the cancel-all epoch mirror matches")
+        // A runner lingers while attached and stops before it detaches (under this lock).
+        let lingerers = lingering.load(ordering: .relaxed)
+        require(lingerers >= 0 && lingerers <= state.workers, "0 <= lingering \(lingerers) <= workers \(state.workers)")
         require(turnPerItem == state.turnPerItem, "turn per item matches")
         guard mirrors else { return }
         require(workersMirror.load(ordering: .relaxed) == state.workers, "the workers mirror matches")
@@ -123,5 +126,25 @@ extension WorkQueue {
         require(poppableMirror.load(ordering: .relaxed) == state.canPop, "the poppable mirror matches")
         require(state.batches.open.isEmpty || readyTopMirror.load(ordering: .relaxed) >= state.topBucketLevel,
                 "the ready-top mirror is at least the top bucket while a batch is open")
+    }
+}
+
+extension WorkQueue {
+    /// Checks a runner's `next` item (see ``RunnerBooks/next``) before it is listed: if it is in the waiting list, it
+    /// is where its index says, a member of this epoch, with its dependencies finished (or itself finished: cancelled
+    /// meanwhile). Otherwise it left the list (cancelled, swept, or listed by whoever admitted it from the inbox) or
+    /// is still in the inbox, where the inbox's admission lists it.
+    func _checkNext(_ node: WorkNode, _ state: borrowing QueueState) {
+        func require(_ condition: Bool, _ rule: @autoclosure () -> String) {
+            if !condition { InternalChecks.fail("queue '\(name)', runner's next item \(node.label)", rule()) }
+        }
+        let index = node.slot.waitingIndex.load(ordering: .relaxed)
+        require(index >= -1 || index == QueueSlot.waitingInInbox, "its waiting index \(index) is valid")
+        guard index >= 0 else { return }
+        require(index < state.waitingNodes.count && state.waitingNodes[index] === node, "it is where its index says")
+        require(node.slot.member.load(ordering: .relaxed) && node.slot.epoch.load(ordering: .relaxed) == state.epoch,
+                "a waiting item is a member of this epoch")
+        require(node.isReadyToRun || node.finishedFlag.load(ordering: .acquiring), "its dependencies have finished")
+        require(node.slot.level.load(ordering: .relaxed) < 0, "it is not listed yet")
     }
 }

@@ -51,8 +51,10 @@ extension WorkQueue {
         if readyTopMirror.load(ordering: .sequentiallyConsistent) < level {
             readyTopMirror.max(level, ordering: .sequentiallyConsistent)
         }
-        // Every runner the limit allows is attached: one of them will take it from the inbox.
-        if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed) {
+        // Every runner the limit allows is attached, or one is lingering: one of them will take it from the inbox.
+        if workersMirror.load(ordering: .sequentiallyConsistent) < limitMirror.load(ordering: .relaxed),
+            lingering.load(ordering: .sequentiallyConsistent) == 0
+        {
             updateRequestingRunners { _ in }
         }
     }
@@ -69,7 +71,9 @@ extension WorkQueue {
         node.slot.waitingIndex.store(QueueSlot.waitingInInbox, ordering: .relaxed)
         node.slot.epoch.store(cancelEpoch.load(ordering: .acquiring), ordering: .relaxed)
         inbox.push(node)
-        if node.isReadyToRun { updateRequestingRunners { _ in } }
+        if node.isReadyToRun, lingering.load(ordering: .sequentiallyConsistent) == 0 {
+            updateRequestingRunners { _ in }
+        }
     }
 
     /// Gives a fresh item its plain dependencies, enqueues it here and returns it.

@@ -29,15 +29,26 @@ extension WorkQueue {
     }
 
     /// `locked`, telling `body` whether another thread held the lock when this one asked for it (a runner takes a
-    /// batch only then: see ``RunnerBatch``).
+    /// batch only then: see ``RunnerBatch``). A runner's `next` item (see ``RunnerBooks/next``) is listed first,
+    /// before the inbox is admitted.
     @inline(__always)
-    func lockedNotingContention<Result: Sendable>(_ body: (inout QueueState, _ contended: Bool) -> Result) -> Result {
-        state.withLockNotingContention { state, contended in underLock(&state) { body(&$0, contended) } }
+    func lockedNotingContention<Result: Sendable>(
+        listingFirst next: WorkNode?, _ body: (inout QueueState, _ contended: Bool) -> Result
+    ) -> Result {
+        state.withLockNotingContention { state, contended in
+            underLock(&state, listingFirst: next) { body(&$0, contended) }
+        }
     }
 
     /// What every acquisition of the queue lock does around its `body`.
     @inline(__always)
-    private func underLock<Result: Sendable>(_ state: inout QueueState, _ body: (inout QueueState) -> Result) -> Result {
+    private func underLock<Result: Sendable>(
+        _ state: inout QueueState, listingFirst next: WorkNode? = nil, _ body: (inout QueueState) -> Result
+    ) -> Result {
+        if let next {
+            if InternalChecks.isEnabled { _checkNext(next, state) }
+            state.dependenciesFinished(next)
+        }
         if !inbox.isEmpty {
             inbox.takeAll { node in
                 // A node pushed while it waited for dependencies is admitted as waiting (which checks them again).

@@ -43,6 +43,10 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     /// At least the most urgent level of the ready items (buckets and inbox): a runner checks it before starting
     /// each item of its batch (see ``RunnerBatch``). Producers raise it; the lock's holder lowers it.
     let readyTopMirror = Atomic<Int>(-1)
+    /// Runners lingering for work without the lock (in `awaitWork`). Each takes the lock when it stops lingering,
+    /// admitting the inbox, so a producer that sees one after its push asks for no runner (Tokio's and Go's rule:
+    /// no wake-up while a worker searches); the lingering runner that finds work asks for runners for the rest.
+    let lingering = Atomic<Int>(0)
     /// Bumped (under the lock) by a suspend or a lowered limit, so lingering runners detach at once.
     let lingerBreaks = Atomic<UInt32>(0)
     /// Whether each ready item gets a runner of its own (``main``; see `init(_:maxConcurrency:executor:turnPerItem:)`).

@@ -11,7 +11,10 @@ import Synchronization
 /// - never more bodies at once than the queue's limit, and a barrier's body alone;
 /// - every item a producer added before a barrier that ran finished before it started, and every later one started
 ///   after it finished;
-/// - on the serial queue, items of one producer and one unchanged priority started in the order they were added;
+/// - an item added after another (a chain link: one in eight plain items waits for its producer's previous item on
+///   that queue) started only after that one ended, and only if it succeeded;
+/// - on the serial queue, items of one producer and one unchanged priority, chain links aside, started in the order
+///   they were added;
 /// - no item pending when a `cancelAll()` began (its `add` had returned) started after that `cancelAll()` returned;
 /// - the queues end idle with settled books and their internal checks passing.
 package struct QueueStress: Sendable {
@@ -33,7 +36,9 @@ package struct QueueStress: Sendable {
 
     enum Field {
         static let runs = 0, start = 1, end = 2, taken = 3, added = 4, queue = 5, barrier = 6, level = 7, moved = 8
-        static let count = 9
+        /// A chain link's dependency: its row + 1 (0: none).
+        static let after = 9
+        static let count = 10
     }
 
     /// Runs the stress on threads of its own and returns what happened; never hangs (a queue that does not become
@@ -87,13 +92,18 @@ package struct QueueStress: Sendable {
     ) {
         var rng = SplitMix64(seed: seed &+ UInt64(producer) &* 0x1_0000_0001)
         var recent: [(row: Int, item: WorkItem<Int>)] = []
+        var last: [(row: Int, item: WorkItem<Int>)?] = [nil, nil]  // per queue, this producer's previous plain item
         for index in 0..<itemsPerProducer {
             let row = producer * itemsPerProducer + index
             let q = rng.next() % 10 < 7 ? 0 : 1
             let queue = queues[q]
             let limit = q == 0 ? runners : 1
-            let priority = WorkPriority.allCases.randomElement(using: &rng)!
             let roll = rng.next() % 100
+            // A chain link (one in eight plain items) waits for this producer's previous item on the queue, at its
+            // priority (a higher one would lend itself to it and reorder it among its peers).
+            let link = roll >= 7 && rng.next() % 8 == 0 ? last[q] : nil
+            let picked = WorkPriority.allCases.randomElement(using: &rng)!
+            let priority = link.map { WorkPriority(rawValue: table.load($0.row, Field.level))! } ?? picked
             let barrier = roll < 2
             table.store(row, Field.queue, q)
             table.store(row, Field.barrier, barrier ? 1 : 0)
@@ -123,9 +133,16 @@ package struct QueueStress: Sendable {
                     await Task.yield()
                     return value
                 }
+            } else if let previous = link {
+                // The runner that ends `previous` lists it in its next decision (RunnerBooks.next).
+                table.store(row, Field.after, previous.row + 1)
+                item = queue.add(label: "\(row)", priority: priority, after: [previous.item], policy: .cancel) { _ in
+                    body()
+                }
             } else {
                 item = queue.add(label: "\(row)", priority: priority) { _ in body() }
             }
+            if !barrier { last[q] = (row, item) }
             // Pending from here on for every cancelAll() that begins later.
             table.store(row, Field.added, books.load(q, 3) + 1)
             handles.withLock { $0[row] = item }
@@ -134,6 +151,12 @@ package struct QueueStress: Sendable {
             if recent.count > 16 { recent.removeFirst() }
             if rng.next() % 40 == 0, let pick = recent.randomElement(using: &rng) {
                 table.store(pick.row, Field.moved, 1)
+                // A link's new priority is lent to the items it waits for, if higher: they moved too.
+                var after = table.load(pick.row, Field.after) - 1
+                while after >= 0 {
+                    table.store(after, Field.moved, 1)
+                    after = table.load(after, Field.after) - 1
+                }
                 pick.item.priority = WorkPriority.allCases.randomElement(using: &rng)!
                 counters.increment(0, Counter.moves)
             }
@@ -202,6 +225,13 @@ package struct QueueStress: Sendable {
             if runs == 1, table.load(row, Field.taken) > table.load(row, Field.added) {
                 log.record("item \(row) was pending when a cancelAll() began and started after it returned")
             }
+            let after = table.load(row, Field.after) - 1
+            if runs == 1, after >= 0, table.load(row, Field.start) < table.load(after, Field.end) {
+                log.record("chain link \(row) started before its dependency \(after) ended")
+            }
+            if runs == 1, after >= 0, handles[after]?.state != .succeeded {
+                log.record("chain link \(row) ran though its dependency \(after) did not succeed")
+            }
         }
         for producer in 0..<producers {
             let rows = (producer * itemsPerProducer)..<((producer + 1) * itemsPerProducer)
@@ -240,7 +270,7 @@ package struct QueueStress: Sendable {
     /// added.
     private func checkFIFO(_ rows: [Int], _ table: AtomicTable, _ log: ViolationLog) {
         var lastStart = [Int](repeating: 0, count: WorkPriority.allCases.count)
-        for row in rows where table.load(row, Field.moved) == 0 {
+        for row in rows where table.load(row, Field.moved) == 0 && table.load(row, Field.after) == 0 {
             let level = table.load(row, Field.level), start = table.load(row, Field.start)
             if start < lastStart[level] { log.record("serial item \(row) started before an earlier item of its priority") }
             lastStart[level] = start
