@@ -3,7 +3,7 @@
  * stays valid across their longjmps; every entry point that calls into a codec sets its own setjmp.
  */
 #include "clanes_codecs.h"
-#include "clanes_incremental.h"
+#include "incremental_internal.h"
 #include "codecs_internal.h"
 #include "jpeg_internal.h"
 

@@ -4,8 +4,7 @@
  * function of this file; all libjpeg state lives in a context struct owned by the calling
  * function, so it stays valid after the jump.
  */
-#include "clanes_codecs.h"
-#include "codecs_internal.h"
+#include "decoder_parts.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -262,4 +261,133 @@ int32_t clanes_jpeg_choose_rgba_output(j_decompress_ptr cinfo, int *cmyk, char *
                            cinfo->num_components);
         return CLANES_ERR_UNSUPPORTED;
     }
+}
+
+/* ---------- the header (clanes_decoder_header): markers up to the first scan ---------- */
+
+/* Reads the orientation tag (0x0112) from IFD0 of an Exif APP1 payload; 1 if absent/invalid. */
+static int32_t exif_orientation(const uint8_t *payload, size_t length) {
+    static const uint8_t exif_header[6] = {'E', 'x', 'i', 'f', 0, 0};
+    if (length < 6 + 8 || memcmp(payload, exif_header, 6) != 0) {
+        return 1;
+    }
+    const uint8_t *tiff = payload + 6;
+    size_t tiff_length = length - 6;
+    int little;
+    if (tiff[0] == 'I' && tiff[1] == 'I') {
+        little = 1;
+    } else if (tiff[0] == 'M' && tiff[1] == 'M') {
+        little = 0;
+    } else {
+        return 1;
+    }
+    uint16_t magic = little ? clanes_le16(tiff + 2) : clanes_be16(tiff + 2);
+    uint32_t ifd = little ? clanes_le32(tiff + 4) : clanes_be32(tiff + 4);
+    if (magic != 42 || ifd > tiff_length || tiff_length - ifd < 2) {
+        return 1;
+    }
+    uint16_t count = little ? clanes_le16(tiff + ifd) : clanes_be16(tiff + ifd);
+    size_t entry = (size_t)ifd + 2;
+    for (uint16_t i = 0; i < count; i++, entry += 12) {
+        if (entry + 12 > tiff_length) {
+            return 1;
+        }
+        const uint8_t *e = tiff + entry;
+        uint16_t tag = little ? clanes_le16(e) : clanes_be16(e);
+        if (tag != 0x0112) {
+            continue;
+        }
+        uint16_t type = little ? clanes_le16(e + 2) : clanes_be16(e + 2);
+        uint32_t n = little ? clanes_le32(e + 4) : clanes_be32(e + 4);
+        if (type != 3 || n < 1) {
+            return 1;
+        }
+        uint16_t value = little ? clanes_le16(e + 8) : clanes_be16(e + 8);
+        return (value >= 1 && value <= 8) ? (int32_t)value : 1;
+    }
+    return 1;
+}
+
+static int is_sof_marker(uint8_t marker) {
+    /* SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC). */
+    return marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+}
+
+int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info,
+                          char *message, size_t capacity) {
+    int32_t orientation = 1;
+    int have_frame = 0;
+    size_t pos = 2; /* after SOI */
+    for (;;) {
+        if (pos >= size) {
+            break;
+        }
+        if (data[pos] != 0xFF) {
+            clanes_set_message(message, capacity, "JPEG has garbage where a marker should be (offset %zu)", pos);
+            return CLANES_ERR_CORRUPT;
+        }
+        while (pos < size && data[pos] == 0xFF) {
+            pos++; /* fill bytes */
+        }
+        if (pos >= size) {
+            break;
+        }
+        uint8_t marker = data[pos++];
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+            continue; /* standalone markers */
+        }
+        if (marker == 0xD9 || marker == 0xDA || marker == 0x00) {
+            /* EOI or start of scan: the header is over. */
+            if (!have_frame) {
+                clanes_set_message(message, capacity, "JPEG has no frame header before its first scan");
+                return CLANES_ERR_CORRUPT;
+            }
+            break;
+        }
+        if (size - pos < 2) {
+            break;
+        }
+        size_t length = clanes_be16(data + pos);
+        if (length < 2) {
+            clanes_set_message(message, capacity, "JPEG marker 0x%02X has an invalid length", marker);
+            return CLANES_ERR_CORRUPT;
+        }
+        if (length > size - pos) {
+            break; /* the segment is cut off: fine if the frame header was already seen */
+        }
+        const uint8_t *segment = data + pos + 2;
+        size_t segment_length = length - 2;
+        if (marker == 0xE1 && orientation == 1) {
+            orientation = exif_orientation(segment, segment_length);
+        } else if (is_sof_marker(marker) && !have_frame) {
+            if (segment_length < 6) {
+                clanes_set_message(message, capacity, "JPEG frame header is too short");
+                return CLANES_ERR_CORRUPT;
+            }
+            info->bit_depth = segment[0];
+            info->height = clanes_be16(segment + 1);
+            info->width = clanes_be16(segment + 3);
+            info->components = segment[5];
+            info->layout_channels = segment[5] == 1 ? 1 : 4;
+            info->layout_bytes = 1;
+            info->progressive = (marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE);
+            if (info->width == 0) {
+                clanes_set_message(message, capacity, "JPEG frame header has zero width");
+                return CLANES_ERR_CORRUPT;
+            }
+            if (info->height == 0) {
+                clanes_set_message(message, capacity, "JPEG defines its height later (DNL marker): unsupported");
+                return CLANES_ERR_UNSUPPORTED;
+            }
+            have_frame = 1;
+        }
+        pos += length;
+    }
+    if (!have_frame) {
+        clanes_set_message(message, capacity, "JPEG ends before its frame header (%zu bytes)", size);
+        return CLANES_ERR_TRUNCATED;
+    }
+    info->format = CLANES_FORMAT_JPEG;
+    info->orientation = orientation;
+    return CLANES_OK;
 }

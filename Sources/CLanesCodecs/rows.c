@@ -3,7 +3,7 @@
  * it stays valid after a longjmp; every entry point that calls into a codec sets its own setjmp.
  */
 #include "clanes_codecs.h"
-#include "clanes_rows.h"
+#include "rows_internal.h"
 #include "codecs_internal.h"
 #include "jpeg_internal.h"
 

@@ -98,7 +98,7 @@ final class BandedWrite {
     }
 
     private static func shape(of info: ImageInfo, plan: ProcessingPlan) -> Shape? {
-        // WebP, GIF, AVIF, HEIF and JPEG XL decode whole (clanes_frames, no row API): the whole-bitmap path.
+        // WebP, GIF, AVIF, HEIF and JPEG XL decode whole (frames: their libraries read no rows): the whole-bitmap path.
         guard info.orientation == .up, !info.format.decodesFrames else { return nil }
         var shape = Shape()
         if let size = plan.targetSize {

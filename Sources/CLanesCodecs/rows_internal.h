@@ -1,5 +1,5 @@
 /*
- * clanes_rows.h — PNG and JPEG decoding a few rows at a time (libpng row reading, libjpeg scanlines).
+ * rows_internal.h — the PNG and JPEG parts' row decoding (behind clanes_decoder_start_rows): a few rows at a time (libpng row reading, libjpeg scanlines).
  *
  * A row decoder reads its input from memory or from a file descriptor (pread from offset 0, so
  * the descriptor's own offset is untouched and nothing beyond a small read buffer is held) and
@@ -14,6 +14,8 @@
 #ifndef CLANES_ROWS_H
 #define CLANES_ROWS_H
 
+#include "clanes_decoder.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,16 +25,6 @@ extern "C" {
 
 typedef struct clanes_row_decoder clanes_row_decoder;
 
-/* What the decoder delivers. */
-typedef struct clanes_row_layout {
-    uint32_t width;            /* output width (a JPEG's DCT-scaled width) */
-    uint32_t height;           /* output height */
-    int32_t channels;          /* samples per pixel in the rows handed out (1 grey, 2 grey+alpha, 4 R G B A) */
-    int32_t bytes_per_sample;  /* 1, or 2 (native-endian uint16) */
-    int32_t whole_image;       /* 1 when the decoder holds the whole image (interlaced PNG) */
-    int32_t opaque;            /* 1 when every alpha is 255 (a JPEG; a PNG without alpha or tRNS) */
-    size_t held_bytes;         /* the decoder's own row/strip/image buffers (not the encoded input) */
-} clanes_row_layout;
 
 /*
  * What to decode and how: zero-initialise, fill, pass to clanes_row_decoder_open (zero fields take the defaults).

@@ -1,5 +1,5 @@
 /*
- * clanes_incremental.h — PNG and JPEG decoding fed bytes as they arrive (a download), never blocking for more.
+ * incremental_internal.h — the PNG and JPEG parts' decoding of pushed bytes (behind clanes_decoder_push), fed bytes as they arrive (a download), never blocking for more.
  *
  * The caller appends bytes (clanes_incremental_feed) and takes rows top to bottom (clanes_incremental_read), which
  * hands out as many of the asked rows as the bytes so far allow (0: feed more). A JPEG is read through a suspending
@@ -22,6 +22,8 @@
 #ifndef CLANES_INCREMENTAL_H
 #define CLANES_INCREMENTAL_H
 
+#include "clanes_decoder.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,17 +42,7 @@ typedef struct clanes_incremental_options {
 } clanes_incremental_options;
 
 /* Where the decoder stands; every call fills it in. */
-typedef struct clanes_incremental_state {
-    int32_t header_ready;      /* width, height and the rest below are known */
-    uint32_t width;            /* the rows' width (a JPEG's DCT-scaled width) */
-    uint32_t height;
-    int32_t opaque;            /* every alpha is 255 */
-    int32_t progressive;       /* a progressive JPEG or an interlaced PNG (rows come only after all input) */
-    uint32_t previews_ready;   /* scans (JPEG) or passes (PNG) complete, whose preview can be rendered now */
-    uint32_t rows_read;        /* rows handed out so far */
-    int32_t input_complete;    /* the image's last byte has been consumed */
-    size_t held_bytes;         /* the decoder's buffers, the unconsumed input included */
-} clanes_incremental_state;
+typedef clanes_progress clanes_incremental_state;
 
 /* One call: the bytes to append, the rows to take, the message buffer, and the state after the call. */
 typedef struct clanes_incremental_call {
