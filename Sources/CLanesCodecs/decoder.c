@@ -79,13 +79,13 @@ static int jxl_matches(const uint8_t *data, size_t size) {
 }
 
 static const clanes_decoder_part parts[] = {
-    {CLANES_FORMAT_PNG, "PNG", png_matches, 8, clanes_png_probe, clanes_png_decode, NULL},
-    {CLANES_FORMAT_JPEG, "JPEG", jpeg_matches, 3, clanes_jpeg_probe, clanes_jpeg_decode, NULL},
-    {CLANES_FORMAT_WEBP, "WebP", webp_matches, 12, clanes_webp_probe, NULL, &clanes_webp_codec},
-    {CLANES_FORMAT_GIF, "GIF", gif_matches, 6, clanes_gif_probe, NULL, &clanes_gif_codec},
-    {CLANES_FORMAT_AVIF, "AVIF", avif_matches, 12, clanes_avif_probe, NULL, &clanes_avif_codec},
-    {CLANES_FORMAT_HEIF, "HEIF", heif_matches, 12, clanes_heif_probe, NULL, &clanes_heif_codec},
-    {CLANES_FORMAT_JXL, "JPEG XL", jxl_matches, 12, clanes_jxl_probe, NULL, &clanes_jxl_codec},
+    {CLANES_FORMAT_PNG, "PNG", png_matches, 8, clanes_png_probe, clanes_png_decode, &clanes_png_rows, NULL},
+    {CLANES_FORMAT_JPEG, "JPEG", jpeg_matches, 3, clanes_jpeg_probe, clanes_jpeg_decode, &clanes_jpeg_rows, NULL},
+    {CLANES_FORMAT_WEBP, "WebP", webp_matches, 12, clanes_webp_probe, NULL, NULL, &clanes_webp_codec},
+    {CLANES_FORMAT_GIF, "GIF", gif_matches, 6, clanes_gif_probe, NULL, NULL, &clanes_gif_codec},
+    {CLANES_FORMAT_AVIF, "AVIF", avif_matches, 12, clanes_avif_probe, NULL, NULL, &clanes_avif_codec},
+    {CLANES_FORMAT_HEIF, "HEIF", heif_matches, 12, clanes_heif_probe, NULL, NULL, &clanes_heif_codec},
+    {CLANES_FORMAT_JXL, "JPEG XL", jxl_matches, 12, clanes_jxl_probe, NULL, NULL, &clanes_jxl_codec},
 };
 
 const clanes_decoder_part *clanes_decoder_part_for(const uint8_t *data, size_t size) {
@@ -394,7 +394,7 @@ int32_t clanes_decoder_start_rows(clanes_decoder *d, clanes_row_layout *layout) 
     request.data = d->source == SOURCE_BUFFER ? d->data : NULL;
     request.size = d->size;
     request.fd = d->source == SOURCE_FD ? d->fd : -1;
-    request.format = d->part->format;
+    request.part = d->part->rows;
     request.scale_denom = d->options.scale_denom;
     request.channels = d->options.channels;
     request.bytes_per_sample = d->options.bytes_per_sample;

@@ -8,6 +8,7 @@
 #include "clanes_decoder.h"
 #include "codecs_internal.h"
 #include "frames_internal.h"
+#include "rows_internal.h"
 
 /* Reads `info` from the header alone (the context has zeroed it and set orientation 1); CLANES_ERR_TRUNCATED when
  * `data` ends before the header does. */
@@ -24,7 +25,8 @@ typedef struct clanes_decoder_part {
     int (*matches)(const uint8_t *data, size_t size);   /* the signature (enough bytes for it are checked first) */
     size_t signature_bytes;
     clanes_probe_fn probe;
-    clanes_whole_fn decode_whole;     /* PNG, JPEG: whole, rows (rows.c) and pushed bytes (incremental.c) */
+    clanes_whole_fn decode_whole;     /* PNG, JPEG: whole */
+    const clanes_row_part *rows;      /* PNG, JPEG: rows from memory or a file (png_rows.c, jpeg_rows.c) */
     const clanes_frames_codec *frames; /* WebP, GIF, AVIF, HEIF, JPEG XL */
 } clanes_decoder_part;
 
