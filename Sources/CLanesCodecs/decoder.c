@@ -79,13 +79,20 @@ static int jxl_matches(const uint8_t *data, size_t size) {
 }
 
 static const clanes_decoder_part parts[] = {
-    {CLANES_FORMAT_PNG, "PNG", png_matches, 8, clanes_png_probe, clanes_png_decode, &clanes_png_rows, NULL},
-    {CLANES_FORMAT_JPEG, "JPEG", jpeg_matches, 3, clanes_jpeg_probe, clanes_jpeg_decode, &clanes_jpeg_rows, NULL},
-    {CLANES_FORMAT_WEBP, "WebP", webp_matches, 12, clanes_webp_probe, NULL, NULL, &clanes_webp_codec},
-    {CLANES_FORMAT_GIF, "GIF", gif_matches, 6, clanes_gif_probe, NULL, NULL, &clanes_gif_codec},
-    {CLANES_FORMAT_AVIF, "AVIF", avif_matches, 12, clanes_avif_probe, NULL, NULL, &clanes_avif_codec},
-    {CLANES_FORMAT_HEIF, "HEIF", heif_matches, 12, clanes_heif_probe, NULL, NULL, &clanes_heif_codec},
-    {CLANES_FORMAT_JXL, "JPEG XL", jxl_matches, 12, clanes_jxl_probe, NULL, NULL, &clanes_jxl_codec},
+    {.format = CLANES_FORMAT_PNG, .name = "PNG", .matches = png_matches, .probe = clanes_png_probe,
+     .decode_whole = clanes_png_decode, .rows = &clanes_png_rows, .push = &clanes_png_push},
+    {.format = CLANES_FORMAT_JPEG, .name = "JPEG", .matches = jpeg_matches, .probe = clanes_jpeg_probe,
+     .decode_whole = clanes_jpeg_decode, .rows = &clanes_jpeg_rows, .push = &clanes_jpeg_push},
+    {.format = CLANES_FORMAT_WEBP, .name = "WebP", .matches = webp_matches, .probe = clanes_webp_probe,
+     .frames = &clanes_webp_codec},
+    {.format = CLANES_FORMAT_GIF, .name = "GIF", .matches = gif_matches, .probe = clanes_gif_probe,
+     .frames = &clanes_gif_codec},
+    {.format = CLANES_FORMAT_AVIF, .name = "AVIF", .matches = avif_matches, .probe = clanes_avif_probe,
+     .frames = &clanes_avif_codec},
+    {.format = CLANES_FORMAT_HEIF, .name = "HEIF", .matches = heif_matches, .probe = clanes_heif_probe,
+     .frames = &clanes_heif_codec},
+    {.format = CLANES_FORMAT_JXL, .name = "JPEG XL", .matches = jxl_matches, .probe = clanes_jxl_probe,
+     .frames = &clanes_jxl_codec},
 };
 
 const clanes_decoder_part *clanes_decoder_part_for(const uint8_t *data, size_t size) {
@@ -144,7 +151,7 @@ static int32_t whole_input(clanes_decoder *d, const uint8_t **data, size_t *size
     if (d->source == SOURCE_PUSH && !d->end_of_input) {
         return fail(d, CLANES_ERR_ARGUMENT, "the pushed input has not ended yet");
     }
-    if (d->source == SOURCE_PUSH && d->part != NULL && d->part->decode_whole != NULL && !d->options.keep_input) {
+    if (d->source == SOURCE_PUSH && d->part != NULL && d->part->push != NULL && !d->options.keep_input) {
         return fail(d, CLANES_ERR_ARGUMENT, "pushed bytes are decoded whole only when kept (keep_input)");
     }
     *data = d->kept.bytes;
@@ -271,7 +278,7 @@ static int32_t feed_incremental(clanes_decoder *d, const uint8_t *data, size_t s
 static int32_t start_incremental(clanes_decoder *d) {
     clanes_incremental_options options;
     memset(&options, 0, sizeof options);
-    options.format = d->part->format;
+    options.part = d->part->push;
     options.max_pixels = d->options.max_pixels;
     options.previews = d->options.previews;
     options.scale_denom = d->options.scale_denom;
@@ -292,7 +299,7 @@ int32_t clanes_decoder_push(clanes_decoder *d, const uint8_t *data, size_t size,
     if (data == NULL && size > 0) return fail(d, CLANES_ERR_ARGUMENT, "no data");
     if (d->end_of_input) return fail(d, CLANES_ERR_ARGUMENT, "bytes pushed after the end of the input");
     d->end_of_input = end_of_input != 0;
-    int keeps = !d->have_header || d->options.keep_input || d->part->decode_whole == NULL;
+    int keeps = !d->have_header || d->options.keep_input || d->part->push == NULL;
     if (keeps && size > 0 && !clanes_buffer_append(&d->kept, data, size)) {
         return fail(d, CLANES_ERR_NO_MEMORY, "out of memory for the pushed bytes");
     }
@@ -303,7 +310,7 @@ int32_t clanes_decoder_push(clanes_decoder *d, const uint8_t *data, size_t size,
         d->progress.header_ready = 1;
         d->progress.width = d->header.width;
         d->progress.height = d->header.height;
-        if (d->part->decode_whole != NULL) return settle(d, start_incremental(d));
+        if (d->part->push != NULL) return settle(d, start_incremental(d));
     } else if (d->incremental != NULL) {
         return settle(d, feed_incremental(d, data, size));
     }
@@ -383,7 +390,7 @@ int32_t clanes_decoder_start_rows(clanes_decoder *d, clanes_row_layout *layout) 
     int32_t status = clanes_decoder_header(d, &header);
     if (status != CLANES_OK) return status;
     if (layout == NULL || d->rows != NULL) return fail(d, CLANES_ERR_ARGUMENT, "rows already started, or no layout");
-    if (d->part->decode_whole == NULL) {
+    if (d->part->rows == NULL) {
         clanes_set_message(d->message, sizeof d->message, "%s is decoded whole (its library reads no rows)",
                            d->part->name);
         return settle(d, CLANES_ERR_UNSUPPORTED);

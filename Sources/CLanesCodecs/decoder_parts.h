@@ -8,6 +8,7 @@
 #include "clanes_decoder.h"
 #include "codecs_internal.h"
 #include "frames_internal.h"
+#include "incremental_internal.h"
 #include "rows_internal.h"
 
 /* Reads `info` from the header alone (the context has zeroed it and set orientation 1); CLANES_ERR_TRUNCATED when
@@ -22,11 +23,11 @@ typedef int32_t (*clanes_whole_fn)(const uint8_t *data, size_t size, int32_t sca
 typedef struct clanes_decoder_part {
     int32_t format;
     const char *name;
-    int (*matches)(const uint8_t *data, size_t size);   /* the signature (enough bytes for it are checked first) */
-    size_t signature_bytes;
+    int (*matches)(const uint8_t *data, size_t size);   /* the signature (each checks it has the bytes) */
     clanes_probe_fn probe;
-    clanes_whole_fn decode_whole;     /* PNG, JPEG: whole */
+    clanes_whole_fn decode_whole;     /* PNG, JPEG: whole (png.c, jpeg.c) */
     const clanes_row_part *rows;      /* PNG, JPEG: rows from memory or a file (png_rows.c, jpeg_rows.c) */
+    const clanes_push_part *push;     /* PNG, JPEG: pushed bytes, with previews (png_push.c, jpeg_push.c) */
     const clanes_frames_codec *frames; /* WebP, GIF, AVIF, HEIF, JPEG XL */
 } clanes_decoder_part;
 

@@ -66,8 +66,8 @@ static void jpeg_output_nothing(j_common_ptr cinfo) {
     (void)cinfo;
 }
 
-void clanes_jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
-    jpeg_std_error(&error->manager);
+void clanes_jpeg_install_errors(j_common_ptr cinfo, jpeg_error_context *error, char *message, size_t capacity) {
+    cinfo->err = jpeg_std_error(&error->manager);
     error->manager.error_exit = jpeg_error_exit;
     error->manager.emit_message = jpeg_emit_message;
     error->manager.output_message = jpeg_output_nothing;
@@ -86,10 +86,13 @@ void clanes_jpeg_limit_scans(j_common_ptr cinfo) {
     }
 }
 
-void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress) {
+void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress, void *client,
+                                int *created) {
     jpeg_create_decompress(cinfo);
+    *created = 1;
     progress->progress_monitor = clanes_jpeg_limit_scans;
     cinfo->progress = progress;
+    cinfo->client_data = client;
 }
 
 static void clanes_jpeg_source_nothing(j_decompress_ptr cinfo) {
@@ -119,6 +122,7 @@ typedef struct jpeg_decode_context {
     struct jpeg_decompress_struct cinfo;
     jpeg_error_context error;
     struct jpeg_progress_mgr progress;
+    int created;
     uint8_t *cmyk_row;
 } jpeg_decode_context;
 
@@ -142,7 +146,7 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
     if (setjmp(ctx->error.jump)) {
         return ctx->error.status;
     }
-    clanes_jpeg_create_limited(&ctx->cinfo, &ctx->progress);
+    clanes_jpeg_create_limited(&ctx->cinfo, &ctx->progress, ctx, &ctx->created);
     jpeg_mem_src(&ctx->cinfo, data, (unsigned long)size);
     if (jpeg_read_header(&ctx->cinfo, TRUE) != JPEG_HEADER_OK) {
         clanes_set_message(ctx->error.message, ctx->error.capacity, "JPEG holds tables but no image");
@@ -236,8 +240,7 @@ int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom
     }
     jpeg_decode_context ctx;
     memset(&ctx, 0, sizeof(ctx));
-    clanes_jpeg_install_errors(&ctx.error, message, message_capacity);
-    ctx.cinfo.err = &ctx.error.manager;
+    clanes_jpeg_install_errors((j_common_ptr)&ctx.cinfo, &ctx.error, message, message_capacity);
     status = jpeg_decode_run(&ctx, data, size, scale_denom, pixels, bytes_per_row, width, height, channels);
     jpeg_destroy_decompress(&ctx.cinfo);
     free(ctx.cmyk_row);
@@ -390,4 +393,30 @@ int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info,
     info->format = CLANES_FORMAT_JPEG;
     info->orientation = orientation;
     return CLANES_OK;
+}
+
+/* ---------- the reader the row and push parts share ---------- */
+
+void *clanes_jpeg_reader_new(size_t size, char *message, size_t capacity) {
+    clanes_jpeg_reader *reader = (clanes_jpeg_reader *)calloc(1, size);
+    if (reader == NULL) {
+        clanes_set_message(message, capacity, "out of memory creating the JPEG decoder");
+        return NULL;
+    }
+    clanes_jpeg_install_errors((j_common_ptr)&reader->cinfo, &reader->error, message, capacity);
+    return reader;
+}
+
+int clanes_jpeg_reader_row(clanes_jpeg_reader *reader, uint8_t *destination) {
+    JSAMPROW row = reader->cmyk ? reader->cmyk_row : destination;
+    if (jpeg_read_scanlines(&reader->cinfo, &row, 1) != 1) return 0;
+    if (reader->cmyk) {
+        clanes_cmyk_to_rgba(reader->cmyk_row, destination, reader->cinfo.output_width, reader->cinfo.saw_Adobe_marker);
+    }
+    return 1;
+}
+
+void clanes_jpeg_reader_end(clanes_jpeg_reader *reader) {
+    if (reader->created) jpeg_destroy_decompress(&reader->cinfo);
+    free(reader->cmyk_row);
 }

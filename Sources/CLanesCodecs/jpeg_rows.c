@@ -16,13 +16,7 @@
 #define JPEG_ROWS_CHUNK 65536
 
 typedef struct jpeg_rows_state {
-    struct jpeg_decompress_struct cinfo;
-    jpeg_error_context error;
-    struct jpeg_progress_mgr progress;
-    struct jpeg_source_mgr source;
-    int created;
-    int cmyk;
-    uint8_t *cmyk_row;
+    clanes_jpeg_reader r;
     uint8_t *chunk; /* the file reader's buffer */
 } jpeg_rows_state;
 
@@ -36,8 +30,8 @@ static boolean jpeg_rows_fill(j_decompress_ptr cinfo) {
         s->chunk[1] = JPEG_EOI;
         got = 2;
     }
-    s->source.next_input_byte = s->chunk;
-    s->source.bytes_in_buffer = got;
+    s->r.source.next_input_byte = s->chunk;
+    s->r.source.bytes_in_buffer = got;
     return TRUE;
 }
 
@@ -48,43 +42,43 @@ static void jpeg_rows_skip(j_decompress_ptr cinfo, long count) {
         return;
     }
     size_t skip = (size_t)count;
-    if (skip <= s->source.bytes_in_buffer) {
-        s->source.next_input_byte += skip;
-        s->source.bytes_in_buffer -= skip;
+    if (skip <= s->r.source.bytes_in_buffer) {
+        s->r.source.next_input_byte += skip;
+        s->r.source.bytes_in_buffer -= skip;
         return;
     }
-    skip -= s->source.bytes_in_buffer;
-    s->source.bytes_in_buffer = 0;
+    skip -= s->r.source.bytes_in_buffer;
+    s->r.source.bytes_in_buffer = 0;
     d->offset = skip > d->size - d->offset ? d->size : d->offset + skip;
 }
 
 /* After the setjmp: the header, the output choice and the start of decompression. */
 static int32_t jpeg_rows_start(clanes_row_decoder *d, jpeg_rows_state *s, int32_t scale_denom) {
-    if (jpeg_read_header(&s->cinfo, TRUE) != JPEG_HEADER_OK) {
+    if (jpeg_read_header(&s->r.cinfo, TRUE) != JPEG_HEADER_OK) {
         clanes_set_message(d->message, d->capacity, "JPEG holds tables but no image");
         return CLANES_ERR_CORRUPT;
     }
-    int32_t output = clanes_jpeg_choose_rgba_output(&s->cinfo, &s->cmyk, d->message, d->capacity);
+    int32_t output = clanes_jpeg_choose_rgba_output(&s->r.cinfo, &s->r.cmyk, d->message, d->capacity);
     if (output != CLANES_OK) {
         return output;
     }
-    s->cinfo.scale_num = 1;
-    s->cinfo.scale_denom = (unsigned int)scale_denom;
-    s->cinfo.dct_method = JDCT_ISLOW;
-    jpeg_start_decompress(&s->cinfo);
-    d->layout.width = s->cinfo.output_width;
-    d->layout.height = s->cinfo.output_height;
+    s->r.cinfo.scale_num = 1;
+    s->r.cinfo.scale_denom = (unsigned int)scale_denom;
+    s->r.cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(&s->r.cinfo);
+    d->layout.width = s->r.cinfo.output_width;
+    d->layout.height = s->r.cinfo.output_height;
     d->layout.channels = 4;
     d->layout.bytes_per_sample = 1;
     d->layout.whole_image = 0;
     d->layout.opaque = 1;
     size_t row = (size_t)d->layout.width * 4;
     /* The decoder's strip (one iMCU row, up to 16 output rows) and, progressive, its coefficients. */
-    d->layout.held_bytes = row * 16 + (s->cinfo.progressive_mode
-        ? (size_t)s->cinfo.image_width * s->cinfo.image_height * (size_t)s->cinfo.num_components * 2 : 0);
-    if (s->cmyk) {
-        s->cmyk_row = (uint8_t *)malloc(row);
-        if (s->cmyk_row == NULL) {
+    d->layout.held_bytes = row * 16 + (s->r.cinfo.progressive_mode
+        ? (size_t)s->r.cinfo.image_width * s->r.cinfo.image_height * (size_t)s->r.cinfo.num_components * 2 : 0);
+    if (s->r.cmyk) {
+        s->r.cmyk_row = (uint8_t *)malloc(row);
+        if (s->r.cmyk_row == NULL) {
             clanes_set_message(d->message, d->capacity, "out of memory for a CMYK row");
             return CLANES_ERR_NO_MEMORY;
         }
@@ -94,49 +88,37 @@ static int32_t jpeg_rows_start(clanes_row_decoder *d, jpeg_rows_state *s, int32_
 }
 
 static int32_t jpeg_rows_open(clanes_row_decoder *d, const clanes_row_request *request) {
-    jpeg_rows_state *s = (jpeg_rows_state *)calloc(1, sizeof(jpeg_rows_state));
+    jpeg_rows_state *s = (jpeg_rows_state *)clanes_jpeg_reader_new(sizeof(jpeg_rows_state), d->message, d->capacity);
     d->state = s;
-    if (s == NULL) {
-        clanes_set_message(d->message, d->capacity, "out of memory creating the JPEG decoder");
-        return CLANES_ERR_NO_MEMORY;
+    if (s == NULL) return CLANES_ERR_NO_MEMORY;
+    if (setjmp(s->r.error.jump)) {
+        return s->r.error.status;
     }
-    clanes_jpeg_install_errors(&s->error, d->message, d->capacity);
-    s->cinfo.err = &s->error.manager;
-    if (setjmp(s->error.jump)) {
-        return s->error.status;
-    }
-    clanes_jpeg_create_limited(&s->cinfo, &s->progress);
-    s->created = 1;
-    s->cinfo.client_data = d;
+    clanes_jpeg_create_limited(&s->r.cinfo, &s->r.progress, d, &s->r.created);
     if (d->data != NULL) {
-        jpeg_mem_src(&s->cinfo, d->data, (unsigned long)d->size);
+        jpeg_mem_src(&s->r.cinfo, d->data, (unsigned long)d->size);
     } else {
         s->chunk = (uint8_t *)malloc(JPEG_ROWS_CHUNK);
         if (s->chunk == NULL) {
             clanes_set_message(d->message, d->capacity, "out of memory for a read buffer");
             return CLANES_ERR_NO_MEMORY;
         }
-        clanes_jpeg_use_source(&s->cinfo, &s->source, jpeg_rows_fill, jpeg_rows_skip);
+        clanes_jpeg_use_source(&s->r.cinfo, &s->r.source, jpeg_rows_fill, jpeg_rows_skip);
     }
     return jpeg_rows_start(d, s, request->scale_denom);
 }
 
 static int32_t jpeg_rows_read(clanes_row_decoder *d, uint8_t *rows, size_t bytes_per_row, uint32_t count) {
     jpeg_rows_state *s = (jpeg_rows_state *)d->state;
-    s->error.message = d->message;
-    s->error.capacity = d->capacity;
-    if (setjmp(s->error.jump)) {
-        return s->error.status;
+    s->r.error.message = d->message;
+    s->r.error.capacity = d->capacity;
+    if (setjmp(s->r.error.jump)) {
+        return s->r.error.status;
     }
     for (uint32_t i = 0; i < count; i++) {
-        uint8_t *destination = rows + (size_t)i * bytes_per_row;
-        JSAMPROW row = s->cmyk ? s->cmyk_row : destination;
-        if (jpeg_read_scanlines(&s->cinfo, &row, 1) != 1) {
+        if (!clanes_jpeg_reader_row(&s->r, rows + (size_t)i * bytes_per_row)) {
             clanes_set_message(d->message, d->capacity, "JPEG decoder stalled");
             return CLANES_ERR_CORRUPT;
-        }
-        if (s->cmyk) {
-            clanes_cmyk_to_rgba(s->cmyk_row, destination, d->layout.width, s->cinfo.saw_Adobe_marker);
         }
     }
     return CLANES_OK;
@@ -145,8 +127,7 @@ static int32_t jpeg_rows_read(clanes_row_decoder *d, uint8_t *rows, size_t bytes
 static void jpeg_rows_close(clanes_row_decoder *d) {
     jpeg_rows_state *s = (jpeg_rows_state *)d->state;
     if (s == NULL) return;
-    if (s->created) jpeg_destroy_decompress(&s->cinfo);
-    free(s->cmyk_row);
+    clanes_jpeg_reader_end(&s->r);
     free(s->chunk);
     free(s);
     d->state = NULL;

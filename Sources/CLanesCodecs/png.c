@@ -88,6 +88,18 @@ void clanes_png_limit_ancillary(png_structp png) {
     png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
 }
 
+int32_t clanes_png_create_reader(void *owner, clanes_png_error_fn on_error, png_structp *png, png_infop *info,
+                                 char *message, size_t capacity) {
+    *png = png_create_read_struct(PNG_LIBPNG_VER_STRING, owner, on_error, clanes_png_ignore_warning);
+    *info = *png ? png_create_info_struct(*png) : NULL;
+    if (*png == NULL || *info == NULL) {
+        clanes_set_message(message, capacity, "out of memory creating the PNG decoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    clanes_png_limit_ancillary(*png);
+    return CLANES_OK;
+}
+
 /*
  * Sets the transforms that turn any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; tRNS) into rows of
  * `channels` (1, 2, 4) samples of `bytes_per_sample` (1, 2: native-endian): the one place both decoders (png.c's whole

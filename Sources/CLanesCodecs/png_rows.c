@@ -39,19 +39,15 @@ static int32_t png_rows_open(clanes_row_decoder *d, const clanes_row_request *re
     int32_t channels = request->channels, bytes_per_sample = request->bytes_per_sample;
     png_rows_state *s = (png_rows_state *)calloc(1, sizeof(png_rows_state));
     d->state = s;
-    if (s != NULL) {
-        s->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, png_rows_error, clanes_png_ignore_warning);
-        s->info = s->png ? png_create_info_struct(s->png) : NULL;
-    }
-    if (s == NULL || s->png == NULL || s->info == NULL) {
-        clanes_set_message(d->message, d->capacity, "out of memory creating the PNG decoder");
-        return CLANES_ERR_NO_MEMORY;
+    int32_t status = s == NULL ? CLANES_ERR_NO_MEMORY
+        : clanes_png_create_reader(d, png_rows_error, &s->png, &s->info, d->message, d->capacity);
+    if (status != CLANES_OK) {
+        return status;
     }
     if (setjmp(png_jmpbuf(s->png))) {
         return png_rows_failure(d);
     }
     png_set_read_fn(s->png, d, png_rows_input);
-    clanes_png_limit_ancillary(s->png);
     png_read_info(s->png, s->info);
     d->layout.width = png_get_image_width(s->png, s->info);
     d->layout.height = png_get_image_height(s->png, s->info);

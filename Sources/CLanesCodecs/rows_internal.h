@@ -1,5 +1,6 @@
 /*
- * rows_internal.h — the PNG and JPEG parts' row decoding (behind clanes_decoder_start_rows): a few rows at a time (libpng row reading, libjpeg scanlines).
+ * rows_internal.h — row decoding (behind clanes_decoder_start_rows), a few rows at a time: rows.c holds the input,
+ * png_rows.c (libpng's row reader) and jpeg_rows.c (libjpeg scanlines) are the formats' parts.
  *
  * A row decoder reads its input from memory or from a file descriptor (pread from offset 0, so
  * the descriptor's own offset is untouched and nothing beyond a small read buffer is held) and

@@ -17,12 +17,12 @@ enum FuzzContexts {
         var options = DecoderContext.Options(maxPixels: FuzzTarget.maxPixels)
         options.keepsInput = true
         options.maxBytes = 256 << 20
-        let fromMemory = outcome {
+        let fromMemory = FuzzTarget.outcome {
             try bytes.withUnsafeBytes { buffer in
                 try DecoderContext(.memory(buffer), options: options).decodeWhole()
             }
         }
-        let fromPushes = outcome {
+        let fromPushes = FuzzTarget.outcome {
             let context = try DecoderContext(.pushed, options: options)
             var offset = 0
             repeat {
@@ -60,7 +60,7 @@ enum FuzzContexts {
         var options = DecoderContext.Options(maxPixels: FuzzTarget.maxPixels)
         options.firstFrameOnly = true
         options.scaledSize = box
-        _ = outcome {
+        _ = FuzzTarget.outcome {
             try bytes.withUnsafeBytes { buffer in
                 let context = try DecoderContext(.memory(buffer), options: options)
                 let info = try context.header()
@@ -71,16 +71,6 @@ enum FuzzContexts {
                                  "a GIF frame of \(frame.width)x\(frame.height) shrunk below the \(box) asked for")
                 return frame
             }
-        }
-    }
-
-    private static func outcome(_ body: () throws -> Bitmap) -> Result<Bitmap, ImageError> {
-        do {
-            return .success(try body())
-        } catch let error as ImageError {
-            return .failure(error)
-        } catch {
-            FuzzTarget.fail("the decoder context threw a non-ImageError: \(error)")
         }
     }
 }

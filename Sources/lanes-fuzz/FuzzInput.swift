@@ -147,7 +147,7 @@ enum FuzzTarget {
         }
     }
 
-    private static func outcome(_ body: () throws -> Bitmap) -> Result<Bitmap, ImageError> {
+    static func outcome(_ body: () throws -> Bitmap) -> Result<Bitmap, ImageError> {
         do {
             return .success(try body())
         } catch let error as ImageError {
