@@ -268,47 +268,79 @@ int32_t clanes_jpeg_choose_rgba_output(j_decompress_ptr cinfo, int *cmyk, char *
 
 /* ---------- the header (clanes_decoder_header): markers up to the first scan ---------- */
 
-/* Reads the orientation tag (0x0112) from IFD0 of an Exif APP1 payload; 1 if absent/invalid. */
-static int32_t exif_orientation(const uint8_t *payload, size_t length) {
-    static const uint8_t exif_header[6] = {'E', 'x', 'i', 'f', 0, 0};
-    if (length < 6 + 8 || memcmp(payload, exif_header, 6) != 0) {
-        return 1;
-    }
-    const uint8_t *tiff = payload + 6;
-    size_t tiff_length = length - 6;
+/* What an Exif APP1 payload says: the orientation (IFD0's 0x0112; 1 if absent or invalid) and where IFD1's JPEG
+ * thumbnail lies in the payload (0x0201 offset, 0x0202 length; 0 and 0 when there is none within the payload). */
+typedef struct exif_fields {
+    int32_t orientation;
+    size_t thumbnail_offset;
+    size_t thumbnail_length;
+} exif_fields;
+
+typedef struct tiff_reader {
+    const uint8_t *bytes;
+    size_t length;
     int little;
-    if (tiff[0] == 'I' && tiff[1] == 'I') {
-        little = 1;
-    } else if (tiff[0] == 'M' && tiff[1] == 'M') {
-        little = 0;
-    } else {
-        return 1;
-    }
-    uint16_t magic = little ? clanes_le16(tiff + 2) : clanes_be16(tiff + 2);
-    uint32_t ifd = little ? clanes_le32(tiff + 4) : clanes_be32(tiff + 4);
-    if (magic != 42 || ifd > tiff_length || tiff_length - ifd < 2) {
-        return 1;
-    }
-    uint16_t count = little ? clanes_le16(tiff + ifd) : clanes_be16(tiff + ifd);
+} tiff_reader;
+
+static uint16_t tiff_16(const tiff_reader *t, size_t at) {
+    return t->little ? clanes_le16(t->bytes + at) : clanes_be16(t->bytes + at);
+}
+
+static uint32_t tiff_32(const tiff_reader *t, size_t at) {
+    return t->little ? clanes_le32(t->bytes + at) : clanes_be32(t->bytes + at);
+}
+
+/* Walks the IFD at `ifd`, calling `use` on each whole entry; returns the next IFD's offset (0: none or bad). */
+static uint32_t tiff_walk(const tiff_reader *t, uint32_t ifd, exif_fields *fields,
+                          void (*use)(const tiff_reader *, size_t, exif_fields *)) {
+    if (ifd > t->length || t->length - ifd < 2) return 0;
+    uint16_t count = tiff_16(t, ifd);
     size_t entry = (size_t)ifd + 2;
     for (uint16_t i = 0; i < count; i++, entry += 12) {
-        if (entry + 12 > tiff_length) {
-            return 1;
-        }
-        const uint8_t *e = tiff + entry;
-        uint16_t tag = little ? clanes_le16(e) : clanes_be16(e);
-        if (tag != 0x0112) {
-            continue;
-        }
-        uint16_t type = little ? clanes_le16(e + 2) : clanes_be16(e + 2);
-        uint32_t n = little ? clanes_le32(e + 4) : clanes_be32(e + 4);
-        if (type != 3 || n < 1) {
-            return 1;
-        }
-        uint16_t value = little ? clanes_le16(e + 8) : clanes_be16(e + 8);
-        return (value >= 1 && value <= 8) ? (int32_t)value : 1;
+        if (entry + 12 > t->length) return 0;
+        use(t, entry, fields);
     }
-    return 1;
+    return entry + 4 <= t->length ? tiff_32(t, entry) : 0;
+}
+
+static void exif_ifd0_entry(const tiff_reader *t, size_t entry, exif_fields *fields) {
+    if (tiff_16(t, entry) != 0x0112 || tiff_16(t, entry + 2) != 3 || tiff_32(t, entry + 4) < 1) return;
+    uint16_t value = tiff_16(t, entry + 8);
+    fields->orientation = (value >= 1 && value <= 8) ? (int32_t)value : 1;
+}
+
+static void exif_ifd1_entry(const tiff_reader *t, size_t entry, exif_fields *fields) {
+    uint16_t tag = tiff_16(t, entry), type = tiff_16(t, entry + 2);
+    if ((tag != 0x0201 && tag != 0x0202) || type != 4 || tiff_32(t, entry + 4) != 1) return;
+    if (tag == 0x0201) fields->thumbnail_offset = tiff_32(t, entry + 8);
+    else fields->thumbnail_length = tiff_32(t, entry + 8);
+}
+
+static exif_fields exif_read(const uint8_t *payload, size_t length) {
+    static const uint8_t exif_header[6] = {'E', 'x', 'i', 'f', 0, 0};
+    exif_fields fields = {1, 0, 0};
+    if (length < 6 + 8 || memcmp(payload, exif_header, 6) != 0) {
+        return fields;
+    }
+    tiff_reader t = {payload + 6, length - 6, 0};
+    if (t.bytes[0] == 'I' && t.bytes[1] == 'I') {
+        t.little = 1;
+    } else if (t.bytes[0] != 'M' || t.bytes[1] != 'M') {
+        return fields;
+    }
+    if (tiff_16(&t, 2) != 42) {
+        return fields;
+    }
+    uint32_t ifd1 = tiff_walk(&t, tiff_32(&t, 4), &fields, exif_ifd0_entry);
+    exif_fields thumbnail = {1, 0, 0};
+    if (ifd1 != 0) tiff_walk(&t, ifd1, &thumbnail, exif_ifd1_entry);
+    /* Only a thumbnail wholly inside the payload counts (offsets are from the TIFF header, 6 bytes in). */
+    if (thumbnail.thumbnail_length > 0 && thumbnail.thumbnail_offset <= t.length
+        && thumbnail.thumbnail_length <= t.length - thumbnail.thumbnail_offset) {
+        fields.thumbnail_offset = 6 + thumbnail.thumbnail_offset;
+        fields.thumbnail_length = thumbnail.thumbnail_length;
+    }
+    return fields;
 }
 
 static int is_sof_marker(uint8_t marker) {
@@ -316,8 +348,10 @@ static int is_sof_marker(uint8_t marker) {
     return marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
 }
 
-int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info,
-                          char *message, size_t capacity) {
+/* The markers up to the first scan: the frame header into `info`, the Exif orientation, and (when `thumbnail` is not
+ * NULL) where an Exif thumbnail lies in `data` (its offset and length; 0 0 when none). */
+static int32_t jpeg_markers(const uint8_t *data, size_t size, clanes_info *info, size_t *thumbnail,
+                            char *message, size_t capacity) {
     int32_t orientation = 1;
     int have_frame = 0;
     size_t pos = 2; /* after SOI */
@@ -361,7 +395,12 @@ int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info,
         const uint8_t *segment = data + pos + 2;
         size_t segment_length = length - 2;
         if (marker == 0xE1 && orientation == 1) {
-            orientation = exif_orientation(segment, segment_length);
+            exif_fields exif = exif_read(segment, segment_length);
+            orientation = exif.orientation;
+            if (thumbnail != NULL && thumbnail[1] == 0 && exif.thumbnail_length > 0) {
+                thumbnail[0] = (size_t)(segment - data) + exif.thumbnail_offset;
+                thumbnail[1] = exif.thumbnail_length;
+            }
         } else if (is_sof_marker(marker) && !have_frame) {
             if (segment_length < 6) {
                 clanes_set_message(message, capacity, "JPEG frame header is too short");
@@ -392,6 +431,25 @@ int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info,
     }
     info->format = CLANES_FORMAT_JPEG;
     info->orientation = orientation;
+    return CLANES_OK;
+}
+
+int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity) {
+    size_t thumbnail[2] = {0, 0};
+    int32_t status = jpeg_markers(data, size, info, thumbnail, message, capacity);
+    if (status != CLANES_OK || thumbnail[1] < 3) return status;
+    /* An Exif thumbnail counts when it is a JPEG whose own header reads (its own thumbnails are not looked for). */
+    const uint8_t *bytes = data + thumbnail[0];
+    clanes_info small;
+    memset(&small, 0, sizeof small);
+    char ignored[CLANES_MESSAGE_CAPACITY];
+    if (bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
+        && jpeg_markers(bytes, thumbnail[1], &small, NULL, ignored, sizeof ignored) == CLANES_OK) {
+        info->thumbnail_width = small.width;
+        info->thumbnail_height = small.height;
+        info->thumbnail_offset = thumbnail[0];
+        info->thumbnail_length = thumbnail[1];
+    }
     return CLANES_OK;
 }
 

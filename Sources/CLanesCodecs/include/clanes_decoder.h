@@ -48,8 +48,10 @@ typedef struct clanes_info {
     int32_t layout_bytes;    /* the stored layout's bytes per sample: 2 for a 16-bit PNG, 1 otherwise */
     int32_t animated;        /* 1 when the header says the image is animated (WebP's flag, an AVIF sequence, a JPEG XL
                                 animation) */
-    uint32_t thumbnail_width;  /* an embedded thumbnail's size (a HEIF thumbnail item, a JPEG XL preview frame); */
-    uint32_t thumbnail_height; /* 0x0 when the file has none */
+    uint32_t thumbnail_width;  /* an embedded thumbnail's size (a JPEG's Exif thumbnail, a HEIF thumbnail item, a */
+    uint32_t thumbnail_height; /* JPEG XL preview frame); 0x0 when the file has none */
+    uint64_t thumbnail_offset; /* where a JPEG's Exif thumbnail (itself a JPEG) lies in the file: clanes_decoder_set_ */
+    uint64_t thumbnail_length; /* buffer on those bytes decodes it; 0 0 for the other formats and none */
     uint32_t frame_count;      /* 1 for a still image; 0 for an animation until clanes_decoder_start_frames counts */
 } clanes_info;
 

@@ -264,14 +264,22 @@ package final class DecoderContext {
         case CLANES_FORMAT_HEIF: .heif
         default: .jxl
         }
+        let orientation = ExifOrientation(rawValue: Int(raw.orientation)) ?? .up
+        var thumbnail: ImageInfo.EmbeddedThumbnail?
+        if raw.thumbnail_width > 0 && raw.thumbnail_height > 0 {
+            // A JPEG's Exif thumbnail is stored as the main image is: upright after the same orientation.
+            let (width, height) = (Int(raw.thumbnail_width), Int(raw.thumbnail_height))
+            let swaps = format == .jpeg && orientation.swapsDimensions
+            let start = Int(raw.thumbnail_offset), length = Int(raw.thumbnail_length)
+            thumbnail = .init(width: swaps ? height : width, height: swaps ? width : height,
+                              byteRange: length > 0 ? start..<(start + length) : nil)
+        }
         return ImageInfo(format: format, width: Int(raw.width), height: Int(raw.height),
-                         orientation: ExifOrientation(rawValue: Int(raw.orientation)) ?? .up,
+                         orientation: orientation,
                          components: Int(raw.components), bitDepth: Int(raw.bit_depth),
                          isProgressive: raw.progressive != 0,
                          storedLayout: PixelLayout(channels: Int(raw.layout_channels),
                                                    bytesPerSample: Int(raw.layout_bytes)) ?? .rgba8,
-                         isAnimated: raw.animated != 0,
-                         embeddedThumbnail: raw.thumbnail_width > 0 && raw.thumbnail_height > 0
-                             ? .init(width: Int(raw.thumbnail_width), height: Int(raw.thumbnail_height)) : nil)
+                         isAnimated: raw.animated != 0, embeddedThumbnail: thumbnail)
     }
 }
