@@ -120,9 +120,6 @@ package final class DecoderContext {
         return info!
     }
 
-    /// Whether the header has been read (a pushed source's has arrived).
-    package var hasHeader: Bool { (try? header()) != nil }
-
     /// The size a whole decode or the rows have: the header's, a JPEG's after its DCT scale.
     package func scaledSize() throws -> (width: Int, height: Int) {
         var width: UInt32 = 0, height: UInt32 = 0
