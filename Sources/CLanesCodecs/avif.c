@@ -3,7 +3,7 @@
  * image sequence, frame by frame, converted to RGBA8 by libavif's own YUV to RGB (the conversion avifdec makes).
  * libavif's own limits are set from the request, so it refuses a larger image before allocating its planes.
  */
-#include "frames_internal.h"
+#include "decoder_parts.h"
 
 #include <avif/avif.h>
 #include <stdlib.h>
@@ -89,16 +89,16 @@ static int32_t avif_open(clanes_frames *f) {
         return status;
     }
     avifDecoder *decoder = f->state->decoder;
-    f->canvas_width = decoder->image->width;
-    f->canvas_height = decoder->image->height;
-    f->width = f->canvas_width;
-    f->height = f->canvas_height;
-    f->frame_count = decoder->imageCount > 0 ? (uint32_t)decoder->imageCount : 1;
-    f->loop_count = 0;
-    f->opaque = !decoder->alphaPresent;
+    f->out.canvas_width = decoder->image->width;
+    f->out.canvas_height = decoder->image->height;
+    f->out.width = f->out.canvas_width;
+    f->out.height = f->out.canvas_height;
+    f->out.frame_count = decoder->imageCount > 0 ? (uint32_t)decoder->imageCount : 1;
+    f->out.loop_count = 0;
+    f->out.opaque = !decoder->alphaPresent;
     /* The decoded YUV(A) planes: up to 4 planes of 16-bit samples at full resolution. */
-    f->held_bytes = (size_t)f->canvas_width * f->canvas_height * 8;
-    return clanes_frames_check_limits(f, "AVIF", f->held_bytes);
+    f->out.held_bytes = (size_t)f->out.canvas_width * f->out.canvas_height * 8;
+    return clanes_frames_check_limits(f, "AVIF", f->out.held_bytes);
 }
 
 static int32_t avif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
@@ -107,9 +107,9 @@ static int32_t avif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
     if (result != AVIF_RESULT_OK) {
         return avif_status(result, f->message, sizeof f->message, "image data");
     }
-    if (decoder->image->width != f->width || decoder->image->height != f->height) {
+    if (decoder->image->width != f->out.width || decoder->image->height != f->out.height) {
         clanes_set_message(f->message, sizeof f->message, "AVIF frame %u is %ux%u, not the %ux%u announced",
-                           f->frames_read + 1, decoder->image->width, decoder->image->height, f->width, f->height);
+                           f->frames_read + 1, decoder->image->width, decoder->image->height, f->out.width, f->out.height);
         return CLANES_ERR_CORRUPT;
     }
     avifRGBImage rgb;

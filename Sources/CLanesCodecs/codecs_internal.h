@@ -78,6 +78,12 @@ struct png_info_def;
 int clanes_png_set_layout(struct png_struct_def *png, struct png_info_def *info, int32_t channels,
                           int32_t bytes_per_sample, int *opaque);
 
+/* libpng's reader for the row and push parts, its ancillary chunks capped: `owner` is what `on_error` finds with
+ * png_get_error_ptr. CLANES_OK, or CLANES_ERR_NO_MEMORY with a message (the caller's close frees what was made). */
+typedef void (*clanes_png_error_fn)(struct png_struct_def *, const char *);
+int32_t clanes_png_create_reader(void *owner, clanes_png_error_fn on_error, struct png_struct_def **png,
+                                 struct png_info_def **info, char *message, size_t capacity);
+
 /* The PNG colour type for `channels` samples (1, 2, 4), without alpha when `opaque` (shared with png_stream.c). */
 int clanes_png_colour_type(int32_t channels, int opaque);
 

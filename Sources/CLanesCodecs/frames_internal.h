@@ -3,7 +3,7 @@
 #define CLANES_FRAMES_INTERNAL_H
 
 #include "clanes_codecs.h"
-#include "clanes_frames.h"
+#include "frames_context.h"
 #include "codecs_internal.h"
 
 /* One format's decoder: open fills the context's report fields, next writes one frame, close frees its state. */
@@ -25,12 +25,5 @@ extern const clanes_frames_codec clanes_jxl_codec;
  * pixel + `held` bytes of the decoder's own) against max_bytes. CLANES_OK or CLANES_ERR_TOO_LARGE with a message.
  */
 int32_t clanes_frames_check_limits(clanes_frames *frames, const char *codec, uint64_t held);
-
-/* Header probes for clanes_probe (probe.c): fill `info` from the header alone. */
-int32_t clanes_webp_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
-int32_t clanes_gif_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
-int32_t clanes_avif_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
-int32_t clanes_heif_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
-int32_t clanes_jxl_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity);
 
 #endif

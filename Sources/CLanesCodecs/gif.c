@@ -11,7 +11,7 @@
  * (the frame handed out is ceil(canvas / k) a side, each pixel its block's mean), so no canvas is allocated and the
  * caller resizes an image k² times smaller. giflib itself has no scaling.
  */
-#include "frames_internal.h"
+#include "decoder_parts.h"
 
 #include <gif_lib.h>
 #include <stdlib.h>
@@ -149,7 +149,7 @@ static int gif_next_image(clanes_frames *f, gif_control *control) {
                 return -gif_error(&s->reader, s->gif->Error, f->message, sizeof f->message, "extension");
             }
             if (netscape && block != NULL && block[0] >= 3 && block[1] == 1) {
-                f->loop_count = block[2] | (block[3] << 8);
+                f->out.loop_count = block[2] | (block[3] << 8);
                 netscape = 0;
             }
         }
@@ -183,14 +183,14 @@ static int32_t gif_open(clanes_frames *f) {
         return status;
     }
     clanes_frames_state *s = f->state;
-    f->canvas_width = (uint32_t)s->gif->SWidth;
-    f->canvas_height = (uint32_t)s->gif->SHeight;
-    f->width = f->canvas_width;
-    f->height = f->canvas_height;
+    f->out.canvas_width = (uint32_t)s->gif->SWidth;
+    f->out.canvas_height = (uint32_t)s->gif->SHeight;
+    f->out.width = f->out.canvas_width;
+    f->out.height = f->out.canvas_height;
     /* The canvas, a copy for disposal 3, one row of indices. */
-    f->held_bytes = (size_t)f->canvas_width * f->canvas_height * 4 * 2 + 65536;
-    f->frame_count = 1;
-    status = clanes_frames_check_limits(f, "GIF", f->held_bytes);
+    f->out.held_bytes = (size_t)f->out.canvas_width * f->out.canvas_height * 4 * 2 + 65536;
+    f->out.frame_count = 1;
+    status = clanes_frames_check_limits(f, "GIF", f->out.held_bytes);
     if (status != CLANES_OK) {
         return status;
     }
@@ -209,8 +209,8 @@ static int32_t gif_open(clanes_frames *f) {
             return CLANES_ERR_TOO_LARGE;
         }
         transparent |= control.transparent >= 0 || s->gif->Image.Left != 0 || s->gif->Image.Top != 0
-                       || (uint32_t)s->gif->Image.Width < f->canvas_width
-                       || (uint32_t)s->gif->Image.Height < f->canvas_height;
+                       || (uint32_t)s->gif->Image.Width < f->out.canvas_width
+                       || (uint32_t)s->gif->Image.Height < f->out.canvas_height;
         if (f->first_frame_only || (f->max_frames > 0 && count > f->max_frames)) break;
         status = gif_skip_frame(f);
         if (status != CLANES_OK) return status;
@@ -219,22 +219,22 @@ static int32_t gif_open(clanes_frames *f) {
         clanes_set_message(f->message, sizeof f->message, "GIF has no frames");
         return CLANES_ERR_CORRUPT;
     }
-    f->frame_count = count;
-    f->opaque = !transparent && count == 1;
-    status = clanes_frames_check_limits(f, "GIF", f->held_bytes);
+    f->out.frame_count = count;
+    f->out.opaque = !transparent && count == 1;
+    status = clanes_frames_check_limits(f, "GIF", f->out.held_bytes);
     if (status != CLANES_OK) {
         return status;
     }
-    if (f->first_frame_only && f->opaque && f->scaled_width > 0 && f->scaled_height > 0
-        && f->scaled_width <= f->canvas_width && f->scaled_height <= f->canvas_height) {
-        uint32_t kx = f->canvas_width / f->scaled_width, ky = f->canvas_height / f->scaled_height;
+    if (f->first_frame_only && f->out.opaque && f->scaled_width > 0 && f->scaled_height > 0
+        && f->scaled_width <= f->out.canvas_width && f->scaled_height <= f->out.canvas_height) {
+        uint32_t kx = f->out.canvas_width / f->scaled_width, ky = f->out.canvas_height / f->scaled_height;
         uint32_t k = kx < ky ? kx : ky;
         if (k >= 2) {
             s->shrink = k;
-            f->width = (f->canvas_width + k - 1) / k;
-            f->height = (f->canvas_height + k - 1) / k;
-            size_t sums = (size_t)f->width * f->height * 3;
-            f->held_bytes = sums * sizeof(uint32_t) + 65536;
+            f->out.width = (f->out.canvas_width + k - 1) / k;
+            f->out.height = (f->out.canvas_height + k - 1) / k;
+            size_t sums = (size_t)f->out.width * f->out.height * 3;
+            f->out.held_bytes = sums * sizeof(uint32_t) + 65536;
             s->sums = (uint32_t *)calloc(sums, sizeof(uint32_t));
             s->line = (GifPixelType *)malloc(65536);
             if (s->sums == NULL || s->line == NULL) {
@@ -244,7 +244,7 @@ static int32_t gif_open(clanes_frames *f) {
             return gif_begin(f);
         }
     }
-    size_t canvas_bytes = (size_t)f->canvas_width * f->canvas_height * 4;
+    size_t canvas_bytes = (size_t)f->out.canvas_width * f->out.canvas_height * 4;
     s->canvas = (uint8_t *)calloc(1, canvas_bytes);
     s->line = (GifPixelType *)malloc(65536);
     if (s->canvas == NULL || s->line == NULL) {
@@ -257,13 +257,13 @@ static int32_t gif_open(clanes_frames *f) {
 /* Applies the disposal of the frame shown last. */
 static void gif_dispose(clanes_frames *f) {
     clanes_frames_state *s = f->state;
-    size_t stride = (size_t)f->canvas_width * 4;
+    size_t stride = (size_t)f->out.canvas_width * 4;
     if (s->dispose == 2) {
         for (uint32_t y = s->top; y < s->bottom; y++) {
             memset(s->canvas + y * stride + (size_t)s->left * 4, 0, (size_t)(s->right - s->left) * 4);
         }
     } else if (s->dispose == 3 && s->previous != NULL) {
-        memcpy(s->canvas, s->previous, stride * f->canvas_height);
+        memcpy(s->canvas, s->previous, stride * f->out.canvas_height);
     }
     s->dispose = 0;
 }
@@ -272,10 +272,10 @@ static void gif_dispose(clanes_frames *f) {
 static void gif_sum_row(clanes_frames *f, const ColorMapObject *map, uint32_t y) {
     clanes_frames_state *s = f->state;
     uint32_t k = s->shrink;
-    uint32_t *sums = s->sums + (size_t)(y / k) * f->width * 3;
-    for (uint32_t ox = 0, x = 0; ox < f->width; ox++) {
+    uint32_t *sums = s->sums + (size_t)(y / k) * f->out.width * 3;
+    for (uint32_t ox = 0, x = 0; ox < f->out.width; ox++) {
         uint32_t r = 0, g = 0, b = 0;
-        uint32_t end = x + k < f->canvas_width ? x + k : f->canvas_width;
+        uint32_t end = x + k < f->out.canvas_width ? x + k : f->out.canvas_width;
         for (; x < end; x++) {
             int index = s->line[x];
             if (index >= map->ColorCount) continue; /* corrupt: black, where the canvas path leaves it clear */
@@ -293,12 +293,12 @@ static void gif_sum_row(clanes_frames *f, const ColorMapObject *map, uint32_t y)
 static void gif_write_means(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
     clanes_frames_state *s = f->state;
     uint32_t k = s->shrink;
-    for (uint32_t oy = 0; oy < f->height; oy++) {
-        uint32_t rows = f->canvas_height - oy * k < k ? f->canvas_height - oy * k : k;
-        const uint32_t *sums = s->sums + (size_t)oy * f->width * 3;
+    for (uint32_t oy = 0; oy < f->out.height; oy++) {
+        uint32_t rows = f->out.canvas_height - oy * k < k ? f->out.canvas_height - oy * k : k;
+        const uint32_t *sums = s->sums + (size_t)oy * f->out.width * 3;
         uint8_t *out = pixels + (size_t)oy * bytes_per_row;
-        for (uint32_t ox = 0; ox < f->width; ox++) {
-            uint32_t columns = f->canvas_width - ox * k < k ? f->canvas_width - ox * k : k;
+        for (uint32_t ox = 0; ox < f->out.width; ox++) {
+            uint32_t columns = f->out.canvas_width - ox * k < k ? f->out.canvas_width - ox * k : k;
             uint32_t n = rows * columns;
             for (int c = 0; c < 3; c++) out[ox * 4 + (uint32_t)c] = (uint8_t)((sums[ox * 3 + (uint32_t)c] + n / 2) / n);
             out[ox * 4 + 3] = 255;
@@ -326,16 +326,16 @@ static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
         clanes_set_message(f->message, sizeof f->message, "GIF frame %u has no colour table", f->frames_read + 1);
         return CLANES_ERR_CORRUPT;
     }
-    size_t stride = (size_t)f->canvas_width * 4;
+    size_t stride = (size_t)f->out.canvas_width * 4;
     if (control.dispose == 3 && s->shrink <= 1) {
         if (s->previous == NULL) {
-            s->previous = (uint8_t *)malloc(stride * f->canvas_height);
+            s->previous = (uint8_t *)malloc(stride * f->out.canvas_height);
             if (s->previous == NULL) {
                 clanes_set_message(f->message, sizeof f->message, "out of memory for a GIF canvas");
                 return CLANES_ERR_NO_MEMORY;
             }
         }
-        memcpy(s->previous, s->canvas, stride * f->canvas_height);
+        memcpy(s->previous, s->canvas, stride * f->out.canvas_height);
     }
     uint32_t left = (uint32_t)image->Left, top = (uint32_t)image->Top;
     uint32_t width = (uint32_t)image->Width, height = (uint32_t)image->Height;
@@ -353,13 +353,13 @@ static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
                 return gif_error(&s->reader, s->gif->Error, f->message, sizeof f->message, "frame data");
             }
             uint32_t y = top + row;
-            if (y >= f->canvas_height) continue;
+            if (y >= f->out.canvas_height) continue;
             if (s->shrink > 1) { /* opaque and covering the canvas: left 0, top 0, the canvas's width */
                 gif_sum_row(f, map, y);
                 continue;
             }
             uint8_t *out = s->canvas + (size_t)y * stride;
-            for (uint32_t column = 0; column < width && left + column < f->canvas_width; column++) {
+            for (uint32_t column = 0; column < width && left + column < f->out.canvas_width; column++) {
                 int index = s->line[column];
                 if (index == control.transparent || index >= map->ColorCount) continue;
                 uint8_t *pixel = out + (size_t)(left + column) * 4;
@@ -373,15 +373,15 @@ static int32_t gif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
     if (s->shrink > 1) {
         gif_write_means(f, pixels, bytes_per_row);
     } else {
-        for (uint32_t y = 0; y < f->height; y++) {
+        for (uint32_t y = 0; y < f->out.height; y++) {
             memcpy(pixels + (size_t)y * bytes_per_row, s->canvas + (size_t)y * stride, stride);
         }
     }
     s->dispose = control.dispose;
-    s->left = left < f->canvas_width ? left : f->canvas_width;
-    s->top = top < f->canvas_height ? top : f->canvas_height;
-    s->right = left + width < f->canvas_width ? left + width : f->canvas_width;
-    s->bottom = top + height < f->canvas_height ? top + height : f->canvas_height;
+    s->left = left < f->out.canvas_width ? left : f->out.canvas_width;
+    s->top = top < f->out.canvas_height ? top : f->out.canvas_height;
+    s->right = left + width < f->out.canvas_width ? left + width : f->out.canvas_width;
+    s->bottom = top + height < f->out.canvas_height ? top + height : f->out.canvas_height;
     f->delay_ms = control.delay_cs * 10;
     return CLANES_OK;
 }

@@ -6,7 +6,7 @@
  * a grid image's tiles into one image: it has no call to decode a tile at a time, so a HEIF is decoded whole and the
  * limits count that whole image, the HEVC planes and the RGBA copy libheif makes, before anything is decoded.
  */
-#include "frames_internal.h"
+#include "decoder_parts.h"
 
 #include <libheif/heif.h>
 #include <pthread.h>
@@ -178,16 +178,16 @@ static int32_t heif_open(clanes_frames *f) {
     if (status != CLANES_OK) {
         return status;
     }
-    f->canvas_width = (uint32_t)heif_image_handle_get_width(f->state->handle);
-    f->canvas_height = (uint32_t)heif_image_handle_get_height(f->state->handle);
-    f->width = f->canvas_width;
-    f->height = f->canvas_height;
-    f->frame_count = 1;
-    f->opaque = !heif_image_handle_has_alpha_channel(f->state->handle);
+    f->out.canvas_width = (uint32_t)heif_image_handle_get_width(f->state->handle);
+    f->out.canvas_height = (uint32_t)heif_image_handle_get_height(f->state->handle);
+    f->out.width = f->out.canvas_width;
+    f->out.height = f->out.canvas_height;
+    f->out.frame_count = 1;
+    f->out.opaque = !heif_image_handle_has_alpha_channel(f->state->handle);
     /* libheif's own buffers at their peak: the decoded planes (YCbCr and alpha, up to 16 bits at 4:4:4: 8 bytes a
      * pixel) and the RGB(A)8 image it converts them to (at most 4), copied into the caller's frame afterwards. */
-    f->held_bytes = (size_t)f->canvas_width * f->canvas_height * 12;
-    return clanes_frames_check_limits(f, "HEIF", f->held_bytes);
+    f->out.held_bytes = (size_t)f->out.canvas_width * f->out.canvas_height * 12;
+    return clanes_frames_check_limits(f, "HEIF", f->out.held_bytes);
 }
 
 static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
@@ -201,7 +201,7 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
      * and the parts it could not are whatever was in memory (the fuzzer found two decodes of one file differing). */
     options->strict_decoding = 1;
     /* An opaque image is converted to RGB (3 bytes a pixel, as libvips asks for it) and widened while it is copied. */
-    int opaque = f->opaque;
+    int opaque = f->out.opaque;
     struct heif_image *image = NULL;
     struct heif_error error = heif_decode_image(f->state->handle, &image, heif_colorspace_RGB,
                                                 opaque ? heif_chroma_interleaved_RGB : heif_chroma_interleaved_RGBA,
@@ -217,20 +217,20 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
     int width = heif_image_get_width(image, heif_channel_interleaved);
     int height = heif_image_get_height(image, heif_channel_interleaved);
     int channels = opaque ? 3 : 4;
-    if (plane == NULL || width != (int)f->width || height != (int)f->height || stride < width * channels) {
+    if (plane == NULL || width != (int)f->out.width || height != (int)f->out.height || stride < width * channels) {
         clanes_set_message(f->message, sizeof f->message, "HEIF decodes to %dx%d, not the %ux%u its header says",
-                           width, height, f->width, f->height);
+                           width, height, f->out.width, f->out.height);
         heif_image_release(image);
         return CLANES_ERR_CORRUPT;
     }
-    for (uint32_t y = 0; y < f->height; y++) {
+    for (uint32_t y = 0; y < f->out.height; y++) {
         uint8_t *row = pixels + (size_t)y * bytes_per_row;
         const uint8_t *source = plane + (size_t)y * (size_t)stride;
         if (!opaque) {
-            memcpy(row, source, (size_t)f->width * 4);
+            memcpy(row, source, (size_t)f->out.width * 4);
             continue;
         }
-        for (uint32_t x = 0; x < f->width; x++, row += 4, source += 3) {
+        for (uint32_t x = 0; x < f->out.width; x++, row += 4, source += 3) {
             row[0] = source[0];
             row[1] = source[1];
             row[2] = source[2];

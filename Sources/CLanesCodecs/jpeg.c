@@ -4,8 +4,7 @@
  * function of this file; all libjpeg state lives in a context struct owned by the calling
  * function, so it stays valid after the jump.
  */
-#include "clanes_codecs.h"
-#include "codecs_internal.h"
+#include "decoder_parts.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -67,8 +66,8 @@ static void jpeg_output_nothing(j_common_ptr cinfo) {
     (void)cinfo;
 }
 
-void clanes_jpeg_install_errors(jpeg_error_context *error, char *message, size_t capacity) {
-    jpeg_std_error(&error->manager);
+void clanes_jpeg_install_errors(j_common_ptr cinfo, jpeg_error_context *error, char *message, size_t capacity) {
+    cinfo->err = jpeg_std_error(&error->manager);
     error->manager.error_exit = jpeg_error_exit;
     error->manager.emit_message = jpeg_emit_message;
     error->manager.output_message = jpeg_output_nothing;
@@ -87,10 +86,13 @@ void clanes_jpeg_limit_scans(j_common_ptr cinfo) {
     }
 }
 
-void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress) {
+void clanes_jpeg_create_limited(j_decompress_ptr cinfo, struct jpeg_progress_mgr *progress, void *client,
+                                int *created) {
     jpeg_create_decompress(cinfo);
+    *created = 1;
     progress->progress_monitor = clanes_jpeg_limit_scans;
     cinfo->progress = progress;
+    cinfo->client_data = client;
 }
 
 static void clanes_jpeg_source_nothing(j_decompress_ptr cinfo) {
@@ -120,6 +122,7 @@ typedef struct jpeg_decode_context {
     struct jpeg_decompress_struct cinfo;
     jpeg_error_context error;
     struct jpeg_progress_mgr progress;
+    int created;
     uint8_t *cmyk_row;
 } jpeg_decode_context;
 
@@ -143,7 +146,7 @@ static int32_t jpeg_decode_run(jpeg_decode_context *ctx, const uint8_t *data, si
     if (setjmp(ctx->error.jump)) {
         return ctx->error.status;
     }
-    clanes_jpeg_create_limited(&ctx->cinfo, &ctx->progress);
+    clanes_jpeg_create_limited(&ctx->cinfo, &ctx->progress, ctx, &ctx->created);
     jpeg_mem_src(&ctx->cinfo, data, (unsigned long)size);
     if (jpeg_read_header(&ctx->cinfo, TRUE) != JPEG_HEADER_OK) {
         clanes_set_message(ctx->error.message, ctx->error.capacity, "JPEG holds tables but no image");
@@ -237,8 +240,7 @@ int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom
     }
     jpeg_decode_context ctx;
     memset(&ctx, 0, sizeof(ctx));
-    clanes_jpeg_install_errors(&ctx.error, message, message_capacity);
-    ctx.cinfo.err = &ctx.error.manager;
+    clanes_jpeg_install_errors((j_common_ptr)&ctx.cinfo, &ctx.error, message, message_capacity);
     status = jpeg_decode_run(&ctx, data, size, scale_denom, pixels, bytes_per_row, width, height, channels);
     jpeg_destroy_decompress(&ctx.cinfo);
     free(ctx.cmyk_row);
@@ -262,4 +264,217 @@ int32_t clanes_jpeg_choose_rgba_output(j_decompress_ptr cinfo, int *cmyk, char *
                            cinfo->num_components);
         return CLANES_ERR_UNSUPPORTED;
     }
+}
+
+/* ---------- the header (clanes_decoder_header): markers up to the first scan ---------- */
+
+/* What an Exif APP1 payload says: the orientation (IFD0's 0x0112; 1 if absent or invalid) and where IFD1's JPEG
+ * thumbnail lies in the payload (0x0201 offset, 0x0202 length; 0 and 0 when there is none within the payload). */
+typedef struct exif_fields {
+    int32_t orientation;
+    size_t thumbnail_offset;
+    size_t thumbnail_length;
+} exif_fields;
+
+typedef struct tiff_reader {
+    const uint8_t *bytes;
+    size_t length;
+    int little;
+} tiff_reader;
+
+static uint16_t tiff_16(const tiff_reader *t, size_t at) {
+    return t->little ? clanes_le16(t->bytes + at) : clanes_be16(t->bytes + at);
+}
+
+static uint32_t tiff_32(const tiff_reader *t, size_t at) {
+    return t->little ? clanes_le32(t->bytes + at) : clanes_be32(t->bytes + at);
+}
+
+/* Walks the IFD at `ifd`, calling `use` on each whole entry; returns the next IFD's offset (0: none or bad). */
+static uint32_t tiff_walk(const tiff_reader *t, uint32_t ifd, exif_fields *fields,
+                          void (*use)(const tiff_reader *, size_t, exif_fields *)) {
+    if (ifd > t->length || t->length - ifd < 2) return 0;
+    uint16_t count = tiff_16(t, ifd);
+    size_t entry = (size_t)ifd + 2;
+    for (uint16_t i = 0; i < count; i++, entry += 12) {
+        if (entry + 12 > t->length) return 0;
+        use(t, entry, fields);
+    }
+    return entry + 4 <= t->length ? tiff_32(t, entry) : 0;
+}
+
+static void exif_ifd0_entry(const tiff_reader *t, size_t entry, exif_fields *fields) {
+    if (tiff_16(t, entry) != 0x0112 || tiff_16(t, entry + 2) != 3 || tiff_32(t, entry + 4) < 1) return;
+    uint16_t value = tiff_16(t, entry + 8);
+    fields->orientation = (value >= 1 && value <= 8) ? (int32_t)value : 1;
+}
+
+static void exif_ifd1_entry(const tiff_reader *t, size_t entry, exif_fields *fields) {
+    uint16_t tag = tiff_16(t, entry), type = tiff_16(t, entry + 2);
+    if ((tag != 0x0201 && tag != 0x0202) || type != 4 || tiff_32(t, entry + 4) != 1) return;
+    if (tag == 0x0201) fields->thumbnail_offset = tiff_32(t, entry + 8);
+    else fields->thumbnail_length = tiff_32(t, entry + 8);
+}
+
+static exif_fields exif_read(const uint8_t *payload, size_t length) {
+    static const uint8_t exif_header[6] = {'E', 'x', 'i', 'f', 0, 0};
+    exif_fields fields = {1, 0, 0};
+    if (length < 6 + 8 || memcmp(payload, exif_header, 6) != 0) {
+        return fields;
+    }
+    tiff_reader t = {payload + 6, length - 6, 0};
+    if (t.bytes[0] == 'I' && t.bytes[1] == 'I') {
+        t.little = 1;
+    } else if (t.bytes[0] != 'M' || t.bytes[1] != 'M') {
+        return fields;
+    }
+    if (tiff_16(&t, 2) != 42) {
+        return fields;
+    }
+    uint32_t ifd1 = tiff_walk(&t, tiff_32(&t, 4), &fields, exif_ifd0_entry);
+    exif_fields thumbnail = {1, 0, 0};
+    if (ifd1 != 0) tiff_walk(&t, ifd1, &thumbnail, exif_ifd1_entry);
+    /* Only a thumbnail wholly inside the payload counts (offsets are from the TIFF header, 6 bytes in). */
+    if (thumbnail.thumbnail_length > 0 && thumbnail.thumbnail_offset <= t.length
+        && thumbnail.thumbnail_length <= t.length - thumbnail.thumbnail_offset) {
+        fields.thumbnail_offset = 6 + thumbnail.thumbnail_offset;
+        fields.thumbnail_length = thumbnail.thumbnail_length;
+    }
+    return fields;
+}
+
+static int is_sof_marker(uint8_t marker) {
+    /* SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC). */
+    return marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+}
+
+/* The markers up to the first scan: the frame header into `info`, the Exif orientation, and (when `thumbnail` is not
+ * NULL) where an Exif thumbnail lies in `data` (its offset and length; 0 0 when none). */
+static int32_t jpeg_markers(const uint8_t *data, size_t size, clanes_info *info, size_t *thumbnail,
+                            char *message, size_t capacity) {
+    int32_t orientation = 1;
+    int have_frame = 0;
+    size_t pos = 2; /* after SOI */
+    for (;;) {
+        if (pos >= size) {
+            break;
+        }
+        if (data[pos] != 0xFF) {
+            clanes_set_message(message, capacity, "JPEG has garbage where a marker should be (offset %zu)", pos);
+            return CLANES_ERR_CORRUPT;
+        }
+        while (pos < size && data[pos] == 0xFF) {
+            pos++; /* fill bytes */
+        }
+        if (pos >= size) {
+            break;
+        }
+        uint8_t marker = data[pos++];
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+            continue; /* standalone markers */
+        }
+        if (marker == 0xD9 || marker == 0xDA || marker == 0x00) {
+            /* EOI or start of scan: the header is over. */
+            if (!have_frame) {
+                clanes_set_message(message, capacity, "JPEG has no frame header before its first scan");
+                return CLANES_ERR_CORRUPT;
+            }
+            break;
+        }
+        if (size - pos < 2) {
+            break;
+        }
+        size_t length = clanes_be16(data + pos);
+        if (length < 2) {
+            clanes_set_message(message, capacity, "JPEG marker 0x%02X has an invalid length", marker);
+            return CLANES_ERR_CORRUPT;
+        }
+        if (length > size - pos) {
+            break; /* the segment is cut off: fine if the frame header was already seen */
+        }
+        const uint8_t *segment = data + pos + 2;
+        size_t segment_length = length - 2;
+        if (marker == 0xE1 && orientation == 1) {
+            exif_fields exif = exif_read(segment, segment_length);
+            orientation = exif.orientation;
+            if (thumbnail != NULL && thumbnail[1] == 0 && exif.thumbnail_length > 0) {
+                thumbnail[0] = (size_t)(segment - data) + exif.thumbnail_offset;
+                thumbnail[1] = exif.thumbnail_length;
+            }
+        } else if (is_sof_marker(marker) && !have_frame) {
+            if (segment_length < 6) {
+                clanes_set_message(message, capacity, "JPEG frame header is too short");
+                return CLANES_ERR_CORRUPT;
+            }
+            info->bit_depth = segment[0];
+            info->height = clanes_be16(segment + 1);
+            info->width = clanes_be16(segment + 3);
+            info->components = segment[5];
+            info->layout_channels = segment[5] == 1 ? 1 : 4;
+            info->layout_bytes = 1;
+            info->progressive = (marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE);
+            if (info->width == 0) {
+                clanes_set_message(message, capacity, "JPEG frame header has zero width");
+                return CLANES_ERR_CORRUPT;
+            }
+            if (info->height == 0) {
+                clanes_set_message(message, capacity, "JPEG defines its height later (DNL marker): unsupported");
+                return CLANES_ERR_UNSUPPORTED;
+            }
+            have_frame = 1;
+        }
+        pos += length;
+    }
+    if (!have_frame) {
+        clanes_set_message(message, capacity, "JPEG ends before its frame header (%zu bytes)", size);
+        return CLANES_ERR_TRUNCATED;
+    }
+    info->format = CLANES_FORMAT_JPEG;
+    info->orientation = orientation;
+    return CLANES_OK;
+}
+
+int32_t clanes_jpeg_probe(const uint8_t *data, size_t size, clanes_info *info, char *message, size_t capacity) {
+    size_t thumbnail[2] = {0, 0};
+    int32_t status = jpeg_markers(data, size, info, thumbnail, message, capacity);
+    if (status != CLANES_OK || thumbnail[1] < 3) return status;
+    /* An Exif thumbnail counts when it is a JPEG whose own header reads (its own thumbnails are not looked for). */
+    const uint8_t *bytes = data + thumbnail[0];
+    clanes_info small;
+    memset(&small, 0, sizeof small);
+    char ignored[CLANES_MESSAGE_CAPACITY];
+    if (bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
+        && jpeg_markers(bytes, thumbnail[1], &small, NULL, ignored, sizeof ignored) == CLANES_OK) {
+        info->thumbnail_width = small.width;
+        info->thumbnail_height = small.height;
+        info->thumbnail_offset = thumbnail[0];
+        info->thumbnail_length = thumbnail[1];
+    }
+    return CLANES_OK;
+}
+
+/* ---------- the reader the row and push parts share ---------- */
+
+void *clanes_jpeg_reader_new(size_t size, char *message, size_t capacity) {
+    clanes_jpeg_reader *reader = (clanes_jpeg_reader *)calloc(1, size);
+    if (reader == NULL) {
+        clanes_set_message(message, capacity, "out of memory creating the JPEG decoder");
+        return NULL;
+    }
+    clanes_jpeg_install_errors((j_common_ptr)&reader->cinfo, &reader->error, message, capacity);
+    return reader;
+}
+
+int clanes_jpeg_reader_row(clanes_jpeg_reader *reader, uint8_t *destination) {
+    JSAMPROW row = reader->cmyk ? reader->cmyk_row : destination;
+    if (jpeg_read_scanlines(&reader->cinfo, &row, 1) != 1) return 0;
+    if (reader->cmyk) {
+        clanes_cmyk_to_rgba(reader->cmyk_row, destination, reader->cinfo.output_width, reader->cinfo.saw_Adobe_marker);
+    }
+    return 1;
+}
+
+void clanes_jpeg_reader_end(clanes_jpeg_reader *reader) {
+    if (reader->created) jpeg_destroy_decompress(&reader->cinfo);
+    free(reader->cmyk_row);
 }

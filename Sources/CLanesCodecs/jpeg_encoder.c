@@ -158,8 +158,7 @@ static int32_t jpeg_encoder_start(clanes_encoder *e) {
     }
     const clanes_encode_options *o = &e->options;
     j->encoder = e;
-    clanes_jpeg_install_errors(&j->error, e->message, e->capacity);
-    j->cinfo.err = &j->error.manager;
+    clanes_jpeg_install_errors((j_common_ptr)&j->cinfo, &j->error, e->message, e->capacity);
     j->source = (jpeg_row_source){o->channels, o->bytes_per_sample, {0, 0, 0}};
     uint32_t red = ((o->background >> 16) & 0xFF) * 257u, green = ((o->background >> 8) & 0xFF) * 257u;
     uint32_t blue = (o->background & 0xFF) * 257u;

@@ -6,7 +6,7 @@
  * The header says the size before anything is decoded; an animation's frames are counted by walking their headers
  * (libjxl skips the pixel data of frames nobody asked the pixels of) with a second decoder, stopping past the limit.
  */
-#include "frames_internal.h"
+#include "decoder_parts.h"
 
 #include <jxl/decode.h>
 #include <stdlib.h>
@@ -139,22 +139,22 @@ static int32_t jxl_open(clanes_frames *f) {
     if (status != CLANES_OK) {
         return status;
     }
-    jxl_upright_size(&basic, &f->canvas_width, &f->canvas_height);
-    f->width = f->canvas_width;
-    f->height = f->canvas_height;
-    f->opaque = basic.alpha_bits == 0;
-    f->frame_count = 1;
-    f->loop_count = 0;
+    jxl_upright_size(&basic, &f->out.canvas_width, &f->out.canvas_height);
+    f->out.width = f->out.canvas_width;
+    f->out.height = f->out.canvas_height;
+    f->out.opaque = basic.alpha_bits == 0;
+    f->out.frame_count = 1;
+    f->out.loop_count = 0;
     if (basic.have_animation) {
         f->state->ticks_numerator = basic.animation.tps_numerator;
         f->state->ticks_denominator = basic.animation.tps_denominator;
-        f->loop_count = (int32_t)(basic.animation.num_loops > INT32_MAX ? 0 : basic.animation.num_loops);
+        f->out.loop_count = (int32_t)(basic.animation.num_loops > INT32_MAX ? 0 : basic.animation.num_loops);
         /* The canvas first: a bomb's size fails here, before its frames are walked. */
         status = clanes_frames_check_limits(f, "JPEG XL", 0);
         if (status == CLANES_OK && !f->first_frame_only) {
             uint32_t count = 0;
             status = jxl_count_frames(f, f->max_frames, &count, f->message, sizeof f->message);
-            f->frame_count = count > 0 ? count : 1;
+            f->out.frame_count = count > 0 ? count : 1;
         }
         if (status != CLANES_OK) {
             return status;
@@ -162,8 +162,8 @@ static int32_t jxl_open(clanes_frames *f) {
     }
     /* libjxl's own buffers at their peak: the frame being decoded as 32-bit floats (3 colour channels and alpha:
      * 16 bytes a pixel), and the previous frame it blends an animation's next one onto (16 more). */
-    f->held_bytes = (size_t)f->canvas_width * f->canvas_height * (basic.have_animation ? 32 : 16);
-    return clanes_frames_check_limits(f, "JPEG XL", f->held_bytes);
+    f->out.held_bytes = (size_t)f->out.canvas_width * f->out.canvas_height * (basic.have_animation ? 32 : 16);
+    return clanes_frames_check_limits(f, "JPEG XL", f->out.held_bytes);
 }
 
 static int32_t jxl_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
@@ -183,11 +183,11 @@ static int32_t jxl_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row)
             /* `align` = the row length: libjxl rounds each row up to a multiple of it, so rows are that far apart. */
             size_t needed = 0;
             if (JxlDecoderImageOutBufferSize(decoder, &format, &needed) != JXL_DEC_SUCCESS
-                || needed > bytes_per_row * f->height
-                || JxlDecoderSetImageOutBuffer(decoder, &format, pixels, bytes_per_row * f->height)
+                || needed > bytes_per_row * f->out.height
+                || JxlDecoderSetImageOutBuffer(decoder, &format, pixels, bytes_per_row * f->out.height)
                        != JXL_DEC_SUCCESS) {
                 clanes_set_message(f->message, sizeof f->message, "JPEG XL frame %u does not fit its %ux%u canvas",
-                                   f->frames_read + 1, f->width, f->height);
+                                   f->frames_read + 1, f->out.width, f->out.height);
                 return CLANES_ERR_CORRUPT;
             }
         } else if (status == JXL_DEC_FULL_IMAGE) {

@@ -3,12 +3,12 @@
  * function of this file whose mutable state sits in a context struct owned by its caller,
  * so nothing read after a longjmp is an indeterminate local.
  */
-#include "clanes_codecs.h"
-#include "codecs_internal.h"
+#include "decoder_parts.h"
 
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* ---------- decoding ---------- */
 
@@ -86,6 +86,18 @@ void clanes_png_limit_ancillary(png_structp png) {
     png_set_chunk_malloc_max(png, CLANES_PNG_CHUNK_MAX);
     png_set_chunk_cache_max(png, CLANES_PNG_CHUNK_CACHE);
     png_set_user_limits(png, 0x7FFFFFFF, 0x7FFFFFFF);
+}
+
+int32_t clanes_png_create_reader(void *owner, clanes_png_error_fn on_error, png_structp *png, png_infop *info,
+                                 char *message, size_t capacity) {
+    *png = png_create_read_struct(PNG_LIBPNG_VER_STRING, owner, on_error, clanes_png_ignore_warning);
+    *info = *png ? png_create_info_struct(*png) : NULL;
+    if (*png == NULL || *info == NULL) {
+        clanes_set_message(message, capacity, "out of memory creating the PNG decoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    clanes_png_limit_ancillary(*png);
+    return CLANES_OK;
 }
 
 /*
@@ -195,8 +207,12 @@ static int32_t png_open_reader(png_decode_context *ctx, png_structp *png, png_in
     return CLANES_OK;
 }
 
-int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels *image,
+int32_t clanes_png_decode(const uint8_t *data, size_t size, int32_t scale_denom, const clanes_pixels *image,
                           char *message, size_t message_capacity) {
+    if (scale_denom > 1) {
+        clanes_set_message(message, message_capacity, "a PNG decodes at scale 1 only, not 1/%d", scale_denom);
+        return CLANES_ERR_ARGUMENT;
+    }
     if (image == NULL) {
         clanes_set_message(message, message_capacity, "no pixel buffer");
         return CLANES_ERR_ARGUMENT;
@@ -283,4 +299,71 @@ int32_t clanes_png_read_text(const uint8_t *data, size_t size, char *out, size_t
         *count = 0;
     }
     return status;
+}
+
+/* ---------- the header (clanes_decoder_header) ---------- */
+
+static int png_depth_is_valid(uint8_t colour_type, uint8_t depth) {
+    switch (colour_type) {
+    case 0: return depth == 1 || depth == 2 || depth == 4 || depth == 8 || depth == 16;
+    case 3: return depth == 1 || depth == 2 || depth == 4 || depth == 8;
+    case 2: case 4: case 6: return depth == 8 || depth == 16;
+    default: return 0;
+    }
+}
+
+/* Whether a tRNS chunk comes before the first IDAT (chunks are walked by their lengths, bounded by `size`). */
+static int png_has_trns(const uint8_t *data, size_t size) {
+    size_t offset = 8 + 25; /* signature, IHDR */
+    while (size - offset >= 12) {
+        uint32_t length = clanes_be32(data + offset);
+        const uint8_t *type = data + offset + 4;
+        if (memcmp(type, "tRNS", 4) == 0) return 1;
+        if (memcmp(type, "IDAT", 4) == 0 || length > size - offset - 12) return 0;
+        offset += 12 + (size_t)length;
+    }
+    return 0;
+}
+
+int32_t clanes_png_probe(const uint8_t *data, size_t size, clanes_info *info,
+                         char *message, size_t capacity) {
+    /* signature(8) + length(4) + "IHDR"(4) + 13 bytes + CRC(4) */
+    if (size < 33) {
+        clanes_set_message(message, capacity, "PNG ends inside its header (%zu bytes)", size);
+        return CLANES_ERR_TRUNCATED;
+    }
+    const uint8_t *chunk = data + 8;
+    if (clanes_be32(chunk) != 13 || memcmp(chunk + 4, "IHDR", 4) != 0) {
+        clanes_set_message(message, capacity, "PNG does not start with a valid IHDR chunk");
+        return CLANES_ERR_CORRUPT;
+    }
+    uLong crc = crc32(0L, chunk + 4, 17);
+    if ((uint32_t)crc != clanes_be32(chunk + 21)) {
+        clanes_set_message(message, capacity, "PNG IHDR chunk has a bad CRC");
+        return CLANES_ERR_CORRUPT;
+    }
+    const uint8_t *ihdr = chunk + 8;
+    uint32_t width = clanes_be32(ihdr);
+    uint32_t height = clanes_be32(ihdr + 4);
+    uint8_t depth = ihdr[8], colour_type = ihdr[9], interlace = ihdr[12];
+    if (width == 0 || height == 0 || width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) {
+        clanes_set_message(message, capacity, "PNG has invalid dimensions %ux%u", width, height);
+        return CLANES_ERR_CORRUPT;
+    }
+    if (!png_depth_is_valid(colour_type, depth) || ihdr[10] != 0 || ihdr[11] != 0 || interlace > 1) {
+        clanes_set_message(message, capacity, "PNG IHDR has an invalid colour type/bit depth (%u/%u)",
+                           colour_type, depth);
+        return CLANES_ERR_CORRUPT;
+    }
+    static const int32_t channels[7] = {1, 0, 3, 1, 2, 0, 4};
+    info->format = CLANES_FORMAT_PNG;
+    info->width = width;
+    info->height = height;
+    info->orientation = 1;
+    info->components = channels[colour_type];
+    info->bit_depth = depth;
+    info->progressive = interlace;
+    info->layout_channels = colour_type == 0 ? (png_has_trns(data, size) ? 2 : 1) : colour_type == 4 ? 2 : 4;
+    info->layout_bytes = depth == 16 ? 2 : 1;
+    return CLANES_OK;
 }

@@ -3,7 +3,7 @@
  * libwebp's shrink-on-load); an animation through WebPAnimDecoder, which composites each frame on its canvas
  * (disposal and blending as the format says, transparent background, as browsers show it).
  */
-#include "frames_internal.h"
+#include "decoder_parts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,21 +70,21 @@ static int32_t webp_open(clanes_frames *f) {
         clanes_set_message(f->message, sizeof f->message, "out of memory for a WebP decoder");
         return CLANES_ERR_NO_MEMORY;
     }
-    f->opaque = !features.has_alpha;
+    f->out.opaque = !features.has_alpha;
     if (!features.has_animation) {
-        f->canvas_width = (uint32_t)features.width;
-        f->canvas_height = (uint32_t)features.height;
+        f->out.canvas_width = (uint32_t)features.width;
+        f->out.canvas_height = (uint32_t)features.height;
         int scaled = f->scaled_width > 0 && f->scaled_height > 0;
-        if (scaled && (f->scaled_width > f->canvas_width || f->scaled_height > f->canvas_height)) {
+        if (scaled && (f->scaled_width > f->out.canvas_width || f->scaled_height > f->out.canvas_height)) {
             clanes_set_message(f->message, sizeof f->message, "a WebP scales down only (%ux%u to %ux%u asked)",
-                               f->canvas_width, f->canvas_height, f->scaled_width, f->scaled_height);
+                               f->out.canvas_width, f->out.canvas_height, f->scaled_width, f->scaled_height);
             return CLANES_ERR_ARGUMENT;
         }
-        f->width = scaled ? f->scaled_width : f->canvas_width;
-        f->height = scaled ? f->scaled_height : f->canvas_height;
+        f->out.width = scaled ? f->scaled_width : f->out.canvas_width;
+        f->out.height = scaled ? f->scaled_height : f->out.canvas_height;
         /* libwebp's own buffers: a lossy decode keeps a few macroblock rows of YUV, a lossless one ARGB rows. */
-        f->held_bytes = (size_t)f->canvas_width * 16 * 4;
-        return clanes_frames_check_limits(f, "WebP", f->held_bytes);
+        f->out.held_bytes = (size_t)f->out.canvas_width * 16 * 4;
+        return clanes_frames_check_limits(f, "WebP", f->out.held_bytes);
     }
     /* An animation: the demuxer reads the frame headers (small structs, bounded by the data) first. */
     WebPData whole = {f->data, f->size};
@@ -97,20 +97,20 @@ static int32_t webp_open(clanes_frames *f) {
                                                                : "animated WebP has malformed chunks");
         return cut ? CLANES_ERR_TRUNCATED : CLANES_ERR_CORRUPT;
     }
-    f->canvas_width = WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
-    f->canvas_height = WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
-    f->frame_count = WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
-    f->loop_count = (int32_t)WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT);
+    f->out.canvas_width = WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
+    f->out.canvas_height = WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
+    f->out.frame_count = WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
+    f->out.loop_count = (int32_t)WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT);
     WebPDemuxDelete(demux);
-    f->width = f->canvas_width;
-    f->height = f->canvas_height;
-    if (f->frame_count == 0) {
+    f->out.width = f->out.canvas_width;
+    f->out.height = f->out.canvas_height;
+    if (f->out.frame_count == 0) {
         clanes_set_message(f->message, sizeof f->message, "animated WebP has no frames");
         return CLANES_ERR_CORRUPT;
     }
     /* WebPAnimDecoder keeps the current and the previous canvas, and decodes each frame through a third. */
-    f->held_bytes = (size_t)f->canvas_width * f->canvas_height * 4 * 3;
-    int32_t status = clanes_frames_check_limits(f, "animated WebP", f->held_bytes);
+    f->out.held_bytes = (size_t)f->out.canvas_width * f->out.canvas_height * 4 * 3;
+    int32_t status = clanes_frames_check_limits(f, "animated WebP", f->out.held_bytes);
     if (status != CLANES_OK) {
         return status;
     }
@@ -135,16 +135,16 @@ static int32_t webp_next_still(clanes_frames *f, uint8_t *pixels, size_t bytes_p
         clanes_set_message(f->message, sizeof f->message, "libwebp's decoder has another version");
         return CLANES_ERR_UNSUPPORTED;
     }
-    if (f->width != f->canvas_width || f->height != f->canvas_height) {
+    if (f->out.width != f->out.canvas_width || f->out.height != f->out.canvas_height) {
         config.options.use_scaling = 1;
-        config.options.scaled_width = (int)f->width;
-        config.options.scaled_height = (int)f->height;
+        config.options.scaled_width = (int)f->out.width;
+        config.options.scaled_height = (int)f->out.height;
     }
     config.output.colorspace = MODE_RGBA;
     config.output.is_external_memory = 1;
     config.output.u.RGBA.rgba = pixels;
     config.output.u.RGBA.stride = (int)bytes_per_row;
-    config.output.u.RGBA.size = bytes_per_row * (f->height - 1) + (size_t)f->width * 4;
+    config.output.u.RGBA.size = bytes_per_row * (f->out.height - 1) + (size_t)f->out.width * 4;
     VP8StatusCode code = WebPDecode(f->data, f->size, &config);
     WebPFreeDecBuffer(&config.output);
     f->delay_ms = 0;
@@ -161,8 +161,8 @@ static int32_t webp_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
         clanes_set_message(f->message, sizeof f->message, "animated WebP frame %u is corrupt", f->frames_read + 1);
         return CLANES_ERR_CORRUPT;
     }
-    size_t row_bytes = (size_t)f->width * 4;
-    for (uint32_t y = 0; y < f->height; y++) {
+    size_t row_bytes = (size_t)f->out.width * 4;
+    for (uint32_t y = 0; y < f->out.height; y++) {
         memcpy(pixels + (size_t)y * bytes_per_row, canvas + (size_t)y * row_bytes, row_bytes);
     }
     /* The decoder reports when each frame ends: its delay is the difference. */

@@ -3,7 +3,7 @@ import Foundation
 import LanesImages
 
 /// Decode throughput: `ImageDecoder().decode` against the bare libpng/libjpeg path it wraps
-/// (`clanes_probe`, one malloc, `clanes_png_decode` / `clanes_jpeg_decode`, free), same thread,
+/// (`clanes_decoder_create`, its header, one malloc, `clanes_decoder_decode`, free), same thread,
 /// same bytes in memory, runs interleaved so drifting load hits both alike.
 enum ImagesDecodeBench {
     /// One row per file: seconds per decode for each path, megapixels and decoded megabytes per
@@ -49,17 +49,18 @@ enum ImagesDecodeBench {
     static func direct(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer -> Bool in
             guard let data = buffer.baseAddress else { return false }
+            var decoder: OpaquePointer?
+            defer { clanes_decoder_destroy(decoder) }
             var info = clanes_info()
-            var message = [CChar](repeating: 0, count: Int(CLANES_MESSAGE_CAPACITY))
-            guard clanes_probe(data, buffer.count, &info, &message, message.count) == CLANES_OK else { return false }
+            guard clanes_decoder_create(nil, &decoder) == CLANES_OK,
+                  clanes_decoder_set_buffer(decoder, data, buffer.count) == CLANES_OK,
+                  clanes_decoder_header(decoder, &info) == CLANES_OK else { return false }
             let rowBytes = Int(info.width) * 4
             let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * Int(info.height))
             defer { pixels.deallocate() }
             var image = clanes_pixels(pixels: pixels, bytes_per_row: rowBytes, width: info.width, height: info.height,
                                       channels: 4, bytes_per_sample: 1)
-            let status = info.format == CLANES_FORMAT_PNG
-                ? clanes_png_decode(data, buffer.count, &image, &message, message.count)
-                : clanes_jpeg_decode(data, buffer.count, 1, &image, &message, message.count)
+            let status = clanes_decoder_decode(decoder, &image)
             return status == CLANES_OK
         }
     }

@@ -50,6 +50,7 @@ enum FuzzTarget {
             shrunk(bytes, full: full)
         }
         if info?.format == .png || info?.format == .jpeg { incremental(bytes, full: full, info: info) }
+        FuzzContexts.run(bytes, full: full, format: info?.format)
         // A file that decodes in full must decode small too (it may not the other way round:
         // a JPEG scaled in the DCT domain can skip damage the full decode trips over).
         if case .success = full, case .failure(let error) = small {
@@ -146,7 +147,7 @@ enum FuzzTarget {
         }
     }
 
-    private static func outcome(_ body: () throws -> Bitmap) -> Result<Bitmap, ImageError> {
+    static func outcome(_ body: () throws -> Bitmap) -> Result<Bitmap, ImageError> {
         do {
             return .success(try body())
         } catch let error as ImageError {
@@ -171,11 +172,11 @@ enum FuzzTarget {
         }
     }
 
-    private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
         if !condition { fail(message()) }
     }
 
-    private static func fail(_ message: String) -> Never {
+    static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("lanes-fuzz: invariant broken: \(message)\n".utf8))
         abort()
     }

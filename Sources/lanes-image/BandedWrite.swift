@@ -19,7 +19,8 @@ import Darwin
 /// PNG or JPEG runs in bands too, decoded as its bytes arrive (``StreamedRows``; 8-bit rows). Not banded (nil from
 /// ``prepare(_:plan:maxPixels:fetcher:context:isCancelled:)``, and the job takes the whole-bitmap path): other non-file
 /// inputs, WebP, GIF, AVIF, HEIF and JPEG XL, a 16-bit download with none of those steps, and an Exif orientation
-/// other than "up", since flipping the row order or transposing needs the whole image.
+/// other than "up", since flipping the row order or transposing needs the whole image. A download of those is decoded
+/// whole from the bytes it already fetched (its bitmap's rows are the chain), never fetched a second time.
 ///
 /// A whole bitmap (a rotated photo's, a WebP's) is one more row source (``init(bitmap:plan:)``): every output goes
 /// through the same band encoder.
@@ -53,17 +54,20 @@ final class BandedWrite {
 
     /// The chain for `job`, or nil when the job must take the whole-bitmap path. An `http(s)` input streams through
     /// `fetcher` (``StreamedRows``: decoded as its bytes arrive; nil `fetcher`: the whole path); when its header
-    /// rules bands out, the download is cancelled and the whole path fetches it again. Cancelling `context` (the job's
-    /// item) cancels the download and ends a wait for its bytes.
+    /// rules bands out, the rest of the body is fetched and decoded whole from the bytes already fetched, never fetched
+    /// again. Cancelling `context` (the job's item) cancels the download and ends a wait for its bytes.
     static func prepare(_ job: ImageJob, plan: ProcessingPlan, maxPixels: Int, fetcher: (any DataFetching)? = nil,
                         context: WorkContext? = nil, isCancelled: @escaping () -> Bool) throws -> BandedWrite? {
         guard job.source.isFileURL else {
             guard let fetcher, ["http", "https"].contains(job.source.scheme?.lowercased() ?? "") else { return nil }
-            let rows = try StreamedRows(url: job.source, fetcher: fetcher, maxPixels: maxPixels, context: context) {
-                shape(of: $0, plan: plan)?.denominator ?? 1
+            let download = try StreamedDownload(url: job.source, fetcher: fetcher, maxPixels: maxPixels,
+                                                context: context)
+            // The incremental decoder hands out 8-bit rows: a 16-bit download that stays 16-bit is decoded whole, as
+            // is one whose header rules bands out otherwise, from the bytes already fetched (never fetched again).
+            guard let shape = shape(of: download.info, plan: plan), !shape.deep else {
+                return try whole(download, plan: plan, maxPixels: maxPixels, isCancelled: isCancelled)
             }
-            // The incremental decoder hands out 8-bit rows: a 16-bit download that stays 16-bit takes the whole path.
-            guard let shape = shape(of: rows.info, plan: plan), !shape.deep else { return nil }
+            let rows = try StreamedRows(download, maxPixels: maxPixels, scaleDenominator: shape.denominator)
             return BandedWrite(chain: try chain(from: rows, info: rows.info, shape: shape, opaque: rows.isOpaque,
                                                 plan: plan, isCancelled: isCancelled),
                                decoder: rows, descriptor: -1, plan: plan)
@@ -87,6 +91,16 @@ final class BandedWrite {
         }
     }
 
+    /// The rest of `download`'s body decoded whole, processed as the whole path does (the decode at the plan's
+    /// target size, its processors, then what the plan does last), written through the band encoder.
+    private static func whole(_ download: StreamedDownload, plan: ProcessingPlan, maxPixels: Int,
+                              isCancelled: @escaping () -> Bool) throws -> BandedWrite {
+        let decoded = try ImageDecoder(keepsStoredLayout: true)
+            .decode(download.wholeBody(), targetSize: plan.targetSize, maxPixels: maxPixels)
+        if isCancelled() { throw ImageError.cancelled }
+        return BandedWrite(bitmap: plan.finished(try ProcessorChain(plan.processors).process(decoded)), plan: plan)
+    }
+
     /// How a job runs in bands, from the header; nil when it takes the whole path.
     private struct Shape {
         /// A JPEG's DCT scale.
@@ -98,7 +112,7 @@ final class BandedWrite {
     }
 
     private static func shape(of info: ImageInfo, plan: ProcessingPlan) -> Shape? {
-        // WebP, GIF, AVIF, HEIF and JPEG XL decode whole (clanes_frames, no row API): the whole-bitmap path.
+        // WebP, GIF, AVIF, HEIF and JPEG XL decode whole (frames: their libraries read no rows): the whole-bitmap path.
         guard info.orientation == .up, !info.format.decodesFrames else { return nil }
         var shape = Shape()
         if let size = plan.targetSize {

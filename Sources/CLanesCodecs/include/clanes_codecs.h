@@ -6,8 +6,9 @@
  * Each entry point returns a status code (CLANES_OK or CLANES_ERR_*) and, on failure,
  * writes a NUL-terminated human-readable reason into the caller's `message` buffer.
  *
- * Whole decoding works on memory buffers, into a caller's clanes_pixels; clanes_rows.h decodes a few rows at a time
- * and clanes_encoder_* encodes rows. Calls that take more than a few values take one struct (as libspng does).
+ * Decoding goes through the one decoder context (clanes_decoder.h); this header holds what the decoder and the
+ * encoder share (status codes, formats, a caller's pixel buffer) and the encoder (clanes_encoder_*). Calls that take
+ * more than a few values take one struct (as libspng does).
  */
 #ifndef CLANES_CODECS_H
 #define CLANES_CODECS_H
@@ -30,11 +31,11 @@ extern "C" {
 #define CLANES_ERR_ENCODE 7        /* the encoder failed */
 #define CLANES_ERR_IO 8            /* writing the encoded bytes to the file descriptor failed */
 
-/* Formats reported by clanes_probe. */
+/* Formats (clanes_info.format, clanes_encode_options.format). */
 #define CLANES_FORMAT_UNKNOWN 0
 #define CLANES_FORMAT_PNG 1
 #define CLANES_FORMAT_JPEG 2
-#define CLANES_FORMAT_WEBP 3  /* decoded by clanes_frames (clanes_frames.h) */
+#define CLANES_FORMAT_WEBP 3
 #define CLANES_FORMAT_GIF 4
 #define CLANES_FORMAT_AVIF 5
 #define CLANES_FORMAT_HEIF 6  /* HEIF/HEIC (libheif) */
@@ -42,33 +43,6 @@ extern "C" {
 
 /* A message buffer of this many bytes always holds a whole message. */
 #define CLANES_MESSAGE_CAPACITY 256
-
-/* What the header says, read without decoding any pixels. */
-typedef struct clanes_info {
-    int32_t format;       /* CLANES_FORMAT_* */
-    uint32_t width;       /* stored width in pixels (before Exif orientation) */
-    uint32_t height;      /* stored height in pixels (before Exif orientation) */
-    int32_t orientation;  /* Exif orientation 1...8 (JPEG APP1); 1 when absent or invalid */
-    int32_t components;   /* colour components stored in the file (PNG: channels incl. alpha) */
-    int32_t bit_depth;    /* bits per sample */
-    int32_t progressive;  /* 1 for an interlaced PNG or a progressive JPEG */
-    int32_t layout_channels; /* the stored layout's channels: 1 grey, 2 grey+alpha (also grey with tRNS), 4 colour */
-    int32_t layout_bytes;    /* the stored layout's bytes per sample: 2 for a 16-bit PNG, 1 otherwise */
-    int32_t animated;        /* 1 when the header says the image is animated (WebP's flag, an AVIF sequence, a JPEG XL
-                                animation) */
-    uint32_t thumbnail_width;  /* an embedded thumbnail's size (a HEIF thumbnail item, a JPEG XL preview frame); */
-    uint32_t thumbnail_height; /* 0x0 when the file has none */
-} clanes_info;
-
-/*
- * Reads the PNG IHDR or the JPEG markers up to the first scan (SOFn, APP1 Exif orientation), a WebP's VP8/VP8L/VP8X
- * header, a GIF's logical screen, an AVIF's primary item (libavif parses the container: it allocates a little, never
- * for pixels), a HEIF's primary item (libheif parses the container) or a JPEG XL's image header (libjxl). HEIF and
- * JPEG XL report their upright size and orientation 1: libheif and libjxl apply the file's rotation as they decode.
- * Never decodes pixel data.
- */
-int32_t clanes_probe(const uint8_t *data, size_t size, clanes_info *info,
-                     char *message, size_t message_capacity);
 
 /* A caller's pixel buffer: `height` rows of `width` pixels, `bytes_per_row` apart, each pixel `channels` (1 grey,
  * 2 grey+alpha, 4 RGBA) samples of `bytes_per_sample` (1, or 2: native-endian uint16) bytes. */
@@ -80,42 +54,6 @@ typedef struct clanes_pixels {
     int32_t channels;
     int32_t bytes_per_sample;
 } clanes_pixels;
-
-/*
- * Decodes any PNG (palette, grey, grey+alpha, RGB, RGBA; 1-16 bits; Adam7; tRNS) into `image`, whose size must equal
- * the header's (from clanes_probe). Colour types convert only towards more channels (grey to RGBA, not back); a
- * layout without alpha drops the file's alpha; samples are scaled to or expanded from 16 bits as the layout says.
- */
-int32_t clanes_png_decode(const uint8_t *data, size_t size, const clanes_pixels *image,
-                          char *message, size_t message_capacity);
-
-/*
- * Reads a PNG's tEXt and iTXt chunks that come before the image data (where libpng's png_set_text, GdkPixbuf and the
- * thumbnailers put them) without decoding any pixels: into `out` as `key NUL value NUL` pairs, at most `capacity`
- * bytes (pairs that do not fit are left out); *length receives the bytes used and *count the pairs. Each chunk is
- * capped as in a decode (1 MiB) and every other ancillary chunk is skipped, so a hostile file costs no more than its
- * header. Fails like clanes_png_decode on data that is not a PNG or is cut short before its image data.
- */
-int32_t clanes_png_read_text(const uint8_t *data, size_t size, char *out, size_t capacity, size_t *length,
-                             int32_t *count, char *message, size_t message_capacity);
-
-/*
- * The largest single allocation libpng made during the calling thread's last clanes_png_decode (0 before any):
- * hostile-input tests check that a chunk's declared length never becomes an allocation.
- */
-size_t clanes_png_last_largest_allocation(void);
-
-/*
- * Decodes a baseline/progressive JPEG (grey, YCbCr, RGB, CMYK, YCCK) into `image`: 4 channels (RGBA8, alpha 255) or,
- * for a greyscale JPEG, 1; 8-bit samples. Scaled by 1/scale_denom in the DCT domain (1, 2, 4 or 8): the image's size
- * must equal clanes_jpeg_scaled_dimension() of the header's. A premature end of data is an error
- * (CLANES_ERR_TRUNCATED), as are bad Huffman codes and markers inside entropy-coded data (CLANES_ERR_CORRUPT).
- */
-int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom, const clanes_pixels *image,
-                           char *message, size_t message_capacity);
-
-/* The size of one dimension after DCT scaling by 1/scale_denom (rounds up, as libjpeg does). */
-uint32_t clanes_jpeg_scaled_dimension(uint32_t dimension, int32_t scale_denom);
 
 /* PNG row filters the encoder may use (OR them; with more than one, libpng picks per row). */
 #define CLANES_PNG_FILTER_NONE 0x01

@@ -33,9 +33,9 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
     public let retainedBytes: Int
     /// A JPEG, or a PNG without an alpha channel or `tRNS`.
     public let isOpaque: Bool
-    public var rowsRead: Int { Int(clanes_row_decoder_rows_read(decoder)) }
+    public var rowsRead: Int { context.rowsRead }
 
-    private let decoder: OpaquePointer?
+    private let context: DecoderContext
     /// The input when it was copied in (`init(data:)`), freed with the decoder.
     private let owned: UnsafeMutableRawBufferPointer?
 
@@ -68,65 +68,45 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
     init(bytes: UnsafeRawBufferPointer?, owned: UnsafeMutableRawBufferPointer?, fileDescriptor: Int32,
          fileSize: Int = 0, scaleDenominator: Int, layout requested: PixelLayout = .rgba8, maxPixels: Int) throws {
         self.owned = owned
-        let header: ImageInfo
+        let opened: DecoderContext
+        let rows: clanes_row_layout
         do {
-            header = try bytes.map { try CodecBridge.probe($0) }
-                ?? Self.probe(fileDescriptor: fileDescriptor, size: fileSize)
-            guard let pixels = header.pixelCount, pixels <= maxPixels else {
-                throw ImageError.tooLarge(width: header.width, height: header.height, limit: maxPixels)
+            if let bytes {
+                try CodecBridge.requireImage(bytes)
+            } else {
+                try Self.sniff(fileDescriptor: fileDescriptor)
             }
+            let options = DecoderContext.Options(maxPixels: maxPixels, scaleDenominator: scaleDenominator,
+                                                 layout: requested)
+            opened = try DecoderContext(bytes.map { .memory($0) } ?? .file(descriptor: fileDescriptor, size: fileSize),
+                                        options: options)
+            let header = try opened.header()
             if header.format.decodesFrames {
                 throw ImageError.unsupportedVariant(
                     header.format, "decoded whole by ImageDecoder (its library reads no rows), not by ImageRowDecoder")
             }
-            if header.format == .png && scaleDenominator != 1 {
-                throw ImageError.invalidArgument("a PNG decodes at scale 1 only, not 1/\(scaleDenominator)")
-            }
+            rows = try opened.startRows()
         } catch {
             owned?.deallocate() // not every property is set yet, so deinit will not run
             throw error
         }
-        info = header
-        var message = CodecBridge.messageBuffer()
-        var opened: OpaquePointer?
-        var layout = clanes_row_layout()
-        var request = clanes_row_request()
-        request.data = bytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        request.size = bytes?.count ?? fileSize
-        request.fd = bytes == nil ? fileDescriptor : -1
-        request.format = header.format == .png ? CLANES_FORMAT_PNG : CLANES_FORMAT_JPEG
-        request.scale_denom = Int32(scaleDenominator)
-        request.channels = Int32(requested.channels)
-        request.bytes_per_sample = Int32(requested.bytesPerSample)
-        let status = clanes_row_decoder_open(&request, &opened, &layout, &message, message.count)
-        decoder = opened
-        width = Int(layout.width)
-        height = Int(layout.height)
-        self.layout = PixelLayout(channels: Int(layout.channels), bytesPerSample: Int(layout.bytes_per_sample)) ?? .rgba8
-        holdsWholeImage = layout.whole_image != 0
-        retainedBytes = Int(layout.held_bytes)
-        isOpaque = layout.opaque != 0
-        if let error = CodecBridge.decodeError(status, message, format: header.format) {
-            throw error // every property is set: deinit frees the decoder and `owned`
-        }
+        context = opened
+        info = try opened.header()
+        width = Int(rows.width)
+        height = Int(rows.height)
+        layout = PixelLayout(channels: Int(rows.channels), bytesPerSample: Int(rows.bytes_per_sample)) ?? .rgba8
+        holdsWholeImage = rows.whole_image != 0
+        retainedBytes = Int(rows.held_bytes)
+        isOpaque = rows.opaque != 0
     }
 
     deinit {
-        clanes_row_decoder_destroy(decoder)
         owned?.deallocate()
     }
 
     public func readRows(_ count: Int, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws {
         try checkRead(count, bytesPerRow: bytesPerRow)
-        var message = CodecBridge.messageBuffer()
-        let status = clanes_row_decoder_read(decoder, destination.assumingMemoryBound(to: UInt8.self), bytesPerRow,
-                                             UInt32(count), &message, message.count)
-        if status == CLANES_ERR_IO {
-            throw ImageError.corrupt("cannot read the file: \(CodecBridge.text(of: message))")
-        }
-        if let error = CodecBridge.decodeError(status, message, format: info.format) {
-            throw error
-        }
+        _ = try context.readRows(count, into: destination, bytesPerRow: bytesPerRow)
     }
 
     /// The header of the regular file open at `fileDescriptor` (read with `pread`; no pixels decoded).
@@ -142,20 +122,21 @@ public final class ImageRowDecoder: RowSource, OpacityReporting {
         return try probe(fileDescriptor: fileDescriptor, size: Int(status.st_size))
     }
 
-    /// The header of the file at `fileDescriptor`: the first 256 KB, more if a long JPEG header needs it.
+    /// The header of the file at `fileDescriptor` (the decoder context reads a prefix, longer while the header runs
+    /// past it).
     static func probe(fileDescriptor: Int32, size: Int) throws -> ImageInfo {
-        var length = min(size, 256 << 10)
-        while true {
-            var bytes = [UInt8](repeating: 0, count: max(length, 1))
-            let got = bytes.withUnsafeMutableBytes { pread(fileDescriptor, $0.baseAddress, length, 0) }
-            guard got >= 0 else {
-                throw ImageError.invalidArgument("cannot read the file: \(String(cString: strerror(errno)))")
-            }
-            do {
-                return try bytes.withUnsafeBytes { try CodecBridge.probe(UnsafeRawBufferPointer(rebasing: $0[..<got])) }
-            } catch ImageError.truncated where got == length && length < size {
-                length = min(size, length * 4)
-            }
+        try sniff(fileDescriptor: fileDescriptor)
+        return try DecoderContext(.file(descriptor: fileDescriptor, size: size), options: .init(maxPixels: .max))
+            .header()
+    }
+
+    /// Throws ``ImageError/unsupportedFormat(_:)`` when the file's first bytes are no image the decoder reads.
+    private static func sniff(fileDescriptor: Int32) throws {
+        var head = [UInt8](repeating: 0, count: 512)
+        let got = head.withUnsafeMutableBytes { pread(fileDescriptor, $0.baseAddress, $0.count, 0) }
+        guard got >= 0 else {
+            throw ImageError.invalidArgument("cannot read the file: \(String(cString: strerror(errno)))")
         }
+        try CodecBridge.requireImage(head[..<got])
     }
 }

@@ -29,8 +29,8 @@ public final class StreamedRows: RowSource, OpacityReporting {
     public var isOpaque: Bool { decoder.isOpaque }
 
     private let decoder: IncrementalDecoder
-    private let pipe: ChunkPipe
-    private let handle: any FetchHandle
+    private let download: StreamedDownload
+    private var pipe: ChunkPipe { download.pipe }
     /// The rest of the chunk being decoded, handed to the decoder a slice at a time (its own copy stays small).
     private var current: Data
     /// The pipe's end has been taken.
@@ -49,57 +49,29 @@ public final class StreamedRows: RowSource, OpacityReporting {
     ///     return try Bitmap(readingAllRowsOf: rows)
     /// }
     /// ```
-    public init(url: URL, fetcher: any DataFetching, priority: WorkPriority = .normal,
-                maxPixels: Int = ImageDecoder.defaultMaxPixels, context: WorkContext? = nil,
-                stallLimit: Duration? = .seconds(30), clock: any LaneClock = SystemLaneClock(),
-                scaleDenominator: (ImageInfo) -> Int = { _ in 1 }) throws {
-        let pipe = ChunkPipe(stall: stallLimit.map { (limit: $0, clock: clock) }, url: url.absoluteString)
-        self.pipe = pipe
-        let startedAt = context?.priority ?? priority
-        let handle = fetcher.fetch(url, priority: startedAt, chunks: { pipe.push($0) }) { pipe.end($0) }
-        self.handle = handle
-        context?.onPriorityChange(since: startedAt) { handle.setPriority($0) }
-        context?.onCancel {
-            handle.cancel()
-            pipe.end(.failure(.cancelled))
-        }
-        var head = Data()
-        var ended = false
-        do {
-            var probed: ImageInfo?
-            while probed == nil {
-                guard !ended else { throw ImageError.truncated }
-                switch try pipe.next() {
-                case .chunk(let chunk): head.append(chunk)
-                case .end: ended = true
-                }
-                do {
-                    probed = try head.withUnsafeBytes { try CodecBridge.probe($0) }
-                } catch ImageError.truncated where !ended {
-                    continue
-                }
-            }
-            let header = probed!
-            guard let pixels = header.pixelCount, pixels <= maxPixels else {
-                throw ImageError.tooLarge(width: header.width, height: header.height, limit: maxPixels)
-            }
-            guard header.format == .png || header.format == .jpeg else {
-                throw ImageError.unsupportedVariant(header.format, "decoded whole (only PNG and JPEG stream in rows)")
-            }
-            info = header
-            decoder = IncrementalDecoder(previews: false, maxPixels: maxPixels,
-                                         scaleDenominator: header.format == .jpeg ? scaleDenominator(header) : 1)
-        } catch {
-            handle.cancel()
-            throw error
-        }
-        current = head
-        bodyEnded = ended
-        while !decoder.hasHeader { try feedNext() } // a throw here deinitialises: the fetch is cancelled
+    public convenience init(url: URL, fetcher: any DataFetching, priority: WorkPriority = .normal,
+                            maxPixels: Int = ImageDecoder.defaultMaxPixels, context: WorkContext? = nil,
+                            stallLimit: Duration? = .seconds(30), clock: any LaneClock = SystemLaneClock(),
+                            scaleDenominator: (ImageInfo) -> Int = { _ in 1 }) throws {
+        let download = try StreamedDownload(url: url, fetcher: fetcher, priority: priority, maxPixels: maxPixels,
+                                            context: context, stallLimit: stallLimit, clock: clock)
+        try self.init(download, maxPixels: maxPixels, scaleDenominator: scaleDenominator(download.info))
     }
 
-    deinit {
-        handle.cancel()
+    /// The rows of `download`, whose header has arrived (a PNG or JPEG: others throw
+    /// ``ImageError/unsupportedVariant(_:_:)``), a JPEG at 1/`scaleDenominator`. The download is the rows' from here on.
+    package init(_ download: StreamedDownload, maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                 scaleDenominator: Int = 1) throws {
+        let header = download.info
+        guard header.format == .png || header.format == .jpeg else {
+            throw ImageError.unsupportedVariant(header.format, "decoded whole (only PNG and JPEG stream in rows)")
+        }
+        info = header
+        self.download = download
+        decoder = IncrementalDecoder(previews: false, maxPixels: maxPixels,
+                                     scaleDenominator: header.format == .jpeg ? scaleDenominator : 1)
+        (current, bodyEnded) = download.takeHead()
+        while !decoder.hasHeader { try feedNext() } // a throw here deinitialises: the fetch is cancelled
     }
 
     /// Hands the decoder its next slice of input (waiting for a chunk when none is left), or the end of the body.
@@ -138,6 +110,95 @@ public final class StreamedRows: RowSource, OpacityReporting {
             case .end: bodyEnded = true
             }
         }
+    }
+}
+
+/// A download whose header has arrived: what ``StreamedRows`` reads its rows from, or, when the header rules bands
+/// out (an Exif orientation, a 16-bit file with no step that makes it 8-bit, a format whose library reads no rows),
+/// the whole body from the bytes already fetched (``wholeBody()``) rather than a second fetch. Deinitialising it
+/// cancels the fetch.
+///
+/// ```swift
+/// let download = try StreamedDownload(url: url, fetcher: fetcher)
+/// let image = download.info.orientation == .up ? try Bitmap(readingAllRowsOf: StreamedRows(download))
+///                                               : try ImageDecoder().decode(download.wholeBody())
+/// ```
+package final class StreamedDownload {
+    /// The header: format, stored size, orientation.
+    package let info: ImageInfo
+    fileprivate let pipe: ChunkPipe
+    private let handle: any FetchHandle
+    /// The bytes taken from the pipe so far (until ``takeHead()`` or ``wholeBody()``).
+    private var head: Data
+    /// The pipe's end has been taken.
+    private var ended: Bool
+
+    /// Starts fetching `url` and waits (blocking) until its header has arrived; headers over `maxPixels` are refused
+    /// before any allocation. `context`, `stallLimit` and `clock` as for ``StreamedRows``.
+    package init(url: URL, fetcher: any DataFetching, priority: WorkPriority = .normal,
+                 maxPixels: Int = ImageDecoder.defaultMaxPixels, context: WorkContext? = nil,
+                 stallLimit: Duration? = .seconds(30), clock: any LaneClock = SystemLaneClock()) throws {
+        let pipe = ChunkPipe(stall: stallLimit.map { (limit: $0, clock: clock) }, url: url.absoluteString)
+        self.pipe = pipe
+        let startedAt = context?.priority ?? priority
+        let handle = fetcher.fetch(url, priority: startedAt, chunks: { pipe.push($0) }) { pipe.end($0) }
+        self.handle = handle
+        context?.onPriorityChange(since: startedAt) { handle.setPriority($0) }
+        context?.onCancel {
+            handle.cancel()
+            pipe.end(.failure(.cancelled))
+        }
+        var head = Data()
+        var ended = false
+        do {
+            var probed: ImageInfo?
+            while probed == nil {
+                guard !ended else { throw ImageError.truncated }
+                switch try pipe.next() {
+                case .chunk(let chunk): head.append(chunk)
+                case .end: ended = true
+                }
+                do {
+                    probed = try head.withUnsafeBytes { try CodecBridge.probe($0) }
+                } catch ImageError.truncated where !ended {
+                    continue
+                }
+            }
+            let header = probed!
+            guard let pixels = header.pixelCount, pixels <= maxPixels else {
+                throw ImageError.tooLarge(width: header.width, height: header.height, limit: maxPixels)
+            }
+            info = header
+        } catch {
+            handle.cancel()
+            throw error
+        }
+        self.head = head
+        self.ended = ended
+    }
+
+    deinit {
+        handle.cancel()
+    }
+
+    /// The bytes taken so far and whether the body's end was among them; the download keeps none of them.
+    fileprivate func takeHead() -> (Data, Bool) {
+        defer { head = Data() }
+        return (head, ended)
+    }
+
+    /// The whole body: the bytes already fetched and the rest as it arrives (waits for the end). Throws the fetch's
+    /// error when it ends short.
+    package func wholeBody() throws -> Data {
+        var body = head
+        head = Data()
+        while !ended {
+            switch try pipe.next() {
+            case .chunk(let chunk): body.append(chunk)
+            case .end: ended = true
+            }
+        }
+        return body
     }
 }
 

@@ -89,23 +89,25 @@ extension ImageDecoder {
                 }
                 return Animation(frames: [Animation.Frame(bitmap: still, delay: .zero)], loopCount: 0)
             }
-            let decoder = try FrameDecoder(
-                bytes, format: info.format,
-                limits: .init(maxPixels: maxPixels, maxBytes: maxBytes, maxFrames: maxFrames, firstFrameOnly: false))
+            var options = DecoderContext.Options(maxPixels: maxPixels)
+            options.maxBytes = maxBytes
+            options.maxFrames = maxFrames
+            let decoder = try DecoderContext(.memory(bytes), options: options)
+            let report = try decoder.startFrames()
             var frames: [Animation.Frame] = []
-            frames.reserveCapacity(decoder.frameCount)
-            for _ in 0..<decoder.frameCount {
-                let (bitmap, delay) = try decoder.next()
+            frames.reserveCapacity(report.frameCount)
+            for _ in 0..<report.frameCount {
+                let (bitmap, delay) = try decoder.nextFrame(width: report.width, height: report.height)
                 frames.append(Animation.Frame(bitmap: bitmap, delay: .milliseconds(delay)))
             }
-            return Animation(frames: frames, loopCount: decoder.loopCount)
+            return Animation(frames: frames, loopCount: report.loopCount)
         }
     }
 }
 
 extension ImageFormat {
-    /// Whether the format is decoded whole, frame by frame (WebP, GIF, AVIF, HEIF, JPEG XL: decoded by
-    /// `clanes_frames`, not in rows), rather than in rows like PNG and JPEG.
+    /// Whether the format is decoded whole, frame by frame (WebP, GIF, AVIF, HEIF, JPEG XL: their libraries
+    /// read no rows), rather than in rows like PNG and JPEG.
     ///
     /// ```swift
     /// ImageFormat.gif.decodesFrames   // true

@@ -172,8 +172,8 @@ public struct ImageDecoder: ImageDecoding {
         guard maxPixels > 0 else {
             throw ImageError.invalidArgument("maxPixels must be positive, got \(maxPixels)")
         }
-        let info = try CodecBridge.probe(bytes)
-        guard let pixelCount = info.pixelCount, pixelCount <= maxPixels, pixelCount <= Int.max / 8 else {
+        let info = try CodecBridge.probe(bytes, maxPixels: maxPixels)
+        guard let pixelCount = info.pixelCount, pixelCount <= Int.max / 8 else {
             throw ImageError.tooLarge(width: info.width, height: info.height, limit: maxPixels)
         }
         // The target is given for the upright image; turn it into the stored orientation.
@@ -192,9 +192,9 @@ public struct ImageDecoder: ImageDecoding {
             bitmap = try Bitmap(readingAllRowsOf: ResizeRows(rows, width: target.width, height: target.height))
         } else {
             // Other layouts (grey, 16-bit) are decoded whole and resized through RGBA8 (see processedAsRGBA8).
-            bitmap = try CodecBridge.decode(bytes, format: info.format == .png ? .png : .jpeg,
-                                            scaleDenominator: denominator, width: scaled.width, height: scaled.height,
-                                            layout: info.format == .png ? layout : layout.eightBit)
+            let context = try DecoderContext(.memory(bytes),
+                                             options: .init(maxPixels: maxPixels, scaleDenominator: denominator))
+            bitmap = try context.decodeWhole(layout: info.format == .png ? layout : layout.eightBit)
             if bitmap.width != target.width || bitmap.height != target.height {
                 bitmap = try bitmap.processedAsRGBA8 {
                     try Resampler.resize($0, width: target.width, height: target.height, isCancelled: { false })
@@ -215,10 +215,10 @@ extension ImageDecoder {
         // by a whole factor while it decodes (gif.c), then resized the rest of the way.
         let shrinksOnLoad = (info.format == .webp && !info.isAnimated || info.format == .gif)
             && (target.width, target.height) != (info.width, info.height)
-        let limits = FrameDecoder.Limits(maxPixels: maxPixels, maxBytes: Int.max, maxFrames: 0, firstFrameOnly: true)
-        let decoder = try FrameDecoder(bytes, format: info.format, limits: limits,
-                                       scaledTo: shrinksOnLoad ? target : nil)
-        let first = try decoder.next().bitmap
+        var options = DecoderContext.Options(maxPixels: maxPixels)
+        options.firstFrameOnly = true
+        options.scaledSize = shrinksOnLoad ? target : nil
+        let first = try DecoderContext(.memory(bytes), options: options).decodeWhole()
         guard first.width != target.width || first.height != target.height else { return first }
         return try Resampler.resize(first, width: target.width, height: target.height, isCancelled: { false })
     }

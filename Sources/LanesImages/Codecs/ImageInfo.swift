@@ -27,12 +27,15 @@ public struct ImageInfo: Sendable, Hashable {
     /// Whether the header says the image is animated (an animated WebP, an AVIF sequence, a JPEG XL animation). A
     /// GIF's frames are counted only when decoded: false here.
     public var isAnimated: Bool
-    /// The size of a small copy of the image stored in the file, when it has one: a HEIF thumbnail item (iPhones
-    /// store a 320-pixel one), a JPEG XL preview frame. Reported only; decodes always read the full image.
+    /// The size of a small copy of the image stored in the file, when it has one: a JPEG's Exif thumbnail (cameras
+    /// store a 160x120 one), a HEIF thumbnail item (iPhones store a 320-pixel one), a JPEG XL preview frame. Decodes
+    /// always read the full image; a JPEG's Exif thumbnail is a JPEG of its own whose bytes
+    /// ``EmbeddedThumbnail/byteRange`` gives, for a quick rendering.
     ///
     /// ```swift
     /// if let thumbnail = try ImageDecoder().probe(data).embeddedThumbnail {
     ///     print("the file carries a \(thumbnail.width)x\(thumbnail.height) thumbnail")
+    ///     if let range = thumbnail.byteRange { print(try ImageDecoder().decode(data[range]).width) }
     /// }
     /// ```
     public var embeddedThumbnail: EmbeddedThumbnail?
@@ -43,11 +46,16 @@ public struct ImageInfo: Sendable, Hashable {
         public var width: Int
         /// Height in pixels, upright.
         public var height: Int
+        /// Where the thumbnail's own file lies in the image's bytes, when it is one (a JPEG's Exif thumbnail: a JPEG
+        /// stored as the main image is, so the main image's ``ImageInfo/orientation`` turns it upright); nil for HEIF
+        /// and JPEG XL thumbnails.
+        public var byteRange: Range<Int>?
 
-        /// Creates a thumbnail size.
-        public init(width: Int, height: Int) {
+        /// Creates a thumbnail size (and where its bytes lie).
+        public init(width: Int, height: Int, byteRange: Range<Int>? = nil) {
             self.width = width
             self.height = height
+            self.byteRange = byteRange
         }
     }
 

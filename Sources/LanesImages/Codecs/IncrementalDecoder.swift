@@ -26,8 +26,8 @@ public final class IncrementalDecoder {
     public let scaleDenominator: Int
     /// The format, once the first bytes told it.
     public private(set) var format: ImageFormat?
-    private var decoder: OpaquePointer?
-    private var state = clanes_incremental_state()
+    private var context: DecoderContext?
+    private var state = clanes_progress()
     /// Bytes that arrived before the format was known.
     private var head = Data()
     private var ended = false
@@ -42,10 +42,6 @@ public final class IncrementalDecoder {
         keepsPreviews = previews
         self.maxPixels = maxPixels
         self.scaleDenominator = scaleDenominator
-    }
-
-    deinit {
-        clanes_incremental_destroy(decoder)
     }
 
     /// Whether the header has been read (``width``, ``height``, ``isProgressive`` are known).
@@ -73,7 +69,7 @@ public final class IncrementalDecoder {
     /// ```
     public func append(_ data: Data, isLast: Bool = false) throws {
         ended = ended || isLast
-        if decoder == nil {
+        if context == nil {
             head.append(data)
             guard head.count >= 8 || ended else { return }
             try open()
@@ -90,21 +86,13 @@ public final class IncrementalDecoder {
     /// if incremental.previewsReady > 0 { cell.image = try incremental.preview() }
     /// ```
     public func preview() throws -> Bitmap {
-        guard let decoder, previewsReady > 0 else {
+        guard let context, previewsReady > 0 else {
             throw ImageError.invalidArgument("no preview is ready")
         }
-        let format = self.format ?? .jpeg
-        var failure: ImageError?
-        let bitmap = try Bitmap(width: width, height: height) { pixels in
-            try call { call in
-                call.rows = pixels.baseAddress
-                call.bytes_per_row = width * 4
-                let status = clanes_incremental_preview(decoder, &call)
-                failure = CodecBridge.decodeError(status, Self.message(of: &call), format: format)
-            }
-            if let failure { throw failure }
+        defer { state = context.progress }
+        return try Bitmap(width: width, height: height) { pixels in
+            try context.preview(into: pixels.baseAddress!, bytesPerRow: width * 4)
         }
-        return bitmap
     }
 
     /// Writes up to `count` of the next rows to `destination`, `bytesPerRow` apart; returns how many it wrote
@@ -114,21 +102,12 @@ public final class IncrementalDecoder {
     /// let got = try incremental.readRows(1, into: buffer, bytesPerRow: incremental.width * 4)
     /// ```
     public func readRows(_ count: Int, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) throws -> Int {
-        guard let decoder, hasHeader else { throw ImageError.invalidArgument("no header yet") }
+        guard let context, hasHeader else { throw ImageError.invalidArgument("no header yet") }
         guard count >= 0, count <= height - rowsRead, bytesPerRow >= width * 4 else {
             throw ImageError.invalidArgument("cannot read \(count) row(s) at row \(rowsRead) of \(height)")
         }
-        let format = self.format ?? .jpeg
-        var delivered = 0
-        try call { call in
-            call.rows = destination.assumingMemoryBound(to: UInt8.self)
-            call.bytes_per_row = bytesPerRow
-            call.count = UInt32(count)
-            let status = clanes_incremental_read(decoder, &call)
-            delivered = Int(call.delivered)
-            if let error = CodecBridge.decodeError(status, Self.message(of: &call), format: format) { throw error }
-        }
-        return delivered
+        defer { state = context.progress }
+        return try context.readRows(count, into: destination, bytesPerRow: bytesPerRow)
     }
 
     /// Reads every remaining row into a bitmap; all the input must have been appended.
@@ -150,7 +129,7 @@ public final class IncrementalDecoder {
         }
     }
 
-    // MARK: C calls
+    // MARK: The decoder context
 
     private func open() throws {
         let sniffed = ImageFormat.sniff(head)
@@ -159,45 +138,15 @@ public final class IncrementalDecoder {
             throw ImageError.unsupportedVariant(sniffed ?? .png, "not decoded incrementally (PNG and JPEG are)")
         }
         format = sniffed
-        var options = clanes_incremental_options(
-            format: sniffed == .png ? CLANES_FORMAT_PNG : CLANES_FORMAT_JPEG, max_pixels: UInt64(max(0, maxPixels)),
-            previews: keepsPreviews ? 1 : 0, scale_denom: Int32(clamping: scaleDenominator))
-        var message = CodecBridge.messageBuffer()
-        var created: OpaquePointer?
-        let status = clanes_incremental_create(&options, &created, &message, message.count)
-        decoder = created
-        if let error = CodecBridge.decodeError(status, message, format: sniffed) { throw error }
+        var options = DecoderContext.Options(maxPixels: maxPixels, scaleDenominator: scaleDenominator)
+        options.previews = keepsPreviews
+        context = try DecoderContext(.pushed, options: options)
     }
 
     private func feed(_ data: Data) throws {
-        guard let decoder else { return }
-        let format = self.format ?? .jpeg
+        guard let context else { return }
+        defer { state = context.progress }
         let isLast = ended
-        try data.withUnsafeBytes { bytes in
-            try call { call in
-                call.data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                call.size = bytes.count
-                call.end_of_input = isLast ? 1 : 0
-                let status = clanes_incremental_feed(decoder, &call)
-                if let error = CodecBridge.decodeError(status, Self.message(of: &call), format: format) { throw error }
-            }
-        }
-    }
-
-    /// Runs `body` with a call whose message buffer lives for the call, then keeps the state it reports.
-    private func call(_ body: (inout clanes_incremental_call) throws -> Void) throws {
-        var message = CodecBridge.messageBuffer()
-        try message.withUnsafeMutableBufferPointer { buffer in
-            var call = clanes_incremental_call()
-            call.message = buffer.baseAddress
-            call.message_capacity = buffer.count
-            defer { if call.state.header_ready != 0 || state.header_ready == 0 { state = call.state } }
-            try body(&call)
-        }
-    }
-
-    private static func message(of call: inout clanes_incremental_call) -> [CChar] {
-        guard let text = call.message else { return CodecBridge.messageBuffer() }
-        return Array(UnsafeBufferPointer(start: text, count: call.message_capacity))
+        try data.withUnsafeBytes { try context.push($0, isLast: isLast) }
     }
 }

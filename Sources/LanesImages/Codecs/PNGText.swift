@@ -1,4 +1,3 @@
-import CLanesCodecs
 import Foundation
 
 /// A PNG's text chunks (`tEXt`, `iTXt`) before its image data, read without decoding pixels (``ThumbnailCache``
@@ -10,17 +9,11 @@ enum PNGText {
     /// The key → value pairs of `data`'s text chunks (a key given twice: the first). Throws what a decode would for
     /// data that is not a PNG or ends before its image data.
     static func read(_ data: Data) throws -> [String: String] {
-        var buffer = [CChar](repeating: 0, count: capacity)
-        var length = 0
-        var count: Int32 = 0
-        var message = CodecBridge.messageBuffer()
-        let status = data.withUnsafeBytes { bytes in
-            clanes_png_read_text(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &buffer,
-                                 buffer.count, &length, &count, &message, message.count)
+        let buffer = try data.withUnsafeBytes { bytes in
+            try DecoderContext(.memory(bytes)).readText(capacity: capacity)
         }
-        if let error = CodecBridge.decodeError(status, message, format: .png) { throw error }
         // `key NUL value NUL` pairs; tEXt is Latin-1 (the Thumb:: values are ASCII).
-        let fields = buffer[..<length].split(separator: 0, omittingEmptySubsequences: false).map { field in
+        let fields = buffer.split(separator: 0, omittingEmptySubsequences: false).map { field in
             String(field.map { Character(Unicode.Scalar(UInt8(bitPattern: $0))) })
         }
         var pairs: [String: String] = [:]

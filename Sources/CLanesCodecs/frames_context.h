@@ -1,5 +1,5 @@
 /*
- * clanes_frames.h — WebP (libwebp, libwebpdemux), GIF (giflib), AVIF (libavif), HEIF (libheif) and JPEG XL (libjxl)
+ * frames_context.h — the frame formats' context (behind clanes_decoder_start_frames): WebP (libwebp, libwebpdemux), GIF (giflib), AVIF (libavif), HEIF (libheif) and JPEG XL (libjxl)
  * decoding, one frame at a time.
  *
  * One context struct carries a decode: the caller fills the request fields, clanes_frames_open reads the
@@ -9,14 +9,17 @@
  * C: each call returns CLANES_OK or CLANES_ERR_* and leaves one line in `message`.
  *
  *     clanes_frames frames = {0};
+ *     frames.codec = &clanes_gif_codec; frames.format = CLANES_FORMAT_GIF;
  *     frames.data = bytes; frames.size = size; frames.max_pixels = 100000000; frames.max_bytes = 1 << 30;
  *     if (clanes_frames_open(&frames) == CLANES_OK)
- *         while (frames.frames_read < frames.frame_count && clanes_frames_next(&frames, pixels, stride) == CLANES_OK)
+ *         while (frames.frames_read < frames.out.frame_count && clanes_frames_next(&frames, pixels, stride) == CLANES_OK)
  *             use(pixels, frames.delay_ms);
  *     clanes_frames_close(&frames);
  */
 #ifndef CLANES_FRAMES_H
 #define CLANES_FRAMES_H
+
+#include "clanes_decoder.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +29,7 @@ extern "C" {
 #endif
 
 typedef struct clanes_frames_state clanes_frames_state;
+struct clanes_frames_codec;
 
 typedef struct clanes_frames {
     /* ---- the request (set before clanes_frames_open) ---- */
@@ -40,16 +44,9 @@ typedef struct clanes_frames {
                                    (width/height say what comes out); 0: stored size */
     uint32_t scaled_height;
 
-    /* ---- what clanes_frames_open reports ---- */
-    int32_t format;             /* CLANES_FORMAT_WEBP, _GIF, _AVIF, _HEIF or _JXL */
-    uint32_t canvas_width;      /* the stored size */
-    uint32_t canvas_height;
-    uint32_t width;             /* the size of the frames handed out (the scaled size, or the canvas) */
-    uint32_t height;
-    uint32_t frame_count;       /* 1 for a still image */
-    int32_t loop_count;         /* 0: loop for ever (also a still image) */
-    int32_t opaque;             /* 1 when no frame can have a non-opaque pixel */
-    size_t held_bytes;          /* the decoder's own buffers (canvases, a frame's indices), besides the input */
+    /* ---- what clanes_frames_open reports (clanes_decoder.h) ---- */
+    clanes_frames_report out;
+    int32_t format;             /* CLANES_FORMAT_WEBP, _GIF, _AVIF, _HEIF or _JXL (set with `codec`) */
 
     /* ---- after each clanes_frames_next ---- */
     uint32_t frames_read;
@@ -57,6 +54,7 @@ typedef struct clanes_frames {
 
     char message[256];          /* one line on failure (CLANES_MESSAGE_CAPACITY) */
     clanes_frames_state *state; /* private */
+    const struct clanes_frames_codec *codec; /* the format's part (set before clanes_frames_open) */
 } clanes_frames;
 
 /* Reads the header and checks the limits; on failure the context only accepts clanes_frames_close. */

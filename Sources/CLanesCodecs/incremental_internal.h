@@ -1,5 +1,6 @@
 /*
- * clanes_incremental.h — PNG and JPEG decoding fed bytes as they arrive (a download), never blocking for more.
+ * incremental_internal.h — decoding pushed bytes (behind clanes_decoder_push): bytes as they arrive (a download),
+ * never blocking for more. incremental.c holds the input; png_push.c and jpeg_push.c are the formats' parts.
  *
  * The caller appends bytes (clanes_incremental_feed) and takes rows top to bottom (clanes_incremental_read), which
  * hands out as many of the asked rows as the bytes so far allow (0: feed more). A JPEG is read through a suspending
@@ -22,6 +23,8 @@
 #ifndef CLANES_INCREMENTAL_H
 #define CLANES_INCREMENTAL_H
 
+#include "clanes_decoder.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,27 +33,18 @@ extern "C" {
 #endif
 
 typedef struct clanes_incremental clanes_incremental;
+struct clanes_push_part;
 
 /* What to decode. */
 typedef struct clanes_incremental_options {
-    int32_t format;       /* CLANES_FORMAT_PNG or CLANES_FORMAT_JPEG */
+    const struct clanes_push_part *part; /* the format's part (clanes_png_push, clanes_jpeg_push) */
     uint64_t max_pixels;  /* a header claiming more pixels fails before any allocation */
     int32_t previews;     /* 1: keep what previews need (buffered-image JPEG, the interlaced PNG's passes) */
     int32_t scale_denom;  /* a JPEG decoded at 1/2, 1/4 or 1/8 in the DCT domain (0 or 1: full size; PNG: 1) */
 } clanes_incremental_options;
 
 /* Where the decoder stands; every call fills it in. */
-typedef struct clanes_incremental_state {
-    int32_t header_ready;      /* width, height and the rest below are known */
-    uint32_t width;            /* the rows' width (a JPEG's DCT-scaled width) */
-    uint32_t height;
-    int32_t opaque;            /* every alpha is 255 */
-    int32_t progressive;       /* a progressive JPEG or an interlaced PNG (rows come only after all input) */
-    uint32_t previews_ready;   /* scans (JPEG) or passes (PNG) complete, whose preview can be rendered now */
-    uint32_t rows_read;        /* rows handed out so far */
-    int32_t input_complete;    /* the image's last byte has been consumed */
-    size_t held_bytes;         /* the decoder's buffers, the unconsumed input included */
-} clanes_incremental_state;
+typedef clanes_progress clanes_incremental_state;
 
 /* One call: the bytes to append, the rows to take, the message buffer, and the state after the call. */
 typedef struct clanes_incremental_call {
@@ -81,6 +75,40 @@ int32_t clanes_incremental_preview(clanes_incremental *decoder, clanes_increment
 
 /* Frees the decoder (NULL is allowed). */
 void clanes_incremental_destroy(clanes_incremental *decoder);
+
+/* ---- what the core (incremental.c) and a format's part (png_push.c, jpeg_push.c) share ---- */
+
+struct clanes_incremental {
+    const struct clanes_push_part *part;
+    clanes_incremental_options options;
+    clanes_incremental_state state;
+    char *message;        /* the current call's message buffer */
+    size_t capacity;
+    int end_of_input;
+    /* the unconsumed input: input[position ..< size] */
+    uint8_t *input;
+    size_t position;
+    size_t size;
+    size_t input_capacity;
+    size_t row_bytes;     /* an RGBA8 row, once the header is known */
+    void *codec;          /* the part's own state (libpng's or libjpeg's structs, its buffers), on the heap */
+};
+
+/* A format's decoding of pushed bytes. `advance` decodes as far as the input allows without output (and says a
+ * truncation once the input has ended), `read` hands out up to call->count rows (call->delivered), `preview` renders
+ * the latest one, `held` counts the part's buffers, `close` frees d->codec (also after a failed `start`). */
+typedef struct clanes_push_part {
+    int32_t (*start)(clanes_incremental *d);
+    int32_t (*advance)(clanes_incremental *d);
+    int32_t (*read)(clanes_incremental *d, clanes_incremental_call *call);
+    int32_t (*preview)(clanes_incremental *d, clanes_incremental_call *call);
+    size_t (*held)(const clanes_incremental *d);
+    void (*close)(clanes_incremental *d);
+    int scales;           /* 1: a DCT scale other than 1 is available */
+} clanes_push_part;
+
+extern const clanes_push_part clanes_png_push;
+extern const clanes_push_part clanes_jpeg_push;
 
 #ifdef __cplusplus
 }
