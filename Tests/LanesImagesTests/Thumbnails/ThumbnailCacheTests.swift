@@ -87,7 +87,7 @@ import Testing
             try setModified(photo, 1_700_000_000)
             #expect(!cache.hasEntry(for: try ThumbnailCache.Original(file: photo), size: .large))
             // An empty file is no entry.
-            FileManager.default.createFile(atPath: cache.path(for: original, size: .large), contents: Data())
+            try Data().write(to: URL(fileURLWithPath: cache.path(for: original, size: .large)))
             #expect(!cache.hasEntry(for: original, size: .large))
         }
     }
