@@ -66,6 +66,13 @@ extension Scripts {
             idle.walks > walksBeforeMove && !idle.isWorking && idle.inFlight == 0
         }
         record(app, "idle_done_ms", done ?? -1)
+        // The walk ends when its loads do; their PNGs are written after them, on the disk-writes queue.
+        let written = await timeUntil(deadlineMilliseconds: 20_000) {
+            originals.allSatisfy { original in
+                ThumbnailSize.candidates(for: PhotoCell.thumbnail).contains { cache.hasEntry(for: original, size: $0) }
+            }
+        }
+        record(app, "idle_written_after_ms", written ?? -1)
         record(app, "idle_cached", Double(cached()))
         record(app, "idle_files", Double(originals.count))
         record(app, "idle_started", Double(idle.started))
