@@ -150,6 +150,11 @@ def launch(app, folder, home, keep=None):
         wait_for(lambda: os.path.exists(f"/tmp/.X11-unix/X{number}") or xvfb.poll() is not None, 20, "Xvfb")
         if xvfb.poll() is not None:
             raise RuntimeError("Xvfb exited at start")
+        # The socket comes before the server answers (an app started in between fails with "cannot open display").
+        wait_for(lambda: subprocess.run(["xwd", "-root", "-silent", "-display", display], capture_output=True)
+                 .returncode == 0 or xvfb.poll() is not None, 20, "Xvfb to answer")
+        if xvfb.poll() is not None:
+            raise RuntimeError(f"Xvfb exited at start (display {display} taken?)")
         prepare_home(app, home)
         env = dict(os.environ, DISPLAY=display, HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"),
                    XDG_CONFIG_HOME=os.path.join(home, ".config"), XDG_DATA_HOME=os.path.join(home, ".local/share"),
