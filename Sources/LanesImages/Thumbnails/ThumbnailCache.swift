@@ -116,6 +116,27 @@ public final class ThumbnailCache: Sendable {
         return Self.describes(data, original, maxSide: 1 << 16)
     }
 
+    /// Whether `original` probably has a current thumbnail of `size`, from the entry's name and `stat` alone: a
+    /// non-empty regular file written no earlier than the original's modification time. Reads nothing, so a walk
+    /// over a whole folder can skip what is done at the cost of a `stat`; what is shown still goes through
+    /// ``thumbnail(for:size:)``, which checks the entry's text.
+    ///
+    /// ```swift
+    /// let done = ThumbnailSize.candidates(for: TargetSize(maxWidth: 160, maxHeight: 120))
+    ///     .contains { thumbnailCache.hasEntry(for: original, size: $0) }
+    /// ```
+    public func hasEntry(for original: Original, size: ThumbnailSize) -> Bool {
+        guard !isInside(original.path) else { return false }
+        var info = stat()
+        guard stat(path(for: original, size: size), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0
+        else { return false }
+        #if canImport(Darwin)
+        return Int64(info.st_mtimespec.tv_sec) >= original.modified
+        #else
+        return Int64(info.st_mtim.tv_sec) >= original.modified
+        #endif
+    }
+
     /// Whether `data` is a PNG of at most `maxSide` pixels a side whose text says it is `original`'s, current.
     private static func describes(_ data: Data, _ original: Original, maxSide: Int) -> Bool {
         guard let text = try? PNGText.read(data), text["Thumb::URI"] == original.uri,

@@ -75,6 +75,23 @@ import Testing
         }
     }
 
+    @Test func hasEntryTellsFromStatAlone() throws {
+        try withCache { cache, photo in
+            let original = try ThumbnailCache.Original(file: photo)
+            #expect(!cache.hasEntry(for: original, size: .large))   // none yet
+            try cache.store(noiseBitmap(width: 100, height: 80), for: original, size: .large)
+            #expect(cache.hasEntry(for: original, size: .large))
+            #expect(!cache.hasEntry(for: original, size: .normal))   // another size: another entry
+            // An entry written before the photo last changed is not taken for done.
+            try setModified(URL(fileURLWithPath: cache.path(for: original, size: .large)), 1_600_000_000)
+            try setModified(photo, 1_700_000_000)
+            #expect(!cache.hasEntry(for: try ThumbnailCache.Original(file: photo), size: .large))
+            // An empty file is no entry.
+            try Data().write(to: URL(fileURLWithPath: cache.path(for: original, size: .large)))
+            #expect(!cache.hasEntry(for: original, size: .large))
+        }
+    }
+
     @Test func anEntryForAnotherURIIsIgnored() throws {
         try withCache { cache, photo in
             let original = try ThumbnailCache.Original(file: photo)

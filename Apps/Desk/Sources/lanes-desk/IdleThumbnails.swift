@@ -28,6 +28,10 @@ final class IdleThumbnails {
     /// Loads started, and those that finished with a thumbnail (made, or found current in the cache).
     private(set) var started = 0
     private(set) var finished = 0
+    /// Walks that covered the whole folder.
+    private(set) var walks = 0
+    /// Rows passed over because the cache already had an entry for them (checked by `stat`, nothing read).
+    private(set) var skipped = 0
     /// Rounds withdrawn because the grid moved or a row on screen needed the threads.
     private(set) var yields = 0
 
@@ -91,6 +95,15 @@ final class IdleThumbnails {
         while tasks.count < threads, let row = nextRow() {
             guard row < page.library.count, let url = page.library.fileURL(row), page.library.problem(row) == nil
             else { continue }
+            // Done already (by this app or another): a stat of the entry, not a load that reads and checks it.
+            if let cache = page.pipeline.configuration.thumbnailCache,
+               let original = try? ThumbnailCache.Original(file: url),
+               ThumbnailSize.candidates(for: PhotoCell.thumbnail).contains(where: {
+                   cache.hasEntry(for: original, size: $0)
+               }) {
+                skipped += 1
+                continue
+            }
             // The decode stage alone, writing the thumbnail to disk and nothing to the memory cache.
             let request = ImageRequest(
                 url: url, targetSize: PhotoCell.thumbnail, cachePolicy: [.readsDisk, .writesDisk])
@@ -106,6 +119,7 @@ final class IdleThumbnails {
         if tasks.isEmpty, lines != nil, rows.isEmpty {   // the whole folder is done
             lines = nil
             walkedCount = page.library.count
+            walks += 1
         }
     }
 

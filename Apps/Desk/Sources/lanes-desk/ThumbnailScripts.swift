@@ -40,9 +40,10 @@ extension Scripts {
     static func idleThumbnails(_ app: DeskApp) async {
         let photos = app.photos, idle = photos.idleThumbnails
         guard let cache = photos.pipeline.configuration.thumbnailCache else { return }
-        let startedIn = await timeUntil(deadlineMilliseconds: 10_000) { idle.started > 0 }
+        // (A folder already in the cache starts no load: its walk just ends.)
+        let startedIn = await timeUntil(deadlineMilliseconds: 10_000) { idle.started > 0 || idle.walks > 0 }
         record(app, "idle_started_after_ms", startedIn ?? -1)
-        let startedBeforeMove = idle.started
+        let walksBeforeMove = idle.walks
         // A fast machine may have walked the whole folder already: then there is nothing to withdraw.
         record(app, "idle_in_flight_at_move", Double(idle.inFlight + (idle.isWorking ? 1 : 0)))
         // The user moves: by the next frame nothing idle is in flight.
@@ -62,12 +63,20 @@ extension Scripts {
             originals.filter { PhotosPage.isThumbnailed($0, in: cache) }.count
         }
         let done = await timeUntil(deadlineMilliseconds: 120_000) {
-            idle.started > startedBeforeMove && !idle.isWorking && idle.inFlight == 0
+            idle.walks > walksBeforeMove && !idle.isWorking && idle.inFlight == 0
         }
         record(app, "idle_done_ms", done ?? -1)
+        // The walk ends when its loads do; their PNGs are written after them, on the disk-writes queue.
+        let written = await timeUntil(deadlineMilliseconds: 20_000) {
+            originals.allSatisfy { original in
+                ThumbnailSize.candidates(for: PhotoCell.thumbnail).contains { cache.hasEntry(for: original, size: $0) }
+            }
+        }
+        record(app, "idle_written_after_ms", written ?? -1)
         record(app, "idle_cached", Double(cached()))
         record(app, "idle_files", Double(originals.count))
         record(app, "idle_started", Double(idle.started))
         record(app, "idle_finished", Double(idle.finished))
+        record(app, "idle_skipped", Double(idle.skipped))
     }
 }

@@ -77,6 +77,12 @@ struct DeskThumbnailTests {
         let warm = try DeskScriptTests.runApp(
             ["--folder", photos.path, "--grid", "--script", "first-screen"], environment: environment)
         #expect(try DeskScriptTests.number(warm, "first_screen_decodes") == 0)
+        // And the next idle walk over the cached folder loads nothing: a stat of each entry tells it is done.
+        let again = try DeskScriptTests.runApp(
+            ["--folder", photos.path, "--grid", "--script", "idle-thumbnails"], environment: environment)
+        #expect(try DeskScriptTests.number(again, "idle_done_ms") >= 0)
+        #expect(try DeskScriptTests.number(again, "idle_started") == 0)
+        #expect(try DeskScriptTests.number(again, "idle_skipped") >= 150)
     }
 
     @Test func withoutTheCacheNothingIsWritten() throws {
