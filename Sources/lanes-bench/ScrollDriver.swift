@@ -337,7 +337,7 @@ final class ScrollDriver {
                 let end = t >= motion.seconds
                 model.scroll(to: segmentOffset + (end || frame.isMultiple(of: 2) ? 0 : 1))
                 guard end else { return }
-            case .steady, .fling, .caught:
+            case .steady, .fling, .caught, .glide:
                 let end = t >= motion.seconds
                 model.scroll(to: segmentOffset + motion.distance(at: t))
                 guard end else { return }

@@ -14,8 +14,8 @@ import Synchronization
 /// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
 /// percentiles are over every frame of the run, so `repeats` does not multiply it.
 ///
-/// `scripts` chooses the scrolls: the original fling script plays every mode, the `jitter`, `jump` and `caught` scripts play the
-/// Lanes modes and naive background rendering (rows "scroll-jitter/…", "scroll-jump/…", "scroll-caught/…").
+/// `scripts` chooses the scrolls: the original fling script plays every mode, the `jitter`, `jump`, `caught`, `wheel` and
+/// `pages` scripts play the Lanes modes and naive background rendering (rows "scroll-jitter/…", …, "scroll-pages/…").
 /// `LANES_BENCH_SCROLL_MODES=lanes,naive-background`: play only these modes (scripts/bench-scroll plays `lanes`).
 private let onlyModes = ProcessInfo.processInfo.environment["LANES_BENCH_SCROLL_MODES"].map {
     Set($0.split(separator: ",").map(String.init))

@@ -1,5 +1,6 @@
 import Foundation
 import LanesLists
+import ScrollOracle
 
 /// The scripted scroll the benchmark plays, in rows (a row is one unit high), as a function of wall time, so a
 /// blocked main queue skips rows the way a real finger keeps moving.
@@ -19,6 +20,10 @@ enum ScrollMotion {
     case jitter(seconds: Double)
     /// Jump straight to `row` (nil: the end of the list).
     case jump(toRow: Int?)
+    /// A scroll to a known target, as a toolkit animates a wheel click or a Page Down (``Glide``): the scroller
+    /// knows its distance and duration when it starts, and tells the list (a lift-off with a distance-duration
+    /// prediction); the next press cuts it short and aims again.
+    case glide(Glide)
 
     /// How long the motion lasts (settles end on a condition instead).
     var seconds: Double {
@@ -27,6 +32,7 @@ enum ScrollMotion {
         case .steady(_, let seconds), .jitter(let seconds): seconds
         case .fling(let velocity, let tau, let stopBelow): tau * log(abs(velocity) / stopBelow)
         case .caught(_, _, let after): after
+        case .glide(let glide): glide.lasting
         case .jump: 0
         }
     }
@@ -45,32 +51,38 @@ enum ScrollMotion {
         case .steady(let velocity, _): return velocity * t
         case .fling(let velocity, let tau, _), .caught(let velocity, let tau, _):
             return velocity * tau * (1 - exp(-t / tau))
+        case .glide(let glide): return glide.distance(at: t)
         }
     }
 
     /// For a motion the finger has let go of (a fling), the rows it will travel as predicted when the finger lifts
     /// (the scroller's deceleration model carried to rest: a caught fling's prediction goes past where it stops);
     /// nil for motion driven frame by frame.
-    /// What the scroller tells the list when the finger lets go of this motion (nil for motion driven frame by frame).
-    var prediction: ScrollPrediction? {
-        switch self {
-        case .fling(let velocity, let tau, _), .caught(let velocity, let tau, _):
-            return ScrollPrediction(velocity: velocity, timeConstant: tau)
-        case .settle, .steady, .jitter, .jump:
-            return nil
-        }
-    }
-
     var predictedTravel: Double? {
         switch self {
         case .fling(let velocity, let tau, let stopBelow):
             return velocity * tau * (1 - stopBelow / abs(velocity))
         case .caught(let velocity, let tau, _):
             return velocity * tau
+        case .glide(let glide):
+            return glide.rows
         case .settle, .steady, .jitter, .jump:
             return nil
         }
     }
+
+    /// What the scroller tells the list when the finger lets go of this motion (nil for motion driven frame by frame).
+    var prediction: ScrollPrediction? {
+        switch self {
+        case .fling(let velocity, let tau, _), .caught(let velocity, let tau, _):
+            return ScrollPrediction(velocity: velocity, timeConstant: tau)
+        case .glide(let glide):
+            return ScrollPrediction(distance: glide.rows, duration: glide.duration)
+        case .settle, .steady, .jitter, .jump:
+            return nil
+        }
+    }
+
 }
 
 /// Which scroll the benchmark plays.
@@ -85,6 +97,15 @@ enum ScrollScript: String, CaseIterable, Sendable {
     /// Flings caught by a touch: a fling stopped a quarter of the way in, a slow drag, a second caught fling, then
     /// one left to run to rest.
     case caught
+    /// Wheel bursts: discrete clicks of 3 rows, each a 0.2 s glide to its target (re-aimed by the next click, as an
+    /// animated scroll is): ten clicks 60 ms apart, a spin of twenty-four 25 ms apart, and twelve back; the list is
+    /// told each click's glide when it starts (a prediction per click, so never past the click: the burst's later
+    /// clicks are not foreseen).
+    case wheel
+    /// Keyboard Page Down runs: a page (18 rows, nine tenths of the screen, as GTK's page increment) every 250 ms,
+    /// then held down (a page every 80 ms, each re-aiming the 0.2 s glide), then Page Up back; each press a known
+    /// target (a distance-duration prediction).
+    case pages
 
     /// The scenario name of the script's rows ("scroll" for the original fling script).
     var scenario: String { self == .fling ? "scroll" : "scroll-\(rawValue)" }
@@ -134,6 +155,22 @@ enum ScrollScript: String, CaseIterable, Sendable {
                 .fling(rowsPerSecond: 1_200, tau: 0.25, stopBelow: 8),
                 .settle(name: "after-fling", min: 0.25 * scale, max: 2.5),
             ]
+        case .wheel:
+            let rest: (String) -> ScrollMotion = { .settle(name: $0, min: 0.25 * scale, max: 2.5) }
+            let burst = { (clicks: Int, interval: Double, rows: Double) -> [ScrollMotion] in
+                Glide.run(steps: Array(repeating: rows, count: clicks), interval: interval, duration: 0.2).map { .glide($0) }
+            }
+            return [rest("start")] + burst(quick ? 5 : 10, 0.06, 3) + [rest("after-clicks")]
+                + burst(quick ? 12 : 24, 0.025, 3) + [rest("after-spin")] + burst(quick ? 6 : 12, 0.03, -3)
+                + [rest("after-back")]
+        case .pages:
+            let rest: (String) -> ScrollMotion = { .settle(name: $0, min: 0.25 * scale, max: 2.5) }
+            let run = { (pages: Int, interval: Double, rows: Double) -> [ScrollMotion] in
+                Glide.run(steps: Array(repeating: rows, count: pages), interval: interval, duration: 0.2).map { .glide($0) }
+            }
+            return [rest("start")] + run(quick ? 4 : 8, 0.25, 18) + [rest("after-presses")]
+                + run(quick ? 8 : 16, 0.08, 18) + [rest("after-held")] + run(quick ? 6 : 12, 0.08, -18)
+                + [rest("after-back")]
         case .jump:
             var motions: [ScrollMotion] = [.settle(name: "start", min: 0.25 * scale, max: 2.5)]
             for index in 0..<(quick ? 6 : 12) {

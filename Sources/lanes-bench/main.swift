@@ -6,8 +6,8 @@ import LanesAppSupport
 //
 //   swift run -c release lanes-bench [--json] [--quick] [--repeats N] [--trace FILE] [SCENARIO...]
 //
-// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter, jump and caught scripts;
-// scroll-fling, scroll-jitter, scroll-jump and scroll-caught play one), main-latency, scroll-busy, requests (the loader's and the
+// Scenarios: independent, chain, fanout, cancel-all, width, enumerate, scroll (its fling, jitter, jump, caught, wheel and pages
+// scripts; scroll-fling, scroll-jitter, scroll-jump, scroll-caught, scroll-wheel and scroll-pages play one), main-latency, scroll-busy, requests (the loader's and the
 // image pipeline's per-request overhead: cache hits and coalesced misses a second) (default:
 // all of these), and images (only when named: it compares with libvips, see scripts/bench-images; images-formats runs
 // its WebP, AVIF and GIF rows alone). scroll-busy is
@@ -32,7 +32,7 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
 }
 let known = [
     "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "requests",
-    "images", "images-formats", "scroll-fling", "scroll-jitter", "scroll-jump", "scroll-caught", "scaling",
+    "images", "images-formats", "scroll-fling", "scroll-jitter", "scroll-jump", "scroll-caught", "scroll-wheel", "scroll-pages", "scaling",
 ]
 // Option values (`--threads 1,2,4`, `--json-file PATH`) are not scenario names.
 let optionValues = ["--threads", "--json-file"].compactMap { arguments.firstIndex(of: $0).map { $0 + 1 } }
@@ -54,7 +54,7 @@ for scenario in selected {
         }
         continue
     }
-    if scenario == "scroll" || ["scroll-fling", "scroll-jitter", "scroll-jump", "scroll-caught"].contains(scenario) {
+    if scenario == "scroll" || ["scroll-fling", "scroll-jitter", "scroll-jump", "scroll-caught", "scroll-wheel", "scroll-pages"].contains(scenario) {
         let scripts = scenario == "scroll" ? ScrollScript.allCases : [ScrollScript(rawValue: String(scenario.dropFirst(7)))!]
         for row in await scrollScenario(repeats: repeats, quick: quick, scripts: scripts) {
             print(json ? row.json() : Table.render(row))

@@ -22,6 +22,8 @@ public final class CostEstimate: Sendable {
     private struct Estimate: Sendable {
         var seconds: Double?
         var samples = 0
+        var wait: Double?
+        var waits = 0
     }
 
     /// An estimate with no samples yet (``seconds`` is nil).
@@ -60,4 +62,35 @@ public final class CostEstimate: Sendable {
     /// if costs.samples == 0 { print("no render has finished yet") }
     /// ```
     public var samples: Int { state.withLock { $0.samples } }
+
+    /// Adds one observed wait: `seconds` from a row on screen asking for its content (a miss, at visible priority) to
+    /// the content in its cell, the work's queue and the threads' share of the machine included. A
+    /// ``ContentBinding`` records these into its loader's estimate; the preload asks for quick renderings when rows
+    /// would wait longer than a frame (``PreloadTracker/wantsQuick(forRow:)``). The same ¾ old + ¼ new average.
+    ///
+    /// ```swift
+    /// costs.record(seconds: 0.003)       // a render takes 3 ms on its thread
+    /// costs.recordWait(seconds: 0.060)   // but the rows shown lately waited 60 ms for theirs
+    /// ```
+    public func recordWait(seconds: Double) {
+        guard seconds.isFinite, seconds >= 0 else { return }
+        state.withLock { state in
+            state.wait = state.wait.map { 0.75 * $0 + 0.25 * seconds } ?? seconds
+            state.waits += 1
+        }
+    }
+
+    /// The observed wait in seconds (``recordWait(seconds:)``), or nil before the first.
+    ///
+    /// ```swift
+    /// if let wait = costs.wait, wait > 1.0 / 60 { print("rows wait \(wait * 1000) ms for their content") }
+    /// ```
+    public var wait: Double? { state.withLock { $0.wait } }
+
+    /// How many waits the estimate has seen.
+    ///
+    /// ```swift
+    /// if costs.waits == 0 { print("no row on screen has waited for its content yet") }
+    /// ```
+    public var waits: Int { state.withLock { $0.waits } }
 }

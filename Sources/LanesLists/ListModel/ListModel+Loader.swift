@@ -11,7 +11,8 @@ extension ListModel {
     /// be ready loads at `WorkPriority.utility`, behind the rows that can still make it) on the threads its queue lets
     /// prefetch use (its speculative limit, or its width), or on the ``ContentLoader/threads`` a loader made with a
     /// `Make` was given: see ``planPreload(costs:threads:allThreads:)``. Such a row, and every row while the list
-    /// brings rows on screen faster than the threads render them (``wantsQuick(forRow:)``), also asks its binding's
+    /// brings rows on screen faster than the threads render them or its rows wait longer than a frame for their content
+    /// (``wantsQuick(forRow:)``; the bindings record that wait into ``ContentLoader/costs``), also asks its binding's
     /// quick tier, if it has one (``ContentLoader/binding(quick:placeholder:handler:)``), for a cheaper rendering at
     /// visible priority: it shows that first, and the full content when it comes.
     ///

@@ -175,9 +175,11 @@ public struct PreloadTracker: Sendable {
     /// ```
     public var preloadPriority: WorkPriority { outruns ? .normal : .prefetch }
 
-    /// Whether visible `row` should be shown with a quick rendering first (a binding's quick tier): the plan says it
-    /// leaves before its work could be ready, or the list brings rows on screen faster than the threads render
-    /// them, so the rows coming next cannot all get their full content in time.
+    /// Whether `row` (on screen, or coming next) should be shown with a quick rendering first (a binding's quick
+    /// tier): the plan says it leaves before its work could be ready, the list brings rows on screen faster than the
+    /// threads render them, or, while the list moves, the rows shown lately waited longer for their content
+    /// (``CostEstimate/wait``: the work's queue and the threads' share of a busy machine, which a render's own time
+    /// does not show) than this row has until it appears, plus a frame.
     ///
     /// ```swift
     /// cell.content.show(symbol, priority: tracker.loadPriority(forRow: 42), quick: tracker.wantsQuick(forRow: 42))
@@ -186,7 +188,9 @@ public struct PreloadTracker: Sendable {
         guard let cost, cost.seconds > 0, rowHeight > 0 else { return false }
         let rowsPerSecond = abs(speed) / rowHeight * Double(max(1, cost.itemsPerRow))
         let rendered = Double(max(cost.threads, cost.allThreads)) / cost.seconds
-        return rowsPerSecond > rendered || loadPriority(forRow: row) == .utility
+        if rowsPerSecond > rendered || loadPriority(forRow: row) == .utility { return true }
+        guard let wait = costs?.estimate.wait, let appears = secondsUntilShown(row: row) else { return false }
+        return wait > appears + Self.frame
     }
 
     /// The priority to load visible `row` at: `WorkPriority.visible`, or `WorkPriority.utility` when the plan says
@@ -344,6 +348,19 @@ extension PreloadTracker {
         // The row's trailing edge in the direction of travel, measured like `top`.
         let edge = sign > 0 ? Double(row + 1) : -Double(row)
         return seconds + Self.deliveryMargin <= Self.shownUntil(path.seconds(toTravel: edge - top))
+    }
+
+    /// Seconds until `row`'s leading edge comes on screen on the path predicted at the last update (0 for a row on
+    /// screen); nil while the list has no path (at rest, settling, without a cost) or never gets there.
+    private func secondsUntilShown(row: Int) -> Double? {
+        guard let path, path.speed > 0, sign != 0, rowHeight > 0, let lastOffset, let lastViewportHeight else {
+            return nil
+        }
+        let travel = sign > 0
+            ? Double(row) - (lastOffset + lastViewportHeight) / rowHeight
+            : lastOffset / rowHeight - Double(row + 1)
+        let seconds = path.seconds(toTravel: max(0, travel))
+        return seconds.isFinite ? seconds : nil
     }
 
     /// Starts a new run at `offset` (a jump starts none: sign 0): nothing speculative for `settle` seconds.

@@ -56,6 +56,9 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     private var request: ContentRequest<Key, Value>?
     private var quickRequest: ContentRequest<Key, Value>?
     private var generation: UInt64 = 0
+    /// When a visible request without a quick rendering missed the cache (its wait goes into the loader's
+    /// ``CostEstimate/recordWait(seconds:)`` when its content arrives); nil otherwise.
+    private var waitingSince: ContinuousClock.Instant?
     /// What the binding hears while it waits for a key's result (an image binding's previews): called with the key
     /// as the binding starts loading it, it returns what stops that, called when the binding stops waiting.
     package var progress: (@MainActor (Key) -> (@MainActor () -> Void)?)?
@@ -79,7 +82,8 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// is handed over instead) and the key is loaded at `priority`. With `quick` and a quick tier, the quick rendering
     /// is loaded too, at visible priority: for a row that cannot get its full content before it leaves the screen.
     /// Showing the key already shown only changes the priority (and may start the quick rendering). Returns whether
-    /// the full result was handed over synchronously.
+    /// the full result was handed over synchronously. A visible show without the quick rendering that misses the
+    /// cache records its wait, to its result, into the loader's ``ContentLoader/costs`` (``CostEstimate/wait``).
     ///
     /// ```swift
     /// @MainActor func willDisplay(_ cell: ChartCell, row: Int) { cell.content.show(symbols[row]) }
@@ -88,6 +92,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     public func show(_ key: Key, priority: WorkPriority = .visible, quick wantsQuick: Bool = false) -> Bool {
         if self.key == key, isLoaded || request?.isPending == true {
             setPriority(priority)
+            if wantsQuick { waitingSince = nil }
             if wantsQuick, !isLoaded { startQuick(key) }
             return isLoaded
         }
@@ -104,6 +109,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         // The handler may have shown another key while receiving a cached result.
         guard generation == self.generation, !isLoaded else { return isLoaded }
         self.request = request
+        if priority >= .visible, !wantsQuick { waitingSince = .now }
         if let value = quick?.cache[key] {
             isShowingQuick = true
             handler(key, .success(value))   // the quick rendering in hand: no empty cell
@@ -139,6 +145,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
     /// cell.content.setPriority(.prefetch)
     /// ```
     public func setPriority(_ priority: WorkPriority) {
+        if priority < .visible { waitingSince = nil }
         self.priority = priority
         request?.setPriority(priority)
     }
@@ -154,6 +161,7 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         key = nil
         isLoaded = false
         isShowingQuick = false
+        waitingSince = nil
         generation &+= 1
     }
 
@@ -189,6 +197,10 @@ public final class ContentBinding<Key: Hashable & Sendable, Value: Sendable> {
         }
         isLoaded = true
         isShowingQuick = false
+        if let since = waitingSince {
+            waitingSince = nil
+            loader.costs.recordWait(seconds: Double((ContinuousClock.now - since).laneNanoseconds) / 1e9)
+        }
         loader.counters.count(\.deliveries)
         handler(key, result)
     }
