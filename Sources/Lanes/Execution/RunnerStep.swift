@@ -40,6 +40,11 @@ struct RunnerBooks {
     var batchBreaks: UInt32 = 0
     var batchDone: [WorkNode] = []
     var returned: WorkNode?
+    /// Its references to the synchronous items it ran, for the queue's retired stack once its other references are
+    /// gone (the next decision), and how many it pushed there in a row that no producer emptied (see
+    /// ``WorkQueue/retire(_:into:)``).
+    var retiring: [Unmanaged<WorkNode>] = []
+    var retiredInARow = 0
 
     init(maxItems: Int, linger: UInt64, level: ThreadLevel?, ceiling: ThreadLevel, first: WorkNode?) {
         self.maxItems = maxItems
@@ -66,6 +71,7 @@ extension WorkQueue {
         if let node = nextFromBatch(&books) { return .run(node) }
         var action = QueueAction()
         var stale: WorkNode?
+        var freeRetired = false
         let next = books.next.take()
         #if DEBUG || LANES_INTERNAL_CHECKS
         if let next { debugHooks.listsNext(next) }
@@ -76,12 +82,15 @@ extension WorkQueue {
                 books.batchDone.removeAll(keepingCapacity: true)
             }
             if let done = books.finished.take() { state.finished(done, ran: true, sync: true) }
+            // In the critical section that accounts for them: an idle queue's retired nodes are all on the stack.
+            freeRetired = publishRetiring(&books)
             state.collectIdle(into: &action)
             let step = decide(&state, &books, contended: contended, action: &action)
             // More ready items than this runner takes: the runners `nodesBecameReady` would have asked for.
             if next != nil { state.requestRunners(into: &action) }
             return step
         }
+        if freeRetired { releaseRetired() }
         perform(action)
         if let stale { sweep([stale]) }
         return step

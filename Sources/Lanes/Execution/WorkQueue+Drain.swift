@@ -14,7 +14,11 @@ extension WorkQueue {
         var books = RunnerBooks(maxItems: maxItems, linger: linger, level: level, ceiling: ceiling, first: first)
         let outer = CurrentLane.queueID
         CurrentLane.queueID = id
-        defer { CurrentLane.queueID = outer }
+        defer {
+            CurrentLane.queueID = outer
+            _ = publishRetiring(&books)
+            releaseRetired()
+        }
         while true {
             switch nextStep(&books) {
             case .run(let node):
@@ -28,6 +32,7 @@ extension WorkQueue {
                 }
                 started += 1
                 books.finished = run(node, body, next: &books.next)
+                if let done = books.finished { retire(done, into: &books) }
             case .linger(let breaks):
                 if !awaitWork(for: linger, until: &books.lingerDeadline, breaks: breaks) { books.mayLinger = false }
             case .handOff(let node):

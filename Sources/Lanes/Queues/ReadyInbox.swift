@@ -5,20 +5,29 @@ import Synchronization
 /// admits the whole inbox in FIFO order (into the buckets, or the waiting list). This keeps a thread that adds many
 /// items from contending with the threads that run them.
 ///
+/// The same stack holds a queue's retired nodes (finished, out of every list, their `inboxNext` free again: see
+/// `WorkQueue+Retired.swift`).
+///
 /// It is a Treiber stack that is only ever emptied whole (`exchange(nil)`), so it has no ABA problem. Each node in it
 /// is retained by the inbox until taken.
 struct ReadyInbox: ~Copyable, Sendable {
     private let head = Atomic<Unmanaged<WorkNode>?>(nil)
 
-    func push(_ node: WorkNode) {
-        let entry = Unmanaged.passRetained(node)
+    /// Pushes `node`, retained; returns whether the inbox was empty before.
+    @discardableResult
+    func push(_ node: WorkNode) -> Bool {
+        push(retained: Unmanaged.passRetained(node))
+    }
+
+    /// Pushes a node whose reference the caller retained for the inbox; returns whether the inbox was empty before.
+    func push(retained entry: Unmanaged<WorkNode>) -> Bool {
         var current = head.load(ordering: .relaxed)
         while true {
-            node.inboxNext.store(current, ordering: .relaxed)
+            entry._withUnsafeGuaranteedRef { $0.inboxNext.store(current, ordering: .relaxed) }
             let (exchanged, original) = head.compareExchange(
                 expected: current, desired: entry, successOrdering: .sequentiallyConsistent,
                 failureOrdering: .relaxed)
-            if exchanged { return }
+            if exchanged { return current == nil }
             current = original
         }
     }

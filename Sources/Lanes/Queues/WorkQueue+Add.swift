@@ -37,6 +37,7 @@ extension WorkQueue {
     }
 
     private func pushReady(_ node: WorkNode) {
+        releaseRetired()
         if turnPerItem {
             // Admitted and given its turn in one critical section, the turn posted before this returns: through the
             // inbox, another thread could admit it and post its turn after the caller's next main-queue block.
@@ -64,6 +65,7 @@ extension WorkQueue {
     /// meanwhile (their `becameReady` takes the lock, which admits the inbox first). One that finished between the
     /// enqueue and the push is seen here: its runner is asked for at once.
     private func pushWaiting(_ node: WorkNode) {
+        releaseRetired()
         if turnPerItem {
             updateRequestingRunners { $0.admit(node, ready: false) }
             return

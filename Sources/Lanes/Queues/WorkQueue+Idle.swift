@@ -34,14 +34,18 @@ extension WorkQueue {
     }
 
     /// Calls `wake` once the queue has no unfinished item: at once if it has none now, otherwise from the critical
-    /// section's action that leaves it idle.
+    /// section's action that leaves it idle. Either way the retired stack is emptied first: a runner retires its item
+    /// before accounting for it, so an idle queue's stack holds all it will.
     private func whenIdle(_ wake: @escaping @Sendable () -> Void) {
         let now = locked { state -> Bool in
             if state.isIdle { return true }
             state.idleWaiters.append(wake)
             return false
         }
-        if now { wake() }
+        if now {
+            releaseRetired()
+            wake()
+        }
     }
 
     /// Runs the queue's ready items on the calling thread, as one more runner would (the queue's limit still

@@ -108,6 +108,8 @@ extension WorkQueue {
         // Most critical sections decide nothing: keep that case to three tests.
         guard action.runners > 0 || !action.idleWaiters.isEmpty else { return }
         for _ in 0..<action.runners { executor.schedule(WorkRunner(queue: self, priority: action.runnerPriority)) }
+        // What `idle()` returns to has no finished node left behind on the retired stack.
+        if !action.idleWaiters.isEmpty { releaseRetired() }
         for wake in action.idleWaiters { wake() }
     }
 

@@ -34,6 +34,9 @@ public final class WorkQueue: Sendable, Hashable, CustomStringConvertible {
     let cancelEpoch = Atomic<UInt64>(0)
     /// Nodes enqueued ready, not yet moved into the buckets.
     let inbox = ReadyInbox()
+    /// Finished synchronous items' nodes that runners hand back for the adding thread to free (see
+    /// `WorkQueue+Retired.swift`).
+    let retired = ReadyInbox()
     /// Mirrors `state.workers` and `state.limit`, so a producer can tell without the lock whether a runner may be
     /// missing.
     let workersMirror = Atomic<Int>(0)

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+@testable import Lanes
+import LanesTesting
+import Testing
+
+/// Holds the runners a queue asks for; the test runs each when it chooses.
+private final class HeldRunners: WorkExecutor {
+    private let runners = LockedValue<[WorkRunner]>([])
+
+    func schedule(_ runner: WorkRunner) { runners.withLock { $0.append(runner) } }
+    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
+    func take() -> WorkRunner? { runners.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+}
+
+/// An item's output; counts the live ones and whether the last was freed while the test was adding an item.
+private final class RetiredOutput: Sendable {
+    static let alive = Atomic<Int>(0)
+    let freedDuringAdd: LockedValue<Bool>?
+    let adding: LockedValue<Bool>?
+
+    init(adding: LockedValue<Bool>? = nil, freedDuringAdd: LockedValue<Bool>? = nil) {
+        self.adding = adding
+        self.freedDuringAdd = freedDuringAdd
+        Self.alive.add(1, ordering: .relaxed)
+    }
+
+    deinit {
+        Self.alive.subtract(1, ordering: .relaxed)
+        if let adding, let freedDuringAdd {
+            let value = adding.withLock { $0 }
+            freedDuringAdd.withLock { $0 = value }
+        }
+    }
+}
+
+/// A runner hands the node of a synchronous item it ran back to the thread that adds items (``WorkQueue/retire``),
+/// so a node is allocated and freed on one thread: glibc's per-thread cache then serves both without its arena lock.
+@Suite("Retired nodes", .serialized, .timeLimit(.minutes(2)))
+struct RetiredNodeTests {
+    /// Runs `runner` on a thread of its own; the returned gate opens when it returns.
+    private func start(_ runner: WorkRunner) -> Gate {
+        let done = Gate()
+        Thread {
+            runner.run()
+            done.open()
+        }.start()
+        return done
+    }
+
+    @Test("a finished item's node is freed by the thread that adds the next item, not by its runner")
+    func freedByTheNextAdd() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("retire", maxConcurrency: 1, executor: runners)
+        let adding = LockedValue(false), freedDuringAdd = LockedValue(false)
+        queue.add(label: "A") { _ in RetiredOutput(adding: adding, freedDuringAdd: freedDuringAdd) }
+        let started = Gate(), release = Gate()
+        queue.add(label: "B") { _ in
+            started.open()
+            release.wait()
+        }
+        let done = start(try #require(runners.take()))
+        await started.wait()
+        // A ran and nothing holds its handle: its node (and output) waits on the retired stack.
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 1)
+        adding.withLock { $0 = true }
+        queue.add(label: "C") { _ in }
+        adding.withLock { $0 = false }
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
+        #expect(freedDuringAdd.withLock { $0 })
+        release.open()
+        await done.wait()
+        await queue.idle()
+    }
+
+    @Test("a runner frees the nodes itself after retiredLimit in a row that no producer took")
+    func boundedWithoutProducer() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("retire", maxConcurrency: 1, executor: runners)
+        let count = WorkQueue.retiredLimit + 8
+        for index in 0..<count { queue.add(label: "\(index)") { _ in RetiredOutput() } }
+        let started = Gate(), release = Gate()
+        queue.add(label: "last") { _ in
+            started.open()
+            release.wait()
+        }
+        let done = start(try #require(runners.take()))
+        await started.wait()
+        // The first retiredLimit were freed by the runner at the limit; the 8 after it wait for a producer.
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 8)
+        release.open()
+        await done.wait()
+        // The runner left the queue: it freed the rest.
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
+        await queue.idle()
+    }
+
+    @Test("idle() returns with no finished node left on the retired stack")
+    func idleLeavesNothing() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("retire", maxConcurrency: 1, executor: runners)
+        for index in 0..<5 { queue.add(label: "\(index)") { _ in RetiredOutput() } }
+        let runner = try #require(runners.take())
+        async let idle: Void = queue.idle()
+        let done = start(runner)
+        await idle
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
+        await done.wait()
+    }
+}
