@@ -82,7 +82,8 @@ static const clanes_decoder_part parts[] = {
     {.format = CLANES_FORMAT_PNG, .name = "PNG", .matches = png_matches, .probe = clanes_png_probe,
      .decode_whole = clanes_png_decode, .rows = &clanes_png_rows, .push = &clanes_png_push},
     {.format = CLANES_FORMAT_JPEG, .name = "JPEG", .matches = jpeg_matches, .probe = clanes_jpeg_probe,
-     .decode_whole = clanes_jpeg_decode, .rows = &clanes_jpeg_rows, .push = &clanes_jpeg_push},
+     .decode_whole = clanes_jpeg_decode, .rows = &clanes_jpeg_rows, .push = &clanes_jpeg_push,
+     .decode_thumbnail = clanes_jpeg_decode_thumbnail},
     {.format = CLANES_FORMAT_WEBP, .name = "WebP", .matches = webp_matches, .probe = clanes_webp_probe,
      .frames = &clanes_webp_codec},
     {.format = CLANES_FORMAT_GIF, .name = "GIF", .matches = gif_matches, .probe = clanes_gif_probe,
@@ -90,9 +91,9 @@ static const clanes_decoder_part parts[] = {
     {.format = CLANES_FORMAT_AVIF, .name = "AVIF", .matches = avif_matches, .probe = clanes_avif_probe,
      .frames = &clanes_avif_codec},
     {.format = CLANES_FORMAT_HEIF, .name = "HEIF", .matches = heif_matches, .probe = clanes_heif_probe,
-     .frames = &clanes_heif_codec},
+     .frames = &clanes_heif_codec, .decode_thumbnail = clanes_heif_decode_thumbnail},
     {.format = CLANES_FORMAT_JXL, .name = "JPEG XL", .matches = jxl_matches, .probe = clanes_jxl_probe,
-     .frames = &clanes_jxl_codec},
+     .frames = &clanes_jxl_codec, .decode_thumbnail = clanes_jxl_decode_thumbnail},
 };
 
 const clanes_decoder_part *clanes_decoder_part_for(const uint8_t *data, size_t size) {
@@ -382,6 +383,39 @@ int32_t clanes_decoder_decode(clanes_decoder *d, const clanes_pixels *image) {
     size_t size;
     if ((status = whole_input(d, &data, &size)) != CLANES_OK) return status;
     status = d->part->decode_whole(data, size, d->options.scale_denom, image, d->message, sizeof d->message);
+    return settle(d, status);
+}
+
+int32_t clanes_decoder_decode_thumbnail(clanes_decoder *d, const clanes_pixels *image) {
+    clanes_info header;
+    int32_t status = clanes_decoder_header(d, &header);
+    if (status != CLANES_OK) return status;
+    if (header.thumbnail_width == 0 || header.thumbnail_height == 0 || d->part->decode_thumbnail == NULL) {
+        /* Not an error that ends the context: the caller decodes the image instead. */
+        clanes_set_message(d->message, sizeof d->message, "the %s has no embedded thumbnail", d->part->name);
+        return CLANES_ERR_UNSUPPORTED;
+    }
+    if (image == NULL || image->channels != 4 || image->bytes_per_sample != 1
+        || image->width != header.thumbnail_width || image->height != header.thumbnail_height) {
+        return fail(d, CLANES_ERR_ARGUMENT, "a thumbnail decodes to RGBA8 of the size the header reports");
+    }
+    /* The header's stored size: a JPEG's Exif thumbnail is stored as its image is, the others are both upright. */
+    if (header.thumbnail_width > header.width || header.thumbnail_height > header.height) {
+        clanes_set_message(d->message, sizeof d->message,
+                           "the %s's embedded thumbnail (%ux%u) is larger than its image (%ux%u)", d->part->name,
+                           header.thumbnail_width, header.thumbnail_height, header.width, header.height);
+        return settle(d, CLANES_ERR_CORRUPT);
+    }
+    uint64_t bytes = (uint64_t)header.thumbnail_width * header.thumbnail_height * 4;
+    if (bytes > d->options.max_bytes) {
+        clanes_set_message(d->message, sizeof d->message, "the thumbnail needs %llu bytes, more than the limit of %llu",
+                           (unsigned long long)bytes, (unsigned long long)d->options.max_bytes);
+        return settle(d, CLANES_ERR_TOO_LARGE);
+    }
+    const uint8_t *data;
+    size_t size;
+    if ((status = whole_input(d, &data, &size)) != CLANES_OK) return status;
+    status = d->part->decode_thumbnail(data, size, &header, image, d->message, sizeof d->message);
     return settle(d, status);
 }
 

@@ -20,6 +20,12 @@ typedef int32_t (*clanes_probe_fn)(const uint8_t *data, size_t size, clanes_info
 typedef int32_t (*clanes_whole_fn)(const uint8_t *data, size_t size, int32_t scale_denom, const clanes_pixels *image,
                                    char *message, size_t capacity);
 
+/* Decodes the embedded thumbnail `header` reports into `image` (RGBA8, the thumbnail's size as the header says it):
+ * a JPEG's Exif thumbnail (stored orientation), a HEIF thumbnail item or a JPEG XL preview frame (both upright). A
+ * thumbnail that decodes to another size than its header said is corrupt. */
+typedef int32_t (*clanes_thumbnail_fn)(const uint8_t *data, size_t size, const clanes_info *header,
+                                       const clanes_pixels *image, char *message, size_t capacity);
+
 typedef struct clanes_decoder_part {
     int32_t format;
     const char *name;
@@ -29,6 +35,7 @@ typedef struct clanes_decoder_part {
     const clanes_row_part *rows;      /* PNG, JPEG: rows from memory or a file (png_rows.c, jpeg_rows.c) */
     const clanes_push_part *push;     /* PNG, JPEG: pushed bytes, with previews (png_push.c, jpeg_push.c) */
     const clanes_frames_codec *frames; /* WebP, GIF, AVIF, HEIF, JPEG XL */
+    clanes_thumbnail_fn decode_thumbnail; /* JPEG (Exif), HEIF (thumbnail item), JPEG XL (preview frame) */
 } clanes_decoder_part;
 
 /* The part whose signature `data` starts with, or NULL. */
@@ -66,5 +73,13 @@ int32_t clanes_png_read_text(const uint8_t *data, size_t size, char *out, size_t
  */
 int32_t clanes_jpeg_decode(const uint8_t *data, size_t size, int32_t scale_denom, const clanes_pixels *image,
                            char *message, size_t message_capacity);
+
+/* The embedded thumbnails' decoders (jpeg.c, heif.c, jxl.c). */
+int32_t clanes_jpeg_decode_thumbnail(const uint8_t *data, size_t size, const clanes_info *header,
+                                     const clanes_pixels *image, char *message, size_t capacity);
+int32_t clanes_heif_decode_thumbnail(const uint8_t *data, size_t size, const clanes_info *header,
+                                     const clanes_pixels *image, char *message, size_t capacity);
+int32_t clanes_jxl_decode_thumbnail(const uint8_t *data, size_t size, const clanes_info *header,
+                                    const clanes_pixels *image, char *message, size_t capacity);
 
 #endif

@@ -190,10 +190,12 @@ static int32_t heif_open(clanes_frames *f) {
     return clanes_frames_check_limits(f, "HEIF", f->out.held_bytes);
 }
 
-static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
+/* Decodes `handle` (the primary image or a thumbnail) into `pixels`, RGBA8 of width x height (its upright size). */
+static int32_t heif_decode_handle(struct heif_image_handle *handle, int opaque, uint8_t *pixels, size_t bytes_per_row,
+                                  uint32_t width, uint32_t height, const char *what, char *message, size_t capacity) {
     struct heif_decoding_options *options = heif_decoding_options_alloc();
     if (options == NULL) {
-        clanes_set_message(f->message, sizeof f->message, "out of memory for HEIF decoding options");
+        clanes_set_message(message, capacity, "out of memory for HEIF decoding options");
         return CLANES_ERR_NO_MEMORY;
     }
     options->convert_hdr_to_8bit = 1;
@@ -201,36 +203,36 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
      * and the parts it could not are whatever was in memory (the fuzzer found two decodes of one file differing). */
     options->strict_decoding = 1;
     /* An opaque image is converted to RGB (3 bytes a pixel, as libvips asks for it) and widened while it is copied. */
-    int opaque = f->out.opaque;
     struct heif_image *image = NULL;
-    struct heif_error error = heif_decode_image(f->state->handle, &image, heif_colorspace_RGB,
+    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
                                                 opaque ? heif_chroma_interleaved_RGB : heif_chroma_interleaved_RGBA,
                                                 options);
     heif_decoding_options_free(options);
-    int32_t status = heif_status(error, f->message, sizeof f->message, "image data");
+    int32_t status = heif_status(error, message, capacity, what);
     if (status != CLANES_OK) {
         if (image != NULL) heif_image_release(image);
         return status;
     }
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
-    int width = heif_image_get_width(image, heif_channel_interleaved);
-    int height = heif_image_get_height(image, heif_channel_interleaved);
+    int decoded_width = heif_image_get_width(image, heif_channel_interleaved);
+    int decoded_height = heif_image_get_height(image, heif_channel_interleaved);
     int channels = opaque ? 3 : 4;
-    if (plane == NULL || width != (int)f->out.width || height != (int)f->out.height || stride < width * channels) {
-        clanes_set_message(f->message, sizeof f->message, "HEIF decodes to %dx%d, not the %ux%u its header says",
-                           width, height, f->out.width, f->out.height);
+    if (plane == NULL || decoded_width != (int)width || decoded_height != (int)height
+        || stride < decoded_width * channels) {
+        clanes_set_message(message, capacity, "HEIF %s decodes to %dx%d, not the %ux%u its header says", what,
+                           decoded_width, decoded_height, width, height);
         heif_image_release(image);
         return CLANES_ERR_CORRUPT;
     }
-    for (uint32_t y = 0; y < f->out.height; y++) {
+    for (uint32_t y = 0; y < height; y++) {
         uint8_t *row = pixels + (size_t)y * bytes_per_row;
         const uint8_t *source = plane + (size_t)y * (size_t)stride;
         if (!opaque) {
-            memcpy(row, source, (size_t)f->out.width * 4);
+            memcpy(row, source, (size_t)width * 4);
             continue;
         }
-        for (uint32_t x = 0; x < f->out.width; x++, row += 4, source += 3) {
+        for (uint32_t x = 0; x < width; x++, row += 4, source += 3) {
             row[0] = source[0];
             row[1] = source[1];
             row[2] = source[2];
@@ -238,8 +240,40 @@ static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row
         }
     }
     heif_image_release(image);
-    f->delay_ms = 0;
     return CLANES_OK;
+}
+
+static int32_t heif_next(clanes_frames *f, uint8_t *pixels, size_t bytes_per_row) {
+    int32_t status = heif_decode_handle(f->state->handle, f->out.opaque, pixels, bytes_per_row, f->out.width,
+                                        f->out.height, "image data", f->message, sizeof f->message);
+    f->delay_ms = 0;
+    return status;
+}
+
+int32_t clanes_heif_decode_thumbnail(const uint8_t *data, size_t size, const clanes_info *header,
+                                     const clanes_pixels *image, char *message, size_t capacity) {
+    (void)header; /* the size to decode is the image's, which the caller checked against the header */
+    struct heif_context *context = NULL;
+    struct heif_image_handle *handle = NULL, *thumbnail = NULL;
+    heif_item_id id;
+    int32_t status = heif_parse(data, size, &context, &handle, message, capacity);
+    if (status == CLANES_OK
+        && (heif_image_handle_get_number_of_thumbnails(handle) < 1
+            || heif_image_handle_get_list_of_thumbnail_IDs(handle, &id, 1) != 1)) {
+        clanes_set_message(message, capacity, "the HEIF has no thumbnail item");
+        status = CLANES_ERR_CORRUPT;
+    }
+    if (status == CLANES_OK) {
+        status = heif_status(heif_image_handle_get_thumbnail(handle, id, &thumbnail), message, capacity, "thumbnail");
+    }
+    if (status == CLANES_OK) {
+        status = heif_decode_handle(thumbnail, !heif_image_handle_has_alpha_channel(thumbnail), image->pixels,
+                                    image->bytes_per_row, image->width, image->height, "thumbnail", message,
+                                    capacity);
+    }
+    if (thumbnail != NULL) heif_image_handle_release(thumbnail);
+    heif_release(context, handle);
+    return status;
 }
 
 static void heif_close(clanes_frames *f) {

@@ -478,3 +478,23 @@ void clanes_jpeg_reader_end(clanes_jpeg_reader *reader) {
     if (reader->created) jpeg_destroy_decompress(&reader->cinfo);
     free(reader->cmyk_row);
 }
+
+int32_t clanes_jpeg_decode_thumbnail(const uint8_t *data, size_t size, const clanes_info *header,
+                                     const clanes_pixels *image, char *message, size_t capacity) {
+    /* The probe reported it only when it lies wholly in the file and its own header reads; its frame header must
+     * also give the size reported, or the decode below refuses it. */
+    if (header->thumbnail_length == 0 || header->thumbnail_offset > size
+        || header->thumbnail_length > size - header->thumbnail_offset) {
+        clanes_set_message(message, capacity, "the JPEG's Exif thumbnail lies outside the file");
+        return CLANES_ERR_CORRUPT;
+    }
+    int32_t status = clanes_jpeg_decode(data + header->thumbnail_offset, (size_t)header->thumbnail_length, 1, image,
+                                        message, capacity);
+    if (status == CLANES_ERR_TRUNCATED) {
+        clanes_set_message(message, capacity, "the JPEG's Exif thumbnail ends early (its %llu bytes hold less)",
+                           (unsigned long long)header->thumbnail_length);
+    } else if (status == CLANES_ERR_ARGUMENT) {
+        return CLANES_ERR_CORRUPT; /* its frame header gives another size than the one read before: it lies */
+    }
+    return status;
+}

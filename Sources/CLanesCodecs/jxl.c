@@ -206,4 +206,41 @@ static void jxl_close(clanes_frames *f) {
     free(f->state);
 }
 
+int32_t clanes_jxl_decode_thumbnail(const uint8_t *data, size_t size, const clanes_info *header,
+                                    const clanes_pixels *image, char *message, size_t capacity) {
+    (void)header; /* the caller checked `image` against the header's preview size */
+    JxlDecoder *decoder = jxl_decoder(data, size, JXL_DEC_BASIC_INFO | JXL_DEC_PREVIEW_IMAGE);
+    if (decoder == NULL) {
+        clanes_set_message(message, capacity, "out of memory for a JPEG XL decoder");
+        return CLANES_ERR_NO_MEMORY;
+    }
+    JxlBasicInfo basic;
+    int32_t status = jxl_basic_info(decoder, &basic, message, capacity);
+    size_t bytes = image->bytes_per_row * image->height;
+    JxlPixelFormat format = {4, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, image->bytes_per_row};
+    while (status == CLANES_OK) {
+        JxlDecoderStatus event = JxlDecoderProcessInput(decoder);
+        if (event == JXL_DEC_NEED_PREVIEW_OUT_BUFFER) {
+            /* libjxl sizes the buffer from the preview header, oriented as the image is: it must be the one reported. */
+            size_t needed = 0;
+            if (JxlDecoderPreviewOutBufferSize(decoder, &format, &needed) != JXL_DEC_SUCCESS || needed > bytes
+                || needed < (size_t)image->bytes_per_row * (image->height - 1) + (size_t)image->width * 4
+                || JxlDecoderSetPreviewOutBuffer(decoder, &format, image->pixels, bytes) != JXL_DEC_SUCCESS) {
+                clanes_set_message(message, capacity, "JPEG XL preview frame is not the %ux%u its header says",
+                                   image->width, image->height);
+                status = CLANES_ERR_CORRUPT;
+            }
+        } else if (event == JXL_DEC_PREVIEW_IMAGE) {
+            break;
+        } else if (event == JXL_DEC_SUCCESS) {
+            clanes_set_message(message, capacity, "JPEG XL has no preview frame");
+            status = CLANES_ERR_CORRUPT;
+        } else {
+            status = jxl_failure(event, message, capacity, "preview frame");
+        }
+    }
+    JxlDecoderDestroy(decoder);
+    return status;
+}
+
 const clanes_frames_codec clanes_jxl_codec = {jxl_open, jxl_next, jxl_close};

@@ -112,6 +112,11 @@ struct ImagesFormatsBench {
             [png.path, "-resize", "2560x1920!", "-crop", "640x480", "+repage", "-delay", "8", "-loop", "0", $0.path]
         }
         let heic = try made("photo-v1.heic", by: "heif-enc") { ["-q", "50", png.path, "-o", $0.path] }
+        // As a phone writes it: a thumbnail item beside the image (iPhones store 320 pixels or more); heif-enc 1.15
+        // adds none unless asked. vipsthumbnail and lanes-image both decode it for a 256-pixel thumbnail.
+        let heicThumbnail = try made("photo-t320-v1.heic", by: "heif-enc") {
+            ["-q", "50", "-t", "320", png.path, "-o", $0.path]
+        }
         let jxl = try made("photo-v1.jxl", by: "cjxl") { [png.path, $0.path, "-d", "1"] }
         let webpSave = ["webpsave", "--Q", "75", "--effort", "4"]
         return ([
@@ -121,9 +126,10 @@ struct ImagesFormatsBench {
             Input(name: "gif", file: gif, outputFormat: "webp", vipsSave: webpSave),
             Input(name: "gif-anim", file: animated, outputFormat: "webp", vipsSave: webpSave),
             Input(name: "heic", file: heic, outputFormat: "webp", vipsSave: webpSave),
+            Input(name: "heic-t320", file: heicThumbnail, outputFormat: "webp", vipsSave: webpSave),
             Input(name: "jxl", file: jxl, outputFormat: "webp", vipsSave: webpSave),
         ], "format inputs from the 12 MP PNG: cwebp -q 80, avifenc -s 6 -y 420, ImageMagick convert (one-frame GIF;"
-            + " 16 frames of 640x480, 80 ms), heif-enc -q 50, cjxl -d 1; cached in \(cache.path)")
+            + " 16 frames of 640x480, 80 ms), heif-enc -q 50 (and -t 320: a thumbnail item), cjxl -d 1; cached in \(cache.path)")
     }
 
     /// Width and height from the file's header.

@@ -3,11 +3,32 @@ import LanesImages
 
 /// The decoder context's sources and the GIF shrink-on-load path, for every fuzz input: the bytes pushed in pieces
 /// (sized by the input's second byte) decode as the bytes in memory do, and a GIF's first frame asked for a size picked
-/// by the input's last bytes shrinks by a whole factor that keeps at least that size.
+/// by the input's last bytes shrinks by a whole factor that keeps at least that size; an embedded thumbnail decodes to
+/// the size its header said or fails in one error.
 enum FuzzContexts {
     static func run(_ bytes: [UInt8], full: Result<Bitmap, ImageError>, format: ImageFormat?) {
         pushed(bytes, full: full, format: format)
         if format == .gif { gifShrink(bytes) }
+        embeddedThumbnail(bytes)
+    }
+
+    /// The embedded thumbnail the header reports (Exif, a HEIF thumbnail item, a JPEG XL preview): when it decodes it
+    /// has the size the header said, upright, and is no larger than the image.
+    private static func embeddedThumbnail(_ bytes: [UInt8]) {
+        _ = FuzzTarget.outcome {
+            try bytes.withUnsafeBytes { buffer in
+                let context = try DecoderContext(.memory(buffer), options: .init(maxPixels: FuzzTarget.maxPixels))
+                let info = try context.header()
+                guard let said = info.embeddedThumbnail, let thumbnail = try context.decodeEmbeddedThumbnail() else {
+                    return Bitmap(width: 1, height: 1, pixels: [0, 0, 0, 255])
+                }
+                FuzzTarget.check(thumbnail.width == said.width && thumbnail.height == said.height,
+                                 "a thumbnail of \(thumbnail.width)x\(thumbnail.height), not the \(said) reported")
+                FuzzTarget.check(thumbnail.width * thumbnail.height <= info.width * info.height,
+                                 "a thumbnail larger than its \(info.width)x\(info.height) image")
+                return thumbnail
+            }
+        }
     }
 
     /// Pushed in pieces with every byte kept, then decoded whole: the same outcome as from memory (a HEIF's pixels may

@@ -133,6 +133,13 @@ int32_t clanes_decoder_header(clanes_decoder *decoder, clanes_info *header);
  * keep_input (PNG, JPEG) and all its bytes. */
 int32_t clanes_decoder_decode(clanes_decoder *decoder, const clanes_pixels *image);
 
+/* Decodes the embedded thumbnail the header reports (thumbnail_width x thumbnail_height; a JPEG's Exif thumbnail, a
+ * HEIF thumbnail item, a JPEG XL preview frame) into `image`, RGBA8 of that size. A JPEG's thumbnail comes in the
+ * stored orientation (apply the header's, as to the image); HEIF's and JPEG XL's come upright. A file with none
+ * answers CLANES_ERR_UNSUPPORTED and the context stays usable (decode the image instead); a thumbnail larger than
+ * its image, or one that decodes to another size than its header said, is CLANES_ERR_CORRUPT. */
+int32_t clanes_decoder_decode_thumbnail(clanes_decoder *decoder, const clanes_pixels *image);
+
 /* The size a whole decode or the rows have: the header's, a JPEG's after DCT scaling by 1/scale_denom. */
 int32_t clanes_decoder_scaled_size(clanes_decoder *decoder, uint32_t *width, uint32_t *height);
 

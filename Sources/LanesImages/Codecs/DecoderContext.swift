@@ -150,6 +150,25 @@ package final class DecoderContext {
         }
     }
 
+    // MARK: Embedded thumbnail
+
+    /// The embedded thumbnail the header reports — a JPEG's Exif thumbnail, a HEIF thumbnail item, a JPEG XL preview
+    /// frame — decoded to RGBA8 and upright (a JPEG's Exif orientation applied, as to its image); `nil` when the file
+    /// carries none. One that lies (larger than its image, another size than its header said, cut short) throws.
+    package func decodeEmbeddedThumbnail() throws -> Bitmap? {
+        let info = try header()
+        guard let thumbnail = info.embeddedThumbnail else { return nil }
+        // The C side takes the stored size: a JPEG's Exif thumbnail is stored as its image is.
+        let swaps = info.format == .jpeg && info.orientation.swapsDimensions
+        let (width, height) = swaps ? (thumbnail.height, thumbnail.width) : (thumbnail.width, thumbnail.height)
+        let bitmap = try Bitmap(width: width, height: height, layout: .rgba8) { pixels in
+            var image = clanes_pixels(pixels: pixels.baseAddress, bytes_per_row: width * 4,
+                                      width: UInt32(width), height: UInt32(height), channels: 4, bytes_per_sample: 1)
+            try check(clanes_decoder_decode_thumbnail(context, &image))
+        }
+        return info.format == .jpeg ? info.orientation.apply(to: bitmap) : bitmap
+    }
+
     // MARK: Rows
 
     /// Starts rows (a PNG or JPEG from memory or a file) in the options' layout.

@@ -93,6 +93,20 @@ public struct ImageDecoder: ImageDecoding {
         }
     }
 
+    /// The thumbnail the file carries — a JPEG's Exif thumbnail, a HEIF/HEIC thumbnail item, a JPEG XL preview frame
+    /// (its size is ``ImageInfo/embeddedThumbnail``) — decoded to RGBA8, upright; `nil` when the file has none. Far
+    /// cheaper than the image: a phone's 12 MP HEIC carries a 320 or 512 pixel thumbnail. One that lies about its size
+    /// or is cut short throws, as a damaged image does.
+    ///
+    /// ```swift
+    /// let preview = try ImageDecoder().decodeEmbeddedThumbnail(data) ?? ImageDecoder().decode(data)
+    /// ```
+    public func decodeEmbeddedThumbnail(_ data: Data, maxPixels: Int = ImageDecoder.defaultMaxPixels) throws -> Bitmap? {
+        try data.withUnsafeBytes {
+            try DecoderContext(.memory($0), options: .init(maxPixels: maxPixels)).decodeEmbeddedThumbnail()
+        }
+    }
+
     /// The DCT scale denominator (1, 2, 4 or 8) a JPEG of `width` x `height` is decoded at
     /// for a stored-orientation target of `targetWidth` x `targetHeight`: the largest
     /// reduction whose result still covers the target on both axes.
@@ -142,6 +156,11 @@ public struct ImageDecoder: ImageDecoding {
             // RGBA copy: 12 bytes a pixel; libjxl's float frame: 16, and the previous frame of an animation: 32).
             let result = target.width * target.height * 4
             if info.format == .webp && !info.isAnimated { return result + info.width * 16 * 4 }
+            if let thumbnail = embeddedThumbnailCovering(info, target: target) {
+                // Only the thumbnail is decoded (with the same per-pixel buffers), then resized.
+                let held = info.format == .heif ? 12 : 16
+                return result + thumbnail.width * thumbnail.height * (4 + held)
+            }
             let held = switch info.format {
             case .heif: 12
             case .jxl: info.isAnimated ? 32 : 16
@@ -218,9 +237,30 @@ extension ImageDecoder {
         var options = DecoderContext.Options(maxPixels: maxPixels)
         options.firstFrameOnly = true
         options.scaledSize = shrinksOnLoad ? target : nil
-        let first = try DecoderContext(.memory(bytes), options: options).decodeWhole()
+        // As libvips' heifload does for a thumbnail: a HEIF thumbnail item or a JPEG XL preview frame at least the
+        // target's size is decoded instead of the image (a phone's 512-pixel thumbnail instead of its 12 MP). One
+        // that fails to decode (it lies, or is damaged) leaves the image, decoded by a fresh context.
+        var embedded: Bitmap?
+        if embeddedThumbnailCovering(info, target: target) != nil {
+            embedded = try? DecoderContext(.memory(bytes), options: options).decodeEmbeddedThumbnail()
+        }
+        let first = try embedded ?? DecoderContext(.memory(bytes), options: options).decodeWhole()
         guard first.width != target.width || first.height != target.height else { return first }
         return try Resampler.resize(first, width: target.width, height: target.height, isCancelled: { false })
+    }
+}
+
+extension ImageDecoder {
+    /// The embedded thumbnail of a HEIF or JPEG XL (both upright, as `target` is for these formats) when it covers
+    /// `target` on both axes and is smaller than the image: decoding it instead loses nothing at that size. (A JPEG's
+    /// Exif thumbnail is left alone: it is usually 160 pixels wide and may predate an edit, and a JPEG shrinks in the
+    /// DCT domain anyway.)
+    static func embeddedThumbnailCovering(_ info: ImageInfo, target: (width: Int, height: Int))
+        -> ImageInfo.EmbeddedThumbnail? {
+        guard info.format == .heif || info.format == .jxl, let thumbnail = info.embeddedThumbnail,
+              thumbnail.width >= target.width, thumbnail.height >= target.height,
+              thumbnail.width < info.width || thumbnail.height < info.height else { return nil }
+        return thumbnail
     }
 }
 
