@@ -35,7 +35,9 @@ extension ImageDecoding {
 
 extension ImageDecoder: QuickImageDecoding {
     /// A quick rendering (see ``QuickImageDecoding``), upright:
-    /// - a JPEG decoded by libjpeg's DCT scaling at the smallest scale (down to 1/8) that still covers a quarter of
+    /// - a JPEG's Exif thumbnail when it has one of the photo's shape that covers a quarter of the target on one axis
+    ///   (a few kilobytes to decode);
+    /// - else a JPEG decoded by libjpeg's DCT scaling at the smallest scale (down to 1/8) that still covers a quarter of
     ///   the target, then sampled (nearest pixel, no filtering) down to the target when larger;
     /// - a PNG decoded row by row, keeping only the rows and pixels the target needs (nearest, no filtering: the
     ///   inflate still reads every row, but nothing is resampled);
@@ -58,6 +60,12 @@ extension ImageDecoder: QuickImageDecoding {
             // A quarter of the target each way, or an eighth of the image without one.
             let quickSize = targetSize.map { _ in Self.quickTarget(targetSize) }
                 ?? TargetSize(maxWidth: max(1, info.displayWidth / 8), maxHeight: max(1, info.displayHeight / 8))
+            if !keepsStoredLayout, let thumbnail = Self.exifThumbnailForQuick(info, quickSize: quickSize),
+               let bitmap = try? DecoderContext(.memory(bytes), options: .init(maxPixels: maxPixels))
+                   .decodeEmbeddedThumbnail() {
+                // Checked again after the decode: the header's size is the file's word.
+                if bitmap.width == thumbnail.width, bitmap.height == thumbnail.height { return bitmap }
+            }
             guard !info.format.decodesFrames, !keepsStoredLayout || info.storedLayout == .rgba8 else {
                 return try Self.decode(bytes, targetSize: quickSize, maxPixels: maxPixels,
                                        keepsStoredLayout: keepsStoredLayout)
@@ -73,6 +81,22 @@ extension ImageDecoder: QuickImageDecoding {
             let bitmap = try Bitmap(sampling: rows, width: size.width, height: size.height)
             return info.orientation.apply(to: bitmap)
         }
+    }
+}
+
+extension ImageDecoder {
+    /// A JPEG's Exif thumbnail when it can stand in for the quick rendering: it covers `quickSize` on one axis at
+    /// least (the view scales it, as it does any quick rendering) and has the photo's shape within 2% (a thumbnail of
+    /// another shape was left behind by a crop). Decoding it reads a few kilobytes where even the DCT's 1/8 reads the
+    /// whole file. (HEIF and JPEG XL thumbnails are already taken by the decode at a quarter of the target.)
+    static func exifThumbnailForQuick(_ info: ImageInfo, quickSize: TargetSize) -> ImageInfo.EmbeddedThumbnail? {
+        guard info.format == .jpeg, let thumbnail = info.embeddedThumbnail, thumbnail.width > 0,
+              thumbnail.height > 0, info.displayWidth > 0, info.displayHeight > 0,
+              thumbnail.width >= quickSize.maxWidth || thumbnail.height >= quickSize.maxHeight,
+              thumbnail.width < info.displayWidth, thumbnail.height < info.displayHeight else { return nil }
+        let photo = Double(info.displayWidth) / Double(info.displayHeight)
+        let small = Double(thumbnail.width) / Double(thumbnail.height)
+        return abs(small / photo - 1) <= 0.02 ? thumbnail : nil
     }
 }
 

@@ -62,4 +62,16 @@ struct QuickDecodeTests {
         let jpeg = try Fixture.data("rocket.jpg")
         #expect(throws: ImageError.self) { try ImageDecoder().decodeQuick(jpeg.prefix(300), targetSize: target) }
     }
+    @Test("a JPEG's Exif thumbnail stands in when it covers a quarter of the target, upright; not when it is too small")
+    func exifThumbnail() throws {
+        let (file, thumbnail) = try ExifThumbnailTests.photo(orientation: 1)   // 64 x 48, thumbnail 16 x 12
+        let small = TargetSize(maxWidth: 64, maxHeight: 48)                    // a quarter: 16 x 12
+        #expect(try ImageDecoder().decodeQuick(file, targetSize: small) == (try ImageDecoder().decode(thumbnail)))
+        let (rotated, _) = try ExifThumbnailTests.photo(orientation: 6)
+        let upright = try ImageDecoder().decodeQuick(rotated, targetSize: TargetSize(maxWidth: 48, maxHeight: 64))
+        #expect(upright.width == 12 && upright.height == 16)
+        // A target whose quarter the thumbnail does not cover decodes the photo instead.
+        let large = try ImageDecoder().decodeQuick(file, targetSize: TargetSize(maxWidth: 256, maxHeight: 192))
+        #expect(large != (try ImageDecoder().decode(thumbnail)))
+    }
 }
