@@ -370,6 +370,9 @@ def main():
                             figures = analyse(launch(app, path, home, keep and f"{keep}/{folder}-{app}-{run + 1}-{mode}"), calibrations[app])
                         except (RuntimeError, subprocess.SubprocessError, OSError) as error:
                             figures = {"error": str(error)}
+                            said = os.path.join(home, "stderr.txt")
+                            if keep and os.path.exists(said):  # what the app said before it failed (a backtrace)
+                                shutil.copy(said, f"{keep}/{folder}-{app}-{run + 1}-{mode}-stderr.txt")
                         figures.update(app=app, folder=folder, mode=mode, run=run + 1)
                         log(json.dumps(figures))
                         results.append(figures)

@@ -8,6 +8,11 @@ import LanesGLib
 /// When the process started its work (the first screen's time is counted from here).
 let launchedAt = DispatchTime.now().uptimeNanoseconds
 
+#if canImport(Glibc)
+// Before any pool thread allocates: freed decode buffers collect in fewer malloc arenas (MallocArenas).
+MallocArenas.cap()
+#endif
+
 var parsed: Options
 do {
     parsed = try Options.parse(Array(CommandLine.arguments.dropFirst()))
