@@ -104,7 +104,7 @@ struct QuickTierTests {
         #expect(quickPrefetched >= 10)
     }
 
-    @Test("a row displayed while the list outpaces its threads loads its full content behind the quick renderings")
+    @Test("a row displayed while the list outpaces its threads loads its full content at normal when it can make it")
     func fullWaitsBehindQuick() {
         let s = Setup()
         let clock = VirtualClock(start: 1_000_000_000)
@@ -119,13 +119,17 @@ struct QuickTierTests {
         list.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3))
         clock.advance(by: .milliseconds(16))
         list.scroll(to: 30)
-        // Row 45 came on screen while the list outpaced the threads: its quick rendering at visible priority, its
-        // full content at utility.
+        // Row 45 came on screen while the list outpaced the threads: its quick rendering at visible priority. The
+        // plan says its full content can still be ready before it leaves, so that loads at normal (level with the
+        // quick renderings of the rows coming next), not at utility behind every quick rendering and preload.
         #expect(list.wantsQuick(forRow: 45))
         #expect(s.quick.inFlightPriority(of: "45") == .visible)
-        #expect(s.loader.inFlightPriority(of: "45") == .utility)
-        // The plan alone would have loaded it at visible priority: the utility is the quick tier's doing.
         #expect(list.loadPriority(forRow: 45) == .visible)
+        #expect(s.loader.inFlightPriority(of: "45") == .normal)
+        // A displayed row whose full content cannot be ready before it leaves still loads it at utility.
+        for row in 30..<50 where list.loadPriority(forRow: row) == .utility {
+            #expect(s.loader.inFlightPriority(of: "\(row)") ?? .utility == .utility)
+        }
     }
 
     @Test("a cached quick rendering replaces the placeholder at once; no quick work without asking")

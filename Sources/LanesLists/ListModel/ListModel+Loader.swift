@@ -30,8 +30,9 @@ extension ListModel {
     /// With `quick`, the loader of the bindings' quick tier, rows entering the preload range while the list brings
     /// rows faster than the threads render them (``wantsQuick(forRow:)``) are prefetched as quick renderings instead:
     /// cheap enough to be ready when they come on screen, where the full ones could not be. Such a row, displayed,
-    /// asks its binding for the quick rendering and loads its full content at `WorkPriority.utility`, behind the quick
-    /// renderings of the rows coming next (where time allows), not in front of them.
+    /// asks its binding for the quick rendering and loads its full content at `WorkPriority.normal` when the plan says
+    /// it can still be ready before the row leaves (level with the quick renderings of the rows coming next), else at
+    /// `WorkPriority.utility` (where time allows), not in front of them.
     public func connect<Key, Value>(
         to loader: ContentLoader<Key, Value>, quick: ContentLoader<Key, Value>? = nil,
         key: @escaping @MainActor (Int) -> Key,
@@ -44,10 +45,14 @@ extension ListModel {
         observe { [unowned self] event in
             switch event {
             case .willDisplay(let row, let cell):
-                // A row that cannot get its full content in time asks for the quick tier, if any, and its full content
-                // waits behind the quick renderings (at utility: where time allows), not in front of them.
+                // A row that cannot get its full content in time asks for the quick tier, if any. Its full content
+                // loads at normal when the plan says it can still be ready before the row leaves (level with the quick
+                // renderings of the rows coming next, ahead of the rest of the preload), else at utility (where time
+                // allows), not in front of the quick renderings.
                 let asksQuick = quick != nil && wantsQuick(forRow: row)
-                binding(cell).show(key(row), priority: asksQuick ? .utility : loadPriority(forRow: row), quick: asksQuick)
+                let full = loadPriority(forRow: row)
+                let priority = asksQuick ? (full == .visible ? WorkPriority.normal : .utility) : full
+                binding(cell).show(key(row), priority: priority, quick: asksQuick)
             case .didEndDisplay(_, let cell): binding(cell).clear()
             case .enterPreload(let row):
                 if let quick, wantsQuick(forRow: row) {
