@@ -37,14 +37,8 @@ extension ScalingScenario {
             done.wait()
             return seconds(since: start)
         }
-        row.count("threads", Double(threads))
-        row.time("lanes", lanes)
-        row.time("dispatch", dispatch)
-        row.count("lanes_per_item_us", lanes / Double(n) * 1e6)
-        row.count("dispatch_per_item_us", dispatch / Double(n) * 1e6)
-        row.count("lanes_vs_dispatch", lanes / dispatch)
-        locks.add(to: &row, seconds: lanes, threads: threads)
-        row.count("lanes_wake_ups_per_item", wakeUps)
+        Self.addPerItem(to: &row, items: n, threads: threads, lanes: lanes, dispatch: dispatch, locks: locks,
+                        wakeUps: wakeUps)
         return row
     }
 

@@ -80,16 +80,10 @@ struct ScalingScenario {
             await taskGroupWindow(count: n, width: threads) { _ in }
             return seconds(since: start)
         }
-        row.count("threads", Double(threads))
-        row.time("lanes", lanes)
-        row.time("dispatch", dispatch)
+        Self.addPerItem(to: &row, items: n, threads: threads, lanes: lanes, dispatch: dispatch, locks: locks,
+                        wakeUps: wakeUps)
         row.time("taskgroup", taskGroup)
-        row.count("lanes_per_item_us", lanes / Double(n) * 1e6)
-        row.count("dispatch_per_item_us", dispatch / Double(n) * 1e6)
         row.count("taskgroup_per_item_us", taskGroup / Double(n) * 1e6)
-        row.count("lanes_vs_dispatch", lanes / dispatch)
-        locks.add(to: &row, seconds: lanes, threads: threads)
-        row.count("lanes_wake_ups_per_item", wakeUps)
         BatchTally.add(to: &row, runs: repeats, items: n)
         return row
     }
@@ -111,14 +105,8 @@ struct ScalingScenario {
             group.wait()
             return seconds(since: start)
         }
-        row.count("threads", Double(threads))
-        row.time("lanes", lanes)
-        row.time("dispatch", dispatch)
-        row.count("lanes_per_item_us", lanes / Double(n) * 1e6)
-        row.count("dispatch_per_item_us", dispatch / Double(n) * 1e6)
-        row.count("lanes_vs_dispatch", lanes / dispatch)
-        locks.add(to: &row, seconds: lanes, threads: threads)
-        row.count("lanes_wake_ups_per_item", wakeUps)
+        Self.addPerItem(to: &row, items: n, threads: threads, lanes: lanes, dispatch: dispatch, locks: locks,
+                        wakeUps: wakeUps)
         BatchTally.add(to: &row, runs: repeats, items: n)
         return row
     }
@@ -194,6 +182,20 @@ struct ScalingScenario {
             locks: locks, wakeUps: wakeUps)
         if checks.count != 1 { row.notes.append("results differ between contenders") }
         return row
+    }
+
+    /// The figures of a row timed per item beside Dispatch: both times, each per item, their ratio, the lock waits and
+    /// the wake-ups per item.
+    static func addPerItem(to row: inout Row, items n: Int, threads: Int, lanes: Double, dispatch: Double,
+                           locks: LockWaits, wakeUps: Double) {
+        row.count("threads", Double(threads))
+        row.time("lanes", lanes)
+        row.time("dispatch", dispatch)
+        row.count("lanes_per_item_us", lanes / Double(n) * 1e6)
+        row.count("dispatch_per_item_us", dispatch / Double(n) * 1e6)
+        row.count("lanes_vs_dispatch", lanes / dispatch)
+        locks.add(to: &row, seconds: lanes, threads: threads)
+        row.count("lanes_wake_ups_per_item", wakeUps)
     }
 
     private static func addSpeedups(

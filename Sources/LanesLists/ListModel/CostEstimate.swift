@@ -17,13 +17,18 @@ import Lanes
 /// ```
 public final class CostEstimate: Sendable {
     // The project's lock (a pthread mutex under ThreadSanitizer builds, which it can see into).
-    private let state = LockedValue<Estimate>(Estimate())
+    private let state = LockedValue<(cost: Average, wait: Average)>((Average(), Average()))
 
-    private struct Estimate: Sendable {
-        var seconds: Double?
-        var samples = 0
-        var wait: Double?
-        var waits = 0
+    /// ¾ old + ¼ new; the first sample sets it. A negative, infinite or NaN sample is ignored.
+    private struct Average: Sendable {
+        var value: Double?
+        var count = 0
+
+        mutating func add(_ sample: Double) {
+            guard sample.isFinite, sample >= 0 else { return }
+            value = value.map { 0.75 * $0 + 0.25 * sample } ?? sample
+            count += 1
+        }
     }
 
     /// An estimate with no samples yet (``seconds`` is nil).
@@ -42,11 +47,7 @@ public final class CostEstimate: Sendable {
     /// costs.record(seconds: Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
     /// ```
     public func record(seconds: Double) {
-        guard seconds.isFinite, seconds >= 0 else { return }
-        state.withLock { state in
-            state.seconds = state.seconds.map { 0.75 * $0 + 0.25 * seconds } ?? seconds
-            state.samples += 1
-        }
+        state.withLock { $0.cost.add(seconds) }
     }
 
     /// The current estimate in seconds, or nil before the first sample.
@@ -54,14 +55,14 @@ public final class CostEstimate: Sendable {
     /// ```swift
     /// let lead = (costs.seconds ?? 0.05) * 2
     /// ```
-    public var seconds: Double? { state.withLock { $0.seconds } }
+    public var seconds: Double? { state.withLock { $0.cost.value } }
 
     /// How many samples the estimate has seen.
     ///
     /// ```swift
     /// if costs.samples == 0 { print("no render has finished yet") }
     /// ```
-    public var samples: Int { state.withLock { $0.samples } }
+    public var samples: Int { state.withLock { $0.cost.count } }
 
     /// Adds one observed wait: `seconds` from a row on screen asking for its content (a miss, at visible priority) to
     /// the content in its cell, the work's queue and the threads' share of the machine included. A
@@ -73,11 +74,7 @@ public final class CostEstimate: Sendable {
     /// costs.recordWait(seconds: 0.060)   // but the rows shown lately waited 60 ms for theirs
     /// ```
     public func recordWait(seconds: Double) {
-        guard seconds.isFinite, seconds >= 0 else { return }
-        state.withLock { state in
-            state.wait = state.wait.map { 0.75 * $0 + 0.25 * seconds } ?? seconds
-            state.waits += 1
-        }
+        state.withLock { $0.wait.add(seconds) }
     }
 
     /// The observed wait in seconds (``recordWait(seconds:)``), or nil before the first.
@@ -85,12 +82,12 @@ public final class CostEstimate: Sendable {
     /// ```swift
     /// if let wait = costs.wait, wait > 1.0 / 60 { print("rows wait \(wait * 1000) ms for their content") }
     /// ```
-    public var wait: Double? { state.withLock { $0.wait } }
+    public var wait: Double? { state.withLock { $0.wait.value } }
 
     /// How many waits the estimate has seen.
     ///
     /// ```swift
     /// if costs.waits == 0 { print("no row on screen has waited for its content yet") }
     /// ```
-    public var waits: Int { state.withLock { $0.waits } }
+    public var waits: Int { state.withLock { $0.wait.count } }
 }
