@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Lanes
 import LanesLists
 
@@ -86,8 +87,19 @@ extension ImagePipeline {
         if writes, let original = source.original {
             let info = try? ImageDecoder().probe(body.data)
             let imageSize = info.map { $0.orientation.swapsDimensions ? ($0.height, $0.width) : ($0.width, $0.height) }
-            diskWrites.add(label: "thumbnail", priority: .utility) { _ in
+            let store: @Sendable () throws -> Void = {
                 try source.cache.store(made, for: original, size: source.size, imageSize: imageSize)
+            }
+            // A few writes wait on the disk queue at most, each holding its thumbnail; past them the decode thread
+            // stores its own, so a walk whose decodes outrun the disk cannot pile thumbnails up in memory.
+            if queuedThumbnailWrites.enter() {
+                let queued = queuedThumbnailWrites
+                diskWrites.add(label: "thumbnail", priority: .utility) { _ in
+                    defer { queued.leave() }
+                    try store()
+                }
+            } else {
+                try? store()
             }
         }
         guard let size, size.fittedSize(width: made.width, height: made.height) != (made.width, made.height) else {
@@ -95,4 +107,19 @@ extension ImagePipeline {
         }
         return try Resize(fitting: size).process(made)
     }
+}
+
+/// How many thumbnail writes wait on the pipeline's disk queue, up to ``limit``.
+final class QueuedWrites: Sendable {
+    static let limit = 4
+    private let count = Atomic<Int>(0)
+
+    /// Takes a place when one is free.
+    func enter() -> Bool {
+        if count.add(1, ordering: .relaxed).newValue <= Self.limit { return true }
+        count.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func leave() { count.subtract(1, ordering: .relaxed) }
 }

@@ -39,6 +39,8 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let diskWrites: WorkQueue
+    /// Thumbnails waiting on `diskWrites` (see ``decodeThumbnail(_:source:size:writes:)``).
+    let queuedThumbnailWrites = QueuedWrites()
     let counters = Counters(ImagePipelineStatistics())
     /// The cache writes asked for by the requests in flight, by the stage whose result they would write.
     let cacheWrites = CacheWrites()
