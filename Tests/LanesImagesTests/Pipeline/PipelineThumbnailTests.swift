@@ -42,6 +42,20 @@ struct PipelineThumbnailTests {
         }
     }
 
+    @Test func writesBeyondTheQueuedLimitAreStoredByTheDecodeThread() async throws {
+        try await withFolder(count: QueuedWrites.limit + 3) { files, cache in
+            let cold = pipeline(cache)
+            cold.diskWrites.suspend()   // the disk is slower than the decodes: nothing queued gets written yet
+            for file in files { _ = try await cold.image(for: ImageRequest(url: file, targetSize: Self.cell)) }
+            // The first `limit` wait on the queue, holding their thumbnails; the rest were stored as they were made.
+            let originals = try files.map { try ThumbnailCache.Original(file: $0) }
+            let written = originals.filter { cache.thumbnail(for: $0, size: .large) != nil }
+            #expect(written.count == files.count - QueuedWrites.limit)
+            cold.diskWrites.resume()
+            try await waitForThumbnails(files, in: cache, size: .large)
+        }
+    }
+
     @Test func aFolderWhoseThumbnailsAreCachedShowsWithNoFullDecode() async throws {
         try await withFolder(count: 8) { files, cache in
             // Cold: every photo decoded once (to the large thumbnail's size), its thumbnail written.
