@@ -138,18 +138,14 @@ final class BandedWrite {
         if let target = shape.target, target.width != source.width || target.height != source.height {
             source = try ResizeRows(source, width: target.width, height: target.height, isCancelled: isCancelled)
         }
-        if let sigma = plan.blurSigma {
-            source = try BlurRows(source, sigma: sigma, isCancelled: isCancelled)
-        }
-        if plan.tiltShift {
-            source = try BlurRows(source, tiltShift: TiltShift(), isCancelled: isCancelled)
-        }
+        // The processors' row stages, as the pipeline runs them (blur, tilt-shift, greyscale: the plan's order).
+        source = try ProcessorRows.chain(over: source, plan.processors, isCancelled: isCancelled)
         let layout = info.storedLayout
         if plan.greyscale {
             // As `ProcessingPlan.finished` makes it: one grey channel at the rows' depth, plus alpha when the file
             // has any (the header is written before any pixel is seen: an alpha channel that is all opaque stays).
             let channels = layout.hasAlpha && !opaque ? 2 : 1
-            source = ConvertedRows(GreyscaleRows(source),
+            source = ConvertedRows(source,
                                    to: PixelLayout(channels: channels, bytesPerSample: source.layout.bytesPerSample)!)
         } else if !shape.deep && layout.eightBit != source.layout {
             source = ConvertedRows(source, to: layout.eightBit) // red = green = blue: back to grey, exactly

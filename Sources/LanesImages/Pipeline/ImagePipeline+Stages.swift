@@ -75,6 +75,7 @@ extension ImagePipeline {
                 return try decoder.decode(body.data, targetSize: size, maxPixels: maxPixels)
             }
         }
+        if let banded = bandedWork(for: request, times: times) { return banded }
         var upstream = request
         upstream.processors.removeLast()
         let input: WorkItem<Bitmap>

@@ -42,6 +42,19 @@ public struct ImagePipelineConfiguration: Sendable {
     public var decodeConcurrency: Int
     /// Processor steps at once.
     public var processConcurrency: Int
+    /// Whether a request whose every processor has a row stage (``Resize``, ``GaussianBlur``, ``TiltShift``,
+    /// ``Greyscale``) runs its chain in bands (on by default): one stage after the fetch decodes a PNG or JPEG a few
+    /// rows at a time through the resize to the target size and the processors' row stages into the result, so a
+    /// large photo never exists whole in memory, decoded or half-processed (the same pixels as the staged path). Such
+    /// a chain shares its fetch with other requests but decodes on its own, unless a prefix of it (the decode,
+    /// `[a]` of `[a, b]`) is in flight or in the memory cache: it then runs staged, from that. Off: every chain is
+    /// staged (decode, then each processor on a whole bitmap), and chains on one image share its decode.
+    ///
+    /// ```swift
+    /// var configuration = ImagePipelineConfiguration()
+    /// configuration.processesInBands = false   // share decodes between chains instead
+    /// ```
+    public var processesInBands = true
     /// Where fetches, disk-cache writes, decodes and processors run (Lanes' thread pool by default; tests pass a
     /// `ManualExecutor`).
     public var executor: (any WorkExecutor)?

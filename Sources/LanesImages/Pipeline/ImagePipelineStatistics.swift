@@ -29,6 +29,10 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     /// Processor steps run: one per processor of a chain (`[a, b]` runs two; `[a]` and `[a, b]` together run
     /// `a` once).
     public var processorRuns = 0
+    /// Processor chains run in bands (``ImagePipelineConfiguration/processesInBands``): decoded in rows from the
+    /// fetched body through the processors' row stages, with no whole decoded or intermediate image. Each is also
+    /// counted in ``decodes`` and, once per processor, in ``processorRuns``.
+    public var bandedChains = 0
     /// Processing stages that started from an upstream result the memory cache held (a decoded original, a shorter
     /// chain's result) instead of fetching and decoding again.
     public var intermediateHits = 0
@@ -43,6 +47,7 @@ public struct ImagePipelineStatistics: Sendable, Equatable, CustomStringConverti
     /// One line for logs and HUDs: the loads' counts, then the stages'.
     public var description: String {
         "\(loads) · fetches \(fetches), disk hits \(diskHits), thumbnail hits \(thumbnailHits), decodes \(decodes), processor runs \(processorRuns), "
+            + "banded chains \(bandedChains), "
             + "intermediate hits \(intermediateHits), cancelled stages \(cancelledStages), quick decodes \(quickDecodes)"
     }
 }

@@ -16,7 +16,8 @@ struct PipelineCoalescingTests {
         DispatchQueue.concurrentPerform(iterations: 100) { _ in
             pipeline.load(request, priority: .visible, on: nil) { results.append($0) }
         }
-        #expect(pipeline.stagesInFlight == (fetches: 1, bitmaps: 2))   // one fetch; one decode and one chain
+        // One fetch; one banded chain (its decode and tilt-shift in one stage: ImagePipeline+Bands).
+        #expect(pipeline.stagesInFlight == (fetches: 1, bitmaps: 1))
         executor.runAll()
         #expect(fetcher.fetchCount == 1)
         fetcher.completeAll()
@@ -31,10 +32,10 @@ struct PipelineCoalescingTests {
         #expect(pipeline.stagesInFlight == (fetches: 0, bitmaps: 0))
     }
 
-    @Test("Two chains on the same URL and size share the fetch and the decode")
+    @Test("Two staged chains on the same URL and size share the fetch and the decode")
     func chainsShareTheDecode() throws {
         let fetcher = ScriptedFetcher([photoURL.absoluteString: .success(try Fixture.data("chelsea.png"))])
-        let (pipeline, executor) = manualPipeline(fetcher: fetcher)
+        let (pipeline, executor) = manualPipeline(fetcher: fetcher, inBands: false)
         let size = TargetSize(maxWidth: 120)
         let results = ResultBox()
         pipeline.load(ImageRequest(url: photoURL, targetSize: size, processors: [TiltShift()]), on: nil) { results.append($0) }

@@ -82,12 +82,13 @@ final class ScriptedFetcher: DataFetching {
 
 /// A pipeline on a manual executor: nothing runs until the test says so.
 func manualPipeline(
-    fetcher: ScriptedFetcher, budget: Int = 0, diskCache: DiskCache? = nil
+    fetcher: ScriptedFetcher, budget: Int = 0, diskCache: DiskCache? = nil, inBands: Bool = true
 ) -> (ImagePipeline, ManualExecutor) {
     let executor = ManualExecutor()
-    let configuration = ImagePipelineConfiguration(
+    var configuration = ImagePipelineConfiguration(
         fetcher: fetcher, diskCache: diskCache, decodedBytesLimit: budget, fetchConcurrency: 4,
         decodeConcurrency: 2, processConcurrency: 2, executor: executor)
+    configuration.processesInBands = inBands
     return (ImagePipeline(configuration: configuration), executor)
 }
 
