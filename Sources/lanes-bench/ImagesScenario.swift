@@ -13,6 +13,8 @@ import LanesImages
 //   images-blur-pinned  the same two commands, each under `taskset -c N` (one core, so vips'
 //                  write-behind thread cannot overlap its blur): lanes_s, vips_s, ratio
 //   images-tiltshift, images-batch, images-thumbs-256/800: see ImagesMemory.swift
+//   images-pipeline-<width>: a 12 MP JPEG over loopback HTTP through ImagePipeline beside lanes-image's banded run
+//                  (see ImagesPipelineMemory.swift; `images-pipeline` runs them alone)
 //   images-steps   in-process, σ = 8 on the 12 MP image: the blur of the opaque image (RGB only)
 //                  vs the same with one translucent pixel (all four channels), and PNG encoding
 //                  with vips' settings vs libpng's adaptive filter; resize_800: Resize(width: 800) of the photo
@@ -28,6 +30,9 @@ func imagesScenario(repeats: Int, quick: Bool, json: Bool, formatsOnly: Bool = f
         if formatsOnly { return rows.map { json ? $0.json() : Table.render($0) } }
         rows += try ImagesBlurBench(inputs: inputs, repeats: repeats).rows()
         rows += try ImagesMemoryBench(inputs: inputs, repeats: repeats).rows()
+        for width in ImagesPipelineMemoryBench.widths {
+            rows.append(try ImagesPipelineMemoryBench(inputs: inputs, repeats: repeats, width: width).row())
+        }
         rows.append(try ImagesStepsBench(photo: inputs.photoPNG, repeats: repeats).row())
         let files = (quick ? inputs.fixtures.prefix(2) : inputs.fixtures[...]) + [inputs.photoPNG, inputs.photoJPEG]
         rows += try ImagesDecodeBench.rows(files: Array(files), repeats: repeats)

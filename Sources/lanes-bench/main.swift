@@ -10,7 +10,7 @@ import LanesAppSupport
 // scripts; scroll-fling, scroll-jitter, scroll-jump, scroll-caught, scroll-wheel and scroll-pages play one), main-latency, scroll-busy, requests (the loader's and the
 // image pipeline's per-request overhead: cache hits and coalesced misses a second) (default:
 // all of these), and images (only when named: it compares with libvips, see scripts/bench-images; images-formats runs
-// its WebP, AVIF and GIF rows alone). scroll-busy is
+// its WebP, AVIF and GIF rows alone; images-pipeline its URL-through-the-pipeline memory row alone). scroll-busy is
 // scroll with every core kept busy by background Lanes items. scaling (only when named) runs independent, fanout,
 // width and enumerate at 1, 2, 4, 8 and 16 threads (`--threads 1,4`) beside Dispatch and a TaskGroup held to the
 // same width; `--json-file PATH` writes its JSON lines beside the table (scripts/bench-scaling-remote builds it with
@@ -20,6 +20,10 @@ import LanesAppSupport
 if CommandLine.arguments.dropFirst().first == "cache-writer" { CacheCrashWriter.run(Array(CommandLine.arguments.dropFirst(2))) }
 // `lanes-bench preview-load FILE [LOADS] [WIDTH]`: one progressive download with previews, timed (see PreviewLoad).
 if CommandLine.arguments.dropFirst().first == "preview-load" { PreviewLoad.run(Array(CommandLine.arguments.dropFirst(2))) }
+
+// `lanes-bench pipeline-load URL WIDTH SIGMA [--staged]`: one URL through ImagePipeline, resized and blurred (see
+// PipelineLoad).
+if CommandLine.arguments.dropFirst().first == "pipeline-load" { PipelineLoad.run(Array(CommandLine.arguments.dropFirst(2))) }
 
 // `--trace FILE` records every item of the run as a Chrome trace (large for the big scenarios: name one).
 let trace = TraceRecorder.fromArguments(CommandLine.arguments)
@@ -32,7 +36,7 @@ if let index = arguments.firstIndex(of: "--repeats"), index + 1 < arguments.coun
 }
 let known = [
     "independent", "chain", "fanout", "cancel-all", "width", "enumerate", "scroll", "main-latency", "scroll-busy", "requests",
-    "images", "images-formats", "scroll-fling", "scroll-jitter", "scroll-jump", "scroll-caught", "scroll-wheel", "scroll-pages", "scaling",
+    "images", "images-formats", "images-pipeline", "scroll-fling", "scroll-jitter", "scroll-jump", "scroll-caught", "scroll-wheel", "scroll-pages", "scaling",
 ]
 // Option values (`--threads 1,2,4`, `--json-file PATH`) are not scenario names.
 let optionValues = ["--threads", "--json-file"].compactMap { arguments.firstIndex(of: $0).map { $0 + 1 } }
@@ -48,6 +52,10 @@ if !json {
     print("lanes-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, medians of \(repeats) runs\(quick ? " (quick sizes)" : "")")
 }
 for scenario in selected {
+    if scenario == "images-pipeline" {
+        for line in imagesPipelineScenario(repeats: repeats, json: json) { print(line) }
+        continue
+    }
     if scenario == "images" || scenario == "images-formats" {
         for line in imagesScenario(repeats: repeats, quick: quick, json: json, formatsOnly: scenario == "images-formats") {
             print(line)
