@@ -5,13 +5,13 @@ import Foundation
 /// that is Mesa's llvmpipe, which maps LLVM (43 MB resident) and compiles its shaders (8 MB more) for a renderer that
 /// never draws. With GL disabled (`GDK_DEBUG=gl-disable`) GTK picks the plain X visual and Cairo draws the same
 /// pixels: a cold launch on 2,000 small photos held 137 MB at 6 s, 78 MB without GL (issue 37). Any other renderer,
-/// or none named, keeps GL.
+/// or none named, keeps GL; so does `LANES_DESK_GL=keep` (for comparison).
 enum CairoWithoutGL {
     /// Disables GDK's GL when Cairo is the renderer asked for, before GTK starts; true when it did.
     @discardableResult
     static func apply() -> Bool {
         let environment = ProcessInfo.processInfo.environment
-        guard environment["GSK_RENDERER"] == "cairo" else { return false }
+        guard environment["GSK_RENDERER"] == "cairo", environment["LANES_DESK_GL"] != "keep" else { return false }
         let debug = environment["GDK_DEBUG", default: ""]
         guard !debug.split(separator: ",").contains("gl-disable") else { return true }
         return setenv("GDK_DEBUG", debug.isEmpty ? "gl-disable" : debug + ",gl-disable", 1) == 0
