@@ -91,13 +91,12 @@ extension ImagePipeline {
                 try source.cache.store(made, for: original, size: source.size, imageSize: imageSize)
             }
             // A few writes wait on the disk queue at most, each holding its thumbnail; past them the decode thread
-            // stores its own, so a walk whose decodes outrun the disk cannot pile thumbnails up in memory.
+            // stores its own, so a walk whose decodes outrun the disk cannot pile thumbnails up in memory. The place
+            // is given back when the write finishes however it does: run, failed, or cancelled before it ran.
             if queuedThumbnailWrites.enter() {
                 let queued = queuedThumbnailWrites
-                diskWrites.add(label: "thumbnail", priority: .utility) { _ in
-                    defer { queued.leave() }
-                    try store()
-                }
+                diskWrites.add(label: "thumbnail", priority: .utility) { _ in try store() }
+                    .onFinishInline { _ in queued.leave() }
             } else {
                 try? store()
             }
@@ -109,10 +108,14 @@ extension ImagePipeline {
     }
 }
 
-/// How many thumbnail writes wait on the pipeline's disk queue, up to ``limit``.
+/// How many thumbnail writes wait on the pipeline's disk queue, up to ``limit``: a place is taken before a write is
+/// queued and given back when it finishes (in its completion, so a write cancelled before it ran gives it back too).
 final class QueuedWrites: Sendable {
     static let limit = 4
     private let count = Atomic<Int>(0)
+
+    /// The places taken now.
+    var taken: Int { count.load(ordering: .relaxed) }
 
     /// Takes a place when one is free.
     func enter() -> Bool {

@@ -56,6 +56,28 @@ struct PipelineThumbnailTests {
         }
     }
 
+    @Test func aQueuedWriteCancelledBeforeItRunsGivesItsPlaceBack() async throws {
+        try await withFolder(count: QueuedWrites.limit + 1) { files, cache in
+            let cold = pipeline(cache)
+            cold.diskWrites.suspend()
+            for file in files.prefix(QueuedWrites.limit) {
+                _ = try await cold.image(for: ImageRequest(url: file, targetSize: Self.cell))
+            }
+            #expect(cold.queuedThumbnailWrites.taken == QueuedWrites.limit)
+            // The queued writes are cancelled before they ran: their places come back with their completions.
+            cold.diskWrites.cancelAll()
+            try await waitUntil("the cancelled writes' places given back") { cold.queuedThumbnailWrites.taken == 0 }
+            // So the next thumbnail waits on the queue again (not stored by the decode thread): not on disk yet.
+            let last = try ThumbnailCache.Original(file: files[QueuedWrites.limit])
+            _ = try await cold.image(for: ImageRequest(url: files[QueuedWrites.limit], targetSize: Self.cell))
+            #expect(cold.queuedThumbnailWrites.taken == 1)
+            #expect(cache.thumbnail(for: last, size: .large) == nil)
+            cold.diskWrites.resume()
+            try await waitForThumbnails([files[QueuedWrites.limit]], in: cache, size: .large)
+            try await waitUntil("the write's place given back") { cold.queuedThumbnailWrites.taken == 0 }
+        }
+    }
+
     @Test func aFolderWhoseThumbnailsAreCachedShowsWithNoFullDecode() async throws {
         try await withFolder(count: 8) { files, cache in
             // Cold: every photo decoded once (to the large thumbnail's size), its thumbnail written.

@@ -201,20 +201,14 @@ final class PhotoCell {
 
     /// Shows a quick rendering of the row's image (the quick tier): content, but the row still waits for its image.
     func showQuick(_ bitmap: Bitmap) {
-        if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
-        clearFailure()
         // A quick rendering is smaller than the cell: it fills it (a blurred photo, not a small one).
-        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_CONTAIN)
-        setTexture(makeTexture(bitmap), in: picture)
+        present(bitmap, fit: GTK_CONTENT_FIT_CONTAIN)
         hasQuick = true
         page.stats.quickShown += 1
     }
 
     func show(_ bitmap: Bitmap) {
-        if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
-        clearFailure()
-        gtk_picture_set_content_fit(gcast(picture), GTK_CONTENT_FIT_SCALE_DOWN)
-        setTexture(makeTexture(bitmap), in: picture)
+        present(bitmap, fit: GTK_CONTENT_FIT_SCALE_DOWN)
         hasImage = true
         hasQuick = false
         dropQuickPrefetch()
@@ -224,6 +218,15 @@ final class PhotoCell {
         if let since = restSince { page.stats.restToShown.append(Double(now - min(now, since)) / 1e6) }
         visibleSince = nil
         restSince = nil
+    }
+
+    /// Puts an image of the row in the picture, fitted as `fit` says (what ``show(_:)`` and ``showQuick(_:)``
+    /// share): a stamped library's image that carries another row's index is counted as a wrong-row delivery.
+    private func present(_ bitmap: Bitmap, fit: GtkContentFit) {
+        if page.library.isStamped, IndexBarcode.read(bitmap) != row { page.stats.wrongRowDeliveries += 1 }
+        clearFailure()
+        gtk_picture_set_content_fit(gcast(picture), fit)
+        setTexture(makeTexture(bitmap), in: picture)
     }
 
     /// Times the row from when it comes on screen without its image to when the image shows (`load` is how the row

@@ -55,6 +55,7 @@ enum Report {
         add("mostly_blank_ms", counters.blankArea.mostlyBlankMilliseconds)
         add("rss_mb", residentMegabytes())
         add("rss_peak_mb", peakResidentMegabytes())
+        add("gl_driver_mapped", CairoWithoutGL.driverMapped() ? 1 : 0)
         let text = JSONObject(fields).json + "\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }

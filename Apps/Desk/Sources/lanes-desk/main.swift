@@ -12,6 +12,8 @@ let launchedAt = DispatchTime.now().uptimeNanoseconds
 // Before any pool thread allocates: freed decode buffers collect in fewer malloc arenas (MallocArenas).
 MallocArenas.cap()
 #endif
+// Before GTK starts: the Cairo renderer asked for opens no GL display (CairoWithoutGL).
+CairoWithoutGL.apply()
 
 var parsed: Options
 do {

@@ -52,6 +52,10 @@ struct DeskScriptTests {
         // Every delivered thumbnail carried its own row's index in its pixels.
         #expect(try Self.number(figures, "wrong_row_deliveries") == 0)
         #expect(try Self.number(figures, "photo_deliveries") > 0)
+        // Drawn by Cairo, the app mapped no GL driver (CairoWithoutGL: under Xvfb, llvmpipe held ~55 MB).
+        if ProcessInfo.processInfo.environment["GSK_RENDERER", default: "cairo"] == "cairo" {
+            #expect(try Self.number(figures, "gl_driver_mapped") == 0, "renderer \(figures["renderer"] ?? "?")")
+        }
         // Frames kept coming during the fling. The target (≥ 175 of 180) is measured and recorded in the README; on
         // a shared machine a run has dropped to 62, so this only catches a main thread that stops producing frames.
         let frames = try Self.number(figures, "frames")
