@@ -13,8 +13,11 @@ extension WorkQueue {
     /// the lock (dependencies finished, a resume), or a suspend or lowered limit that should send lingering runners
     /// away (`lingerBreaks` moved past `breaks`). Returns false once the deadline, set on the first call of a
     /// lingering spell to `nanoseconds` from now, has passed. Each turn yields the processor, so on a busy or single
-    /// core the producer runs.
-    func awaitWork(for nanoseconds: UInt64, until deadline: inout UInt64?, breaks: UInt32) -> Bool {
+    /// core the producer runs. A runner of a pool whose runners wait for its width (``PoolWidth``) stops lingering
+    /// at once: it holds one of the pool's places.
+    func awaitWork(
+        for nanoseconds: UInt64, until deadline: inout UInt64?, breaks: UInt32, pool: ThreadPoolExecutor? = nil
+    ) -> Bool {
         let end: UInt64
         if let deadline {
             end = deadline
@@ -31,6 +34,7 @@ extension WorkQueue {
             if !inbox.isEmpty || poppableMirror.load(ordering: .acquiring) { return true }
             if lingerBreaks.load(ordering: .acquiring) != breaks { return true }
             if DispatchTime.now().uptimeNanoseconds >= end { return false }
+            if let pool, pool.runnersWaiting { return false }
             _ = sched_yield()
         }
     }

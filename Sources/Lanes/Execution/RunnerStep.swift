@@ -46,7 +46,14 @@ struct RunnerBooks {
     var retiring: [Unmanaged<WorkNode>] = []
     var retiredInARow = 0
 
-    init(maxItems: Int, linger: UInt64, level: ThreadLevel?, ceiling: ThreadLevel, first: WorkNode?) {
+    /// The pool whose waiting runners end its lingering early (see ``PoolWidth``): a lingering runner holds a place.
+    let pool: ThreadPoolExecutor?
+
+    init(
+        maxItems: Int, linger: UInt64, level: ThreadLevel?, ceiling: ThreadLevel, first: WorkNode?,
+        pool: ThreadPoolExecutor? = nil
+    ) {
+        self.pool = pool
         self.maxItems = maxItems
         self.linger = linger
         self.level = level
