@@ -98,3 +98,30 @@ struct PoolWidthTests {
         queue.suspend()
     }
 }
+
+@Suite("Pool width: turns", .timeLimit(.minutes(5)))
+struct PoolWidthTurnTests {
+    @Test("a queue that never runs dry gives its place to another queue's waiting runner after a quantum")
+    func busyQueueGivesWay() async throws {
+        let pool = ThreadPoolExecutor(maxThreads: 8, idleTimeout: 60, width: .runners(1), monitorInterval: nil)
+        let busy = WorkQueue("width-busy", maxConcurrency: 1, executor: pool)
+        let other = WorkQueue("width-other", maxConcurrency: 1, executor: pool)
+        let otherRan = Atomic<Bool>(false), busyItems = Atomic<Int>(0)
+        let cap = 5_000_000
+        // Each busy item adds the next until the other queue's item ran (or the cap): the busy queue never runs dry.
+        @Sendable func next() {
+            busy.add { _ in
+                let count = busyItems.add(1, ordering: .relaxed).newValue
+                if !otherRan.load(ordering: .acquiring), count < cap { next() }
+            }
+        }
+        next()
+        try await waitUntil("the busy queue is running") { busyItems.load(ordering: .relaxed) > 100 }
+        try await other.add { _ in otherRan.store(true, ordering: .releasing) }.value
+        // Without turns, the other item would wait for the busy queue's cap; it got a turn long before.
+        #expect(busyItems.load(ordering: .relaxed) < cap)
+        await busy.idle()
+        busy.suspend()
+        other.suspend()
+    }
+}

@@ -8,7 +8,8 @@ import Foundation
 /// runners); a queue's further runners wait in the pool until one ends or the pool's monitor sees a running one
 /// blocked (asleep in a wait, a lock or I/O), then start. A queue's `maxConcurrency` stays an exact upper bound:
 /// the width only decides when its runners start, so eight bodies blocked at once on a two-core machine all start,
-/// the later ones a monitor tick after the earlier ones blocked.
+/// the later ones a monitor tick after the earlier ones blocked. A runner that has run 10 ms while others wait gives
+/// its place to the oldest waiting runner of its level, so one busy queue cannot shut another out.
 ///
 /// ```swift
 /// let pool = ThreadPoolExecutor(maxThreads: 64, idleTimeout: 5, width: .processors)

@@ -26,7 +26,7 @@ extension ThreadPoolExecutor {
         func _checkInvariants() {
             guard InternalChecks.isEnabled else { return }
             width._checkInvariants()
-            if threads != bands.reduce(0, { $0 + $1.threads }) || workers.count > threads {
+            if threads != bands.reduce(0, { $0 + $1.threads }) || workers.count != threads {
                 InternalChecks.fail("thread pool", "the threads per level add up to the pool's, and each has a worker")
             }
         }

@@ -31,6 +31,8 @@ public final class ThreadPoolExecutor: WorkExecutor {
 
     /// How often the monitor looks for blocked runners while runners wait for the width.
     static let monitorInterval = Duration.milliseconds(2)
+    /// How long a runner keeps its place in the width while other runners wait for one (nanoseconds).
+    static let quantum: UInt64 = 10_000_000
 
     let state: LockedValue<PoolState>
     let maxThreads: Int
