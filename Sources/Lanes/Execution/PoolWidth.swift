@@ -40,9 +40,12 @@ struct WidthState {
     let limit: Int
     /// Runners started and not yet ended, per level.
     private(set) var active = [Int](repeating: 0, count: ThreadLevel.count)
-    /// Of those, the ones the monitor saw blocked at its last look, per level, and which workers they run on.
+    /// Of those, the ones the monitor saw blocked at its last two looks, per level, and which workers they run on.
     private(set) var blocked = [Int](repeating: 0, count: ThreadLevel.count)
     private(set) var blockedWorkers: Set<ObjectIdentifier> = []
+    /// Workers whose runner the monitor saw blocked at its last look only: a second look in a row makes it blocked
+    /// (a runner waiting a few microseconds for a queue's lock is rarely caught twice, a blocked body always is).
+    private(set) var suspects: Set<ObjectIdentifier> = []
     /// Runners waiting for a place, per level, oldest first.
     private(set) var held = [Deque<ThreadPoolExecutor.Work>](repeating: [], count: ThreadLevel.count)
     private(set) var heldCount = 0
@@ -69,14 +72,19 @@ struct WidthState {
     mutating func ended(level: ThreadLevel, worker: ObjectIdentifier) {
         active[level.rawValue] -= 1
         if blockedWorkers.remove(worker) != nil { blocked[level.rawValue] -= 1 }
+        suspects.remove(worker)
     }
 
-    /// The monitor's look: whether the runner on `worker` (at `level`) is blocked now.
+    /// The monitor's look: whether the runner on `worker` (at `level`) is blocked now. Blocked at two looks in a row,
+    /// it stops counting against the width; seen running, it counts again.
     mutating func observe(worker: ObjectIdentifier, level: ThreadLevel, blocked isBlocked: Bool) {
-        if isBlocked, blockedWorkers.insert(worker).inserted {
+        if !isBlocked {
+            suspects.remove(worker)
+            if blockedWorkers.remove(worker) != nil { blocked[level.rawValue] -= 1 }
+        } else if !blockedWorkers.contains(worker), suspects.insert(worker).inserted == false {
+            suspects.remove(worker)
+            blockedWorkers.insert(worker)
             blocked[level.rawValue] += 1
-        } else if !isBlocked, blockedWorkers.remove(worker) != nil {
-            blocked[level.rawValue] -= 1
         }
     }
 
@@ -106,6 +114,8 @@ struct WidthState {
             require(blocked[index] >= 0 && blocked[index] <= active[index], "only running runners are blocked")
         }
         require(blocked.reduce(0, +) == blockedWorkers.count, "one blocked runner per blocked worker")
+        require(suspects.isDisjoint(with: blockedWorkers), "a worker is suspected or blocked, not both")
+        require(suspects.count <= active.reduce(0, +), "only running runners are suspected")
         require(heldCount == held.reduce(0) { $0 + $1.count }, "the held count matches the held runners")
         for level in ThreadLevel.allCases where !held[level.rawValue].isEmpty {
             require(running(atOrAbove: level) >= limit, "a runner is held only while its level's width is full")

@@ -30,7 +30,7 @@ public final class ThreadPoolExecutor: WorkExecutor {
     public static let shared = ThreadPoolExecutor(maxThreads: 512, idleTimeout: 5)
 
     /// How often the monitor looks for blocked runners while runners wait for the width.
-    static let monitorInterval = Duration.milliseconds(2)
+    static let monitorInterval = Duration.milliseconds(1)
     /// How long a runner keeps its place in the width while other runners wait for one (nanoseconds).
     static let quantum: UInt64 = 10_000_000
 

@@ -35,9 +35,7 @@ extension WorkQueue {
                 books.finished = run(node, body, next: &books.next)
                 if let done = books.finished { retire(done, into: &books) }
             case .linger(let breaks):
-                if !awaitWork(for: linger, until: &books.lingerDeadline, breaks: breaks, pool: books.pool) {
-                    books.mayLinger = false
-                }
+                if !awaitWork(&books, breaks: breaks) { books.mayLinger = false }
             case .handOff(let node):
                 return node
             case .detach:
