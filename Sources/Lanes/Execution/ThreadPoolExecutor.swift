@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// Lanes' own elastic thread pool, the default executor. A queue asks for one runner per item it may start, so a
-/// queue limited to 8 whose items block gets 8 threads at once (the Dispatch pool on Linux grows far more slowly).
+/// queue limited to 8 whose items block gets 8 threads within milliseconds (the Dispatch pool on Linux looks once a
+/// second), while a queue of 8 whose items compute runs about as many at once as there are cores (see below).
 /// A runner that runs out of work lingers a few microseconds for more before its thread parks, so a producer adding
 /// items one at a time does not pay a thread wake-up per item; idle threads exit after a few seconds without work.
 ///
