@@ -67,6 +67,7 @@ struct ScalingScenario {
         let n = independentItems
         var row = Row(scenario: "scaling/independent", n: n)
         let (lanes, locks, wakeUps) = await lanesTimed(items: n) { await lanesIndependent(n, maxConcurrency: threads) }
+        let dispatchSwitches = ContextSwitches.now()
         let dispatch = medianSync(repeats) {
             let queues = dispatchLanes(threads)
             let group = DispatchGroup()
@@ -75,6 +76,7 @@ struct ScalingScenario {
             group.wait()
             return seconds(since: start)
         }
+        ContextSwitches.add(to: &row, dispatchSince: dispatchSwitches, runs: repeats, items: n)
         let taskGroup = await median(repeats) {
             let start = now()
             await taskGroupWindow(count: n, width: threads) { _ in }
@@ -92,6 +94,7 @@ struct ScalingScenario {
         let n = fanoutItems
         var row = Row(scenario: "scaling/fanout", n: n)
         let (lanes, locks, wakeUps) = await lanesTimed(items: n) { await lanesFanout(n, maxConcurrency: threads) }
+        let dispatchSwitches = ContextSwitches.now()
         let dispatch = medianSync(repeats) {
             let queues = dispatchLanes(threads)
             let group = DispatchGroup()
@@ -105,6 +108,7 @@ struct ScalingScenario {
             group.wait()
             return seconds(since: start)
         }
+        ContextSwitches.add(to: &row, dispatchSince: dispatchSwitches, runs: repeats, items: n)
         Self.addPerItem(to: &row, items: n, threads: threads, lanes: lanes, dispatch: dispatch, locks: locks,
                         wakeUps: wakeUps)
         BatchTally.add(to: &row, runs: repeats, items: n)
@@ -221,8 +225,10 @@ struct ScalingScenario {
         LockWaits.reset()
         BatchTally.reset()
         let before = ThreadPoolExecutor.shared.statistics.wakeUps
+        let switches = ContextSwitches.now()
         let seconds = await median(repeats, body)
         let wakeUps = ThreadPoolExecutor.shared.statistics.wakeUps - before
+        ContextSwitches.noteLanes(since: switches, runs: repeats, items: items)
         return (seconds, LockWaits.sinceReset(runs: repeats), Double(wakeUps) / Double(repeats * max(1, items)))
     }
 }

@@ -4,15 +4,6 @@ import Synchronization
 import LanesTesting
 import Testing
 
-/// Holds the runners a queue asks for; the test runs each when it chooses.
-private final class HeldRunners: WorkExecutor {
-    private let runners = LockedValue<[WorkRunner]>([])
-
-    func schedule(_ runner: WorkRunner) { runners.withLock { $0.append(runner) } }
-    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
-    func take() -> WorkRunner? { runners.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
-}
-
 /// An item's output; counts the live ones and whether the last was freed while the test was adding an item.
 private final class RetiredOutput: Sendable {
     static let alive = Atomic<Int>(0)
@@ -38,16 +29,6 @@ private final class RetiredOutput: Sendable {
 /// so a node is allocated and freed on one thread: glibc's per-thread cache then serves both without its arena lock.
 @Suite("Retired nodes", .serialized, .timeLimit(.minutes(2)))
 struct RetiredNodeTests {
-    /// Runs `runner` on a thread of its own; the returned gate opens when it returns.
-    private func start(_ runner: WorkRunner) -> Gate {
-        let done = Gate()
-        Thread {
-            runner.run()
-            done.open()
-        }.start()
-        return done
-    }
-
     @Test("a finished item's node is freed by the thread that adds the next item, not by its runner")
     func freedByTheNextAdd() async throws {
         let runners = HeldRunners()
@@ -59,7 +40,7 @@ struct RetiredNodeTests {
             started.open()
             release.wait()
         }
-        let done = start(try #require(runners.take()))
+        let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
         // A ran and nothing holds its handle: its node (and output) waits on the retired stack.
         #expect(RetiredOutput.alive.load(ordering: .relaxed) == 1)
@@ -84,7 +65,7 @@ struct RetiredNodeTests {
             started.open()
             release.wait()
         }
-        let done = start(try #require(runners.take()))
+        let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
         // The first retiredLimit were freed by the runner at the limit; the 8 after it wait for a producer.
         #expect(RetiredOutput.alive.load(ordering: .relaxed) == 8)
@@ -102,7 +83,7 @@ struct RetiredNodeTests {
         for index in 0..<5 { queue.add(label: "\(index)") { _ in RetiredOutput() } }
         let runner = try #require(runners.take())
         async let idle: Void = queue.idle()
-        let done = start(runner)
+        let done = HeldRunners.start(runner)
         await idle
         #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
         await done.wait()

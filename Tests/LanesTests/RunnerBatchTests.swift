@@ -3,25 +3,6 @@ import Foundation
 import LanesTesting
 import Testing
 
-/// Holds the runners a queue asks for; the test runs each on a thread of its choice.
-private final class HeldRunners: WorkExecutor {
-    private let runners = LockedValue<[WorkRunner]>([])
-
-    func schedule(_ runner: WorkRunner) { runners.withLock { $0.append(runner) } }
-    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
-    func take() -> WorkRunner? { runners.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
-
-    /// Runs the runner on a thread of its own; the gate opens when it returns.
-    static func start(_ runner: WorkRunner) -> Gate {
-        let done = Gate()
-        Thread {
-            runner.run()
-            done.open()
-        }.start()
-        return done
-    }
-}
-
 @Suite("Runner batches", .timeLimit(.minutes(5)))
 struct RunnerBatchTests {
     @Test("a runner blocked in a long body strands none of the items it batched: another runner steals them")

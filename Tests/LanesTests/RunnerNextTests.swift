@@ -3,15 +3,6 @@ import Foundation
 import LanesTesting
 import Testing
 
-/// Holds the runners a queue asks for; the test runs each when it chooses.
-private final class HeldRunners: WorkExecutor {
-    private let runners = LockedValue<[WorkRunner]>([])
-
-    func schedule(_ runner: WorkRunner) { runners.withLock { $0.append(runner) } }
-    func finishCancelled(_ sweep: @escaping @Sendable () -> Void) { sweep() }
-    func take() -> WorkRunner? { runners.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
-}
-
 /// A runner lists the item its own item made ready (a chain's next link) in its next decision, not through a
 /// critical section of its own (`RunnerBooks.next`): the links' order and the queue's promises stay exact.
 @Suite("Runner's next item", .timeLimit(.minutes(2)))

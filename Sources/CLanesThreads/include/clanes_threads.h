@@ -12,4 +12,12 @@
 /// Returns 0 on success, -1 when the slice was refused and only the nice value was set, -2 when neither was.
 int clanes_thread_set_fair_level(int nice, uint64_t slice_ns);
 
+/// The kernel's id of the calling thread (Linux `gettid`); 0 where there is none.
+int32_t clanes_thread_id(void);
+
+/// Whether thread `tid` of this process is blocked: 1 when the kernel has it asleep or waiting on I/O (state `S` or
+/// `D` in `/proc/self/task/TID/stat`), 0 when it is running or runnable, -1 when that cannot be read (not Linux, or
+/// the thread is gone).
+int clanes_thread_is_blocked(int32_t tid);
+
 #endif

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 /// What a runner does next, decided in one place (``WorkQueue/nextStep(_:)``).
 enum RunnerStep {
@@ -46,13 +47,31 @@ struct RunnerBooks {
     var retiring: [Unmanaged<WorkNode>] = []
     var retiredInARow = 0
 
-    init(maxItems: Int, linger: UInt64, level: ThreadLevel?, ceiling: ThreadLevel, first: WorkNode?) {
+    /// The pool whose waiting runners end its lingering early (see ``PoolWidth``): a lingering runner holds a place.
+    let pool: ThreadPoolExecutor?
+    /// When it started (uptime nanoseconds; pool runners only): after a quantum it gives its place to a waiting runner.
+    let began: UInt64
+
+    init(
+        maxItems: Int, linger: UInt64, level: ThreadLevel?, ceiling: ThreadLevel, first: WorkNode?,
+        pool: ThreadPoolExecutor? = nil
+    ) {
+        self.pool = pool
+        self.began = pool == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         self.maxItems = maxItems
         self.linger = linger
         self.level = level
         self.ceiling = ceiling
         self.handed = first
         self.mayLinger = linger > 0
+    }
+
+    /// Whether the runner owes its place in the pool's width to a waiting runner: others wait and it has run for a
+    /// quantum (``ThreadPoolExecutor/quantum``), so one busy queue cannot keep another's runners waiting for good.
+    /// It then leaves as if it had run `maxItems`, asking for a runner for what is left, which waits its turn.
+    func owesPlace() -> Bool {
+        guard let pool, pool.runnersWaiting else { return false }
+        return DispatchTime.now().uptimeNanoseconds &- began >= ThreadPoolExecutor.quantum
     }
 
     /// Whether `node` runs on this runner's thread level.
@@ -103,7 +122,7 @@ extension WorkQueue {
     private func decide(
         _ state: inout QueueState, _ books: inout RunnerBooks, contended: Bool, action: inout QueueAction
     ) -> RunnerStep {
-        if books.count < books.maxItems {
+        if books.count < books.maxItems, !books.owesPlace() {
             if let node = state.pop() {
                 // A runner back from lingering asks for runners for what else is ready: producers ask none while
                 // one lingers (see ``WorkQueue/lingering``).

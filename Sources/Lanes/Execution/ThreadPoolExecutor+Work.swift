@@ -10,6 +10,10 @@ extension ThreadPoolExecutor {
         public var runners = 0
         /// Runners that woke a parked thread (each one a system call and a context switch).
         public var wakeUps = 0
+        /// Runners that waited for a place in the pool's width (``PoolWidth``) before they started.
+        public var runnersHeld = 0
+        /// Of those, the runners the monitor started because running ones were blocked.
+        public var runnersStartedByMonitor = 0
     }
 
 
@@ -26,6 +30,10 @@ extension ThreadPoolExecutor {
         let wakeUp = DispatchSemaphore(value: 0)
         let assignment = LockedValue<Work?>(nil)
         let level: ThreadLevel
+        /// The kernel's id of its thread (0 until the thread starts), for the monitor.
+        let threadID = Atomic<Int32>(0)
+        /// When the runner it runs now started (uptime nanoseconds); 0 while it runs none.
+        let busySince = Atomic<UInt64>(0)
 
         init(level: ThreadLevel, first: Work?) {
             self.level = level

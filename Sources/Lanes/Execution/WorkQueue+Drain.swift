@@ -9,9 +9,10 @@ extension WorkQueue {
     /// given `first` starts with that item.
     func drain(
         maxItems: Int, linger: UInt64 = 0, level: ThreadLevel? = nil, ceiling: ThreadLevel = .normal,
-        first: WorkNode? = nil, started: inout Int
+        first: WorkNode? = nil, pool: ThreadPoolExecutor? = nil, started: inout Int
     ) -> WorkNode? {
-        var books = RunnerBooks(maxItems: maxItems, linger: linger, level: level, ceiling: ceiling, first: first)
+        var books = RunnerBooks(
+            maxItems: maxItems, linger: linger, level: level, ceiling: ceiling, first: first, pool: pool)
         let outer = CurrentLane.queueID
         CurrentLane.queueID = id
         defer {
@@ -34,7 +35,7 @@ extension WorkQueue {
                 books.finished = run(node, body, next: &books.next)
                 if let done = books.finished { retire(done, into: &books) }
             case .linger(let breaks):
-                if !awaitWork(for: linger, until: &books.lingerDeadline, breaks: breaks) { books.mayLinger = false }
+                if !awaitWork(&books, breaks: breaks) { books.mayLinger = false }
             case .handOff(let node):
                 return node
             case .detach:

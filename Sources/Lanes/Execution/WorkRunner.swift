@@ -45,10 +45,13 @@ public struct WorkRunner: Sendable {
     /// pool). Runs only items of `level`: the first item of another level ends the run and comes back as a runner
     /// that starts with it, for a thread of that level. Levels above `ceiling` count as `ceiling` (see
     /// ``ThreadPoolExecutor/init(maxThreads:idleTimeout:linger:ceiling:)``).
-    func run(lingering nanoseconds: UInt64, level: ThreadLevel, ceiling: ThreadLevel) -> WorkRunner? {
+    func run(lingering nanoseconds: UInt64, level: ThreadLevel, ceiling: ThreadLevel, pool: ThreadPoolExecutor)
+        -> WorkRunner?
+    {
         var started = 0
         let handed = queue.drain(
-            maxItems: .max, linger: nanoseconds, level: level, ceiling: ceiling, first: first, started: &started)
+            maxItems: .max, linger: nanoseconds, level: level, ceiling: ceiling, first: first, pool: pool,
+            started: &started)
         guard let node = handed else { return nil }
         return WorkRunner(queue: queue, priority: node.effectivePriority, first: node)
     }

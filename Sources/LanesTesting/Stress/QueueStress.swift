@@ -5,8 +5,9 @@ import Synchronization
 /// The queue engine's own stress: seeded, reproducible from its seed, and aimed at the promises of one queue rather
 /// than at graphs (``GraphStress`` does those). Producer threads add plain, `async` and barrier items to two queues
 /// at once — a wide one of 8 runners and a serial one — and re-prioritise their own recent items, while a controller
-/// suspends, resumes and cancels all of either queue. The bodies and the runners' hooks record what happened in an
-/// atomic table; afterwards every rule is checked from outside:
+/// suspends, resumes and cancels all of either queue (odd seeds on a pool without a width, even ones on the shared
+/// pool). The bodies and the runners' hooks record what happened in an atomic table; afterwards every rule is checked
+/// from outside:
 /// - every item finished once, and its body ran at most once (and did run if the item succeeded);
 /// - never more bodies at once than the queue's limit, and a barrier's body alone;
 /// - every item a producer added before a barrier that ran finished before it started, and every later one started
@@ -52,7 +53,13 @@ package struct QueueStress: Sendable {
     }
 
     private func drive() -> QueueStressReport {
-        let queues = [WorkQueue("queue-stress-wide", maxConcurrency: runners), WorkQueue("queue-stress-serial", maxConcurrency: 1)]
+        // Odd seeds run on a pool without a width (``PoolWidth/unlimited``: all 8 runners at once on any machine), even
+        // seeds on the shared pool, whose width holds runners back until others end or block.
+        let pool = seed % 2 == 1 ? ThreadPoolExecutor(maxThreads: 64, idleTimeout: 2, width: .unlimited) : .shared
+        let queues = [
+            WorkQueue("queue-stress-wide", maxConcurrency: runners, executor: pool),
+            WorkQueue("queue-stress-serial", maxConcurrency: 1, executor: pool),
+        ]
         let rows = producers * itemsPerProducer
         let table = AtomicTable(rows: rows, fields: Field.count)
         // Per queue: bodies running now, bodies started, the most at once, cancelAll()s begun and returned.
