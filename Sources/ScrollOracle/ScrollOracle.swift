@@ -38,6 +38,11 @@ public struct ScrollOracle: Sendable {
 
     /// When each rendered row's render ends in this schedule (seconds on the windows' clock): a trace to set beside
     /// a real run's.
+    ///
+    /// ```swift
+    /// let best = ScrollOracle.plan(windows: windows, renderSeconds: 0.002, threads: 2, horizon: 0, origin: 0)
+    /// if let ready = best.renderedBy[40] { print("row 40 ready at \(ready) s") }
+    /// ```
     public var renderedBy: [Int: Double] {
         slots.mapValues { origin + Double($0 + 1) * renderSeconds }
     }
