@@ -33,6 +33,19 @@ public struct ScrollOracle: Sendable {
     var value: Int
     /// Each rendered row's slot.
     var slots: [Int: Int]
+    /// The slot length and the time of slot 0's start, to turn slots into times.
+    var renderSeconds = 0.0, origin = 0.0
+
+    /// When each rendered row's render ends in this schedule (seconds on the windows' clock): a trace to set beside
+    /// a real run's.
+    ///
+    /// ```swift
+    /// let best = ScrollOracle.plan(windows: windows, renderSeconds: 0.002, threads: 2, horizon: 0, origin: 0)
+    /// if let ready = best.renderedBy[40] { print("row 40 ready at \(ready) s") }
+    /// ```
+    public var renderedBy: [Int: Double] {
+        slots.mapValues { origin + Double($0 + 1) * renderSeconds }
+    }
 
     public static func plan(
         windows: [VisibilityWindow], renderSeconds: Double, threads: Int, horizon: Double, origin: Double,
@@ -193,6 +206,7 @@ struct SlotProblem {
             }
         }
         return ScrollOracle(
-            unshown: unshown, visibleToShownMilliseconds: latencies, renders: slots.count, value: value, slots: slots)
+            unshown: unshown, visibleToShownMilliseconds: latencies, renders: slots.count, value: value, slots: slots,
+            renderSeconds: renderSeconds, origin: origin)
     }
 }

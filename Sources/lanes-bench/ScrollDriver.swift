@@ -106,6 +106,10 @@ final class ScrollDriver {
     private(set) var liftOffs: [(time: Double, from: Double, travel: Double, end: Double)] = []
     /// Every counted frame's visible rows without their own content, and the visible rows.
     private(set) var blankFrames: [(time: Double, blank: Int, visible: Int)] = []
+    /// Contents shown in a cell of their row, with the time (`LANES_BENCH_SCROLL_TRACE` only).
+    private(set) var shownLog: [(row: Int, time: UInt64, quick: Bool)] = []
+    /// Each frame's visible rows and preload rows (first, last, count) and preload priority (the trace only).
+    private(set) var preloadLog: [(time: UInt64, visible: Range<Int>, first: Int, last: Int, count: Int, priority: Int)] = []
     /// When the first frame was due, in seconds on `now()`'s clock.
     var origin: Double { Double(probe.origin) / 1e9 }
 
@@ -131,18 +135,20 @@ final class ScrollDriver {
             renderQueue = queue
             loader = ContentLoader(name: "row", queue: queue, costLimit: 400 * bytes, cost: { $0.pixels.count }) {
                 row, context in
-                guard let image = renderer.render(row: row, isCancelled: { context.isCancelled }) else {
-                    throw CancellationError()
-                }
+                let start = now()
+                let image = renderer.render(row: row, isCancelled: { context.isCancelled })
+                ScrollTrace.render(row: row, quick: false, start: start, finished: image != nil)
+                guard let image else { throw CancellationError() }
                 return image
             }
             if mode == .lanes, Self.quickTier {
                 let quick = RowRenderer(passes: max(1, renderer.passes / 8), counters: RenderCounters())
                 quickLoader = ContentLoader(name: "row-quick", queue: queue, costLimit: 400 * bytes,
                                             cost: { $0.pixels.count }) { row, context in
-                    guard var image = quick.render(row: row, isCancelled: { context.isCancelled }) else {
-                        throw CancellationError()
-                    }
+                    let start = now()
+                    let rendered = quick.render(row: row, isCancelled: { context.isCancelled })
+                    ScrollTrace.render(row: row, quick: true, start: start, finished: rendered != nil)
+                    guard var image = rendered else { throw CancellationError() }
                     image.quick = true
                     return image
                 }
@@ -249,6 +255,7 @@ final class ScrollDriver {
     private func deliver(_ image: RowImage, to cell: ScrollCell, completion: Bool) {
         let start = now()
         if image.row != cell.row { wrongCell += 1 }
+        if ScrollTrace.isOn, image.row == cell.row { shownLog.append((image.row, start, image.quick)) }
         if image.quick {
             // Shown until the full rendering comes; not a row's content for the latencies and fills.
             cell.content = image
@@ -308,6 +315,11 @@ final class ScrollDriver {
         frame += 1
         advance(at: start)
         frames.append((Double(start) / 1e9, model.visibleRows, segment > 0))
+        if ScrollTrace.isOn {
+            let preload = model.preloadRows
+            preloadLog.append((start, model.visibleRows, preload.first ?? -1, preload.last ?? -1, preload.count,
+                               model.preloadPriority.rawValue))
+        }
         if segment > 0, mode != .baseline {
             let visible = model.visibleRows
             var blank = 0

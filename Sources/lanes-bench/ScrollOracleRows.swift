@@ -33,6 +33,11 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
     let chrome = ScrollOracle.plan(
         windows: windows, renderSeconds: renderSeconds, threads: threads, horizon: 0, origin: driver.origin,
         knownAt: velocityKnowledge(frames: driver.frames, seconds: 1, visible: visible))
+    if ScrollTrace.isOn, driver.mode == .lanes {
+        ScrollTrace.write(
+            driver: driver, windows: windows.map { ($0.row, $0.start, $0.end, $0.counted) }, oracle: ballistic.renderedBy,
+            renderMilliseconds: renderMilliseconds)
+    }
     let lanesUnshown = Double(driver.leftUnshown)
     let lanesP99 = quantile(driver.visibleToShown, 0.99)
     let oracleP99 = quantile(clairvoyant.visibleToShownMilliseconds, 0.99)
