@@ -99,7 +99,7 @@ struct LiftOffScheduleTests {
         #expect(s.loader.inFlightPriority(of: "40") != nil)
     }
 
-    @Test("with a quick tier: quick renderings prefetched only for rows whose full content cannot be ready in time")
+    @Test("with a quick tier: quick renderings ahead only for rows whose full content cannot be ready in time")
     func quickOnlyWhereFullCannot() throws {
         let s = Setup(quickTier: true)
         let quick = try #require(s.quick)
@@ -112,10 +112,9 @@ struct LiftOffScheduleTests {
         #expect((29..<50).allSatisfy(planned.contains) && (56..<77).allSatisfy(planned.contains))
         #expect(!quickRows.isEmpty && !fullRows.isEmpty)
         #expect(Set(quickRows).isDisjoint(with: fullRows))
-        // A quick-planned row asks for its quick rendering when it shows, and loads its full content at utility.
-        if let row = quickRows.first {
-            #expect(s.list.wantsQuick(forRow: row) && s.list.loadPriority(forRow: row) == .utility)
-        }
+        // A row planned for its full content does not ask for a quick one when it shows; a quick-planned row does.
+        if let full = fullRows.first { #expect(!s.list.wantsQuick(forRow: full)) }
+        if let row = quickRows.first { #expect(s.list.wantsQuick(forRow: row)) }
         // At rest, far on, the fling's last rows get their full content (nothing is due before it stops).
         #expect(fullRows.contains(where: { $0 > 500 }))
     }

@@ -31,9 +31,8 @@ extension ListModel {
     /// rendering (``wantsQuick(forRow:)``) are prefetched as quick renderings instead: cheap enough to be ready when
     /// they come on screen, where the full ones could not be. During a fling planned from its lift-off
     /// (``liftOff(_:)``), the plan, timed with both loaders' ``ContentLoader/costs``, first gives every row it can a
-    /// quick rendering in time, then the full content instead wherever that leaves every later row on time: a row is
-    /// prefetched as its quick rendering only when its full content cannot be ready before it leaves (a row shown
-    /// before its full content came still asks for the quick one while the list outpaces the threads). Such a row, displayed,
+    /// quick rendering in time, then the full content instead wherever that leaves every later row on time: a row
+    /// gets its quick rendering ahead only when its full content cannot be ready before it leaves. Such a row, displayed,
     /// asks its binding for the quick rendering and loads its full content at `WorkPriority.normal` when the plan says
     /// it can still be ready before the row leaves (level with the quick renderings of the rows coming next), else at
     /// `WorkPriority.utility` (where time allows), not in front of them.
@@ -60,7 +59,7 @@ extension ListModel {
                 binding(cell).show(key(row), priority: priority, quick: asksQuick)
             case .didEndDisplay(_, let cell): binding(cell).clear()
             case .enterPreload(let row):
-                if let quick, prefetchesQuick(forRow: row) {
+                if let quick, wantsQuick(forRow: row) {
                     quick.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
                 } else {
                     loader.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)

@@ -251,11 +251,6 @@ public final class ListModel<Cell> {
         tracker.quickCosts = costs
     }
 
-    /// Whether `row`, entering the preload, is prefetched as its quick rendering (``PreloadTracker``'s rule).
-    func prefetchesQuick(forRow row: Int) -> Bool {
-        tracker.prefetchesQuick(forRow: row)
-    }
-
     /// The priority to prefetch rows entering the preload range at: `WorkPriority.prefetch`, or
     /// `WorkPriority.normal` while the list moves faster than rows on screen could be ready (the plan's rows are
     /// the only ones that can be shown, so they may take the threads kept for visible rows).
