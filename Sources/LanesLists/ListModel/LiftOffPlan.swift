@@ -14,8 +14,6 @@ struct LiftOffPlan: Equatable {
     /// The rows planned, in the order of travel (their deadlines' order): those in ``quick`` get their quick
     /// rendering ahead, the others their full content.
     var rows: [Int] = []
-    /// The planned rows, as a set.
-    var taken: Set<Int> = []
     /// Planned rows that get a quick rendering ahead: their full content cannot be ready in time, a quick one can.
     var quick: Set<Int> = []
     /// Rows some frame shows that the threads cannot have ready in time.
@@ -62,7 +60,6 @@ struct LiftOffPlan: Equatable {
             plan = Self.choose(jobs, seconds: cost.seconds, quick: quickSeconds, items: items, threads: all)
         }
         rows = plan.rows.sorted { forward ? $0 < $1 : $0 > $1 }
-        taken = Set(plan.rows)
         quick = plan.quick
         skipped = plan.skipped
     }

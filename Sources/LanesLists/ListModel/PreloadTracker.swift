@@ -197,8 +197,7 @@ public struct PreloadTracker: Sendable {
 
     /// Whether `row` (on screen, or coming next) should be shown with a quick rendering first (a binding's quick
     /// tier). During a fling planned from its lift-off, the plan says: the rows whose full content it cannot have
-    /// ready in time, and a row it planned in full only when the rows shown lately waited longer than that row has
-    /// until it appears, plus a frame (the machine is slower than the cost estimate). Otherwise: the plan says it leaves before its work could be ready, the list brings rows on
+    /// ready in time. Otherwise: the plan says it leaves before its work could be ready, the list brings rows on
     /// screen faster than the threads render them, or, while the list moves, the rows shown lately waited longer for
     /// their content
     /// (``CostEstimate/wait``: the work's queue and the threads' share of a busy machine, which a render's own time
@@ -209,21 +208,14 @@ public struct PreloadTracker: Sendable {
     /// ```
     public func wantsQuick(forRow row: Int) -> Bool {
         if let liftOffPlan {
-            // The plan over the predicted path knows: quick where the full content cannot be ready in time, and for a
-            // row it planned in full, only when the rows shown lately waited longer than this one has (a machine
-            // slower than the plan's cost said).
+            // The plan over the predicted path knows: quick where the full content cannot be ready in time.
             if liftOffPlan.quick.contains(row) || liftOffPlan.skipped.contains(row) { return true }
-            if liftOffPlan.taken.contains(row) { return waitsTooLong(row: row) }
+            if liftOffPlan.rows.contains(row) { return false }
         }
         guard let cost, cost.seconds > 0, rowHeight > 0 else { return false }
         let rowsPerSecond = abs(speed) / rowHeight * Double(max(1, cost.itemsPerRow))
         let rendered = Double(max(cost.threads, cost.allThreads)) / cost.seconds
         if rowsPerSecond > rendered || loadPriority(forRow: row) == .utility { return true }
-        return waitsTooLong(row: row)
-    }
-
-    /// Whether the rows shown lately waited longer for their content than `row` has until it appears, plus a frame.
-    private func waitsTooLong(row: Int) -> Bool {
         guard let wait = costs?.estimate.wait, let appears = secondsUntilShown(row: row) else { return false }
         return wait > appears + Self.frame
     }
