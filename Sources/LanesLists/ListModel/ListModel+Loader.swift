@@ -27,12 +27,9 @@ extension ListModel {
     /// list.connect(to: charts, key: { symbols[$0] }, binding: { $0.content })
     /// ```
     ///
-    /// With `quick`, the loader of the bindings' quick tier, rows entering the preload range that want a quick
-    /// rendering (``wantsQuick(forRow:)``) are prefetched as quick renderings instead: cheap enough to be ready when
-    /// they come on screen, where the full ones could not be. During a fling planned from its lift-off
-    /// (``liftOff(_:)``), the plan, timed with both loaders' ``ContentLoader/costs``, first gives every row it can a
-    /// quick rendering in time, then the full content instead wherever that leaves every later row on time: a row
-    /// gets its quick rendering ahead only when its full content cannot be ready before it leaves. Such a row, displayed,
+    /// With `quick`, the loader of the bindings' quick tier, rows entering the preload range while the list brings
+    /// rows faster than the threads render them (``wantsQuick(forRow:)``) are prefetched as quick renderings instead:
+    /// cheap enough to be ready when they come on screen, where the full ones could not be. Such a row, displayed,
     /// asks its binding for the quick rendering and loads its full content at `WorkPriority.normal` when the plan says
     /// it can still be ready before the row leaves (level with the quick renderings of the rows coming next), else at
     /// `WorkPriority.utility` (where time allows), not in front of them.
@@ -45,7 +42,6 @@ extension ListModel {
             planPreload(
                 costs: loader.costs, threads: loader.queue?.speculativeLimit?.limit ?? threads, allThreads: threads)
         }
-        planQuick(costs: quick?.costs)
         observe { [unowned self] event in
             switch event {
             case .willDisplay(let row, let cell):

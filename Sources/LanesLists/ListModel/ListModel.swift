@@ -147,9 +147,8 @@ public final class ListModel<Cell> {
     }
 
     /// The finger lifted and the toolkit predicts the fling (GTK's `decelerate`, UIKit's `scrollViewWillEndDragging`,
-    /// Android's `OverScroller`): an adaptive preload plans over the whole path now, frame by frame, and follows it
-    /// until ``touchDown()`` or rest (see ``PreloadTracker/liftOff(_:offset:at:)``); a touch withdraws the rows it
-    /// planned, so their queued work never starts. Keep calling ``scroll(to:)`` as the list moves.
+    /// Android's `OverScroller`): an adaptive preload plans over the whole path now and follows it until
+    /// ``touchDown()`` or rest. Keep calling ``scroll(to:)`` as the list moves.
     ///
     /// ```swift
     /// list.liftOff(.gtk(velocity: 2_400))
@@ -244,11 +243,6 @@ public final class ListModel<Cell> {
     /// for visible work have nothing visible left to do), and ``preloadPriority`` is `WorkPriority.normal`.
     public func planPreload(costs: CostEstimate, threads: Int, allThreads: Int? = nil) {
         tracker.planPreload(costs: costs, threads: threads, allThreads: allThreads)
-    }
-
-    /// The lift-off plan gives rows whose full content cannot be ready in time a quick rendering costing `costs`.
-    func planQuick(costs: CostEstimate?) {
-        tracker.quickCosts = costs
     }
 
     /// The priority to prefetch rows entering the preload range at: `WorkPriority.prefetch`, or

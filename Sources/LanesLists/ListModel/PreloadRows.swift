@@ -11,9 +11,6 @@ public struct PreloadRows: Sendable, Equatable {
     public var above: Range<Int>
     /// Rows after the visible ones.
     public var below: Range<Int>
-    /// Rows within `above` and `below` that are not preloaded (a lift-off plan's rows that no frame shows, or that the
-    /// threads cannot have ready in time).
-    var holes: Set<Int> = []
 
     /// No rows.
     ///
@@ -30,12 +27,6 @@ public struct PreloadRows: Sendable, Equatable {
     public init(above: Range<Int>, below: Range<Int>) {
         self.above = above
         self.below = below
-    }
-
-    /// The rows `above` and `below`, but `holes`.
-    init(above: Range<Int>, below: Range<Int>, holes: Set<Int>) {
-        self.init(above: above, below: below)
-        self.holes = holes
     }
 
     /// The rows `extent` preloads around `visible`, within `0..<rowCount`: a window on each side, or, for a cost-aware
@@ -82,18 +73,18 @@ public struct PreloadRows: Sendable, Equatable {
     /// let preload = tracker.preloadRows(around: 40..<60, rowCount: 10_000)
     /// if preload.contains(61) { charts.prefetch([symbol], priority: tracker.preloadPriority) }
     /// ```
-    public func contains(_ row: Int) -> Bool { (above.contains(row) || below.contains(row)) && !holes.contains(row) }
+    public func contains(_ row: Int) -> Bool { above.contains(row) || below.contains(row) }
 
     /// Whether there are no rows.
     ///
     /// ```swift
     /// if tracker.preloadRows(around: 40..<60, rowCount: 10_000).isEmpty { print("nothing to preload") }
     /// ```
-    public var isEmpty: Bool { above.count + below.count <= holes.count }
+    public var isEmpty: Bool { above.isEmpty && below.isEmpty }
 
     /// Every row, in the order of travel for `direction` (ascending when forward).
     func rows(_ direction: ScrollDirection) -> [Int] {
-        let ascending = (Array(above) + Array(below)).filter { !holes.contains($0) }
+        let ascending = Array(above) + Array(below)
         return direction == .forward ? ascending : ascending.reversed()
     }
 }

@@ -53,14 +53,6 @@ public struct PreloadTracker: Sendable {
     }
     /// The fling the toolkit predicted at its lift-off, from then until a touch or rest (nil: none).
     private var prediction: (path: ScrollPrediction, start: UInt64)?
-    /// The preload planned over the predicted path (made at the first update with a cost after the lift-off; nil
-    /// without a prediction).
-    private var liftOffPlan: LiftOffPlan?
-    /// What a row's quick rendering costs, when the list's rows have a quick tier (``ListModel`` sets it from the
-    /// quick loader it is connected to): the lift-off plan gives rows whose full content cannot be ready in time
-    /// their quick rendering ahead. Until the quick loader has timed one, a quick rendering is taken to cost an eighth
-    /// of the full one.
-    var quickCosts: CostEstimate?
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
     var planned = PreloadRows.empty
     /// When the offset last changed (the first update's time before any move; nil before any update).
@@ -134,13 +126,8 @@ public struct PreloadTracker: Sendable {
     }
 
     /// The finger lifted at `time` with the list at `offset`, and the toolkit predicts the fling's path: the preload
-    /// plans over all of it now and follows the prediction rather than the offsets' estimate until
-    /// ``touchDown(at:)`` or rest. With a cost (``planPreload(costs:threads:allThreads:itemsPerRow:)``) the plan is
-    /// made once, frame by frame from `time`: the rows each frame will show (a fast fling skips rows between frames,
-    /// which need nothing), each due by the first frame without it, taken in that order while the threads can have
-    /// them ready in time, on every thread when prefetch's share cannot keep up (``preloadPriority`` is then
-    /// `WorkPriority.normal`); a row it cannot make loads at `WorkPriority.utility` when it shows and asks for a quick
-    /// rendering (``loadPriority(forRow:)``, ``wantsQuick(forRow:)``). Call
+    /// plans over all of it now (which rows appear when, and which the threads can have ready), and follows the
+    /// prediction rather than the offsets' estimate until ``touchDown(at:)`` or rest. Call
     /// ``update(offset:at:rowHeight:viewportHeight:)`` as the list moves, as always.
     ///
     /// ```swift
@@ -149,7 +136,6 @@ public struct PreloadTracker: Sendable {
     public mutating func liftOff(_ prediction: ScrollPrediction, offset: Double, at time: UInt64) {
         guard prediction.velocity != 0, prediction.timeConstant > 0 else { return touchDown(at: time) }
         self.prediction = (prediction, time)
-        liftOffPlan = nil
         extent.direction = prediction.velocity > 0 ? .forward : .backward
         lastOffset = offset
         guard rowHeight > 0, let viewportHeight = lastViewportHeight else { return }
@@ -165,7 +151,6 @@ public struct PreloadTracker: Sendable {
     public mutating func touchDown(at time: UInt64) {
         guard prediction != nil else { return }
         prediction = nil
-        liftOffPlan = nil
         startRun(at: time, offset: lastOffset ?? 0, sign: 0)
     }
 
@@ -178,12 +163,7 @@ public struct PreloadTracker: Sendable {
     /// let wanted = preload.contains(66) ? tracker.preloadPriority : nil
     /// ```
     public mutating func preloadRows(around visible: Range<Int>, rowCount: Int) -> PreloadRows {
-        if let liftOffPlan, !visible.isEmpty {
-            planned = liftOffPlan.preloadRows(
-                beyond: visible, rowCount: max(0, rowCount), forward: extent.direction == .forward)
-        } else {
-            planned = PreloadRows(extent, around: visible, rowCount: max(0, rowCount), keeping: planned)
-        }
+        planned = PreloadRows(extent, around: visible, rowCount: max(0, rowCount), keeping: planned)
         return planned
     }
 
@@ -196,10 +176,8 @@ public struct PreloadTracker: Sendable {
     public var preloadPriority: WorkPriority { outruns ? .normal : .prefetch }
 
     /// Whether `row` (on screen, or coming next) should be shown with a quick rendering first (a binding's quick
-    /// tier). During a fling planned from its lift-off, the plan says: the rows whose full content it cannot have
-    /// ready in time. Otherwise: the plan says it leaves before its work could be ready, the list brings rows on
-    /// screen faster than the threads render them, or, while the list moves, the rows shown lately waited longer for
-    /// their content
+    /// tier): the plan says it leaves before its work could be ready, the list brings rows on screen faster than the
+    /// threads render them, or, while the list moves, the rows shown lately waited longer for their content
     /// (``CostEstimate/wait``: the work's queue and the threads' share of a busy machine, which a render's own time
     /// does not show) than this row has until it appears, plus a frame.
     ///
@@ -207,11 +185,6 @@ public struct PreloadTracker: Sendable {
     /// cell.content.show(symbol, priority: tracker.loadPriority(forRow: 42), quick: tracker.wantsQuick(forRow: 42))
     /// ```
     public func wantsQuick(forRow row: Int) -> Bool {
-        if let liftOffPlan {
-            // The plan over the predicted path knows: quick where the full content cannot be ready in time.
-            if liftOffPlan.quick.contains(row) || liftOffPlan.skipped.contains(row) { return true }
-            if liftOffPlan.rows.contains(row) { return false }
-        }
         guard let cost, cost.seconds > 0, rowHeight > 0 else { return false }
         let rowsPerSecond = abs(speed) / rowHeight * Double(max(1, cost.itemsPerRow))
         let rendered = Double(max(cost.threads, cost.allThreads)) / cost.seconds
@@ -222,13 +195,12 @@ public struct PreloadTracker: Sendable {
 
     /// The priority to load visible `row` at: `WorkPriority.visible`, or `WorkPriority.utility` when the plan says
     /// the row leaves the screen before its work could be ready (it runs only when nothing that can still make it
-    /// waits; during a fling planned from its lift-off, the rows that plan did not take for their full content).
+    /// waits).
     ///
     /// ```swift
     /// cell.content.show(symbol, priority: tracker.loadPriority(forRow: 42))
     /// ```
     public func loadPriority(forRow row: Int) -> WorkPriority {
-        if let liftOffPlan, liftOffPlan.skipped.contains(row) || liftOffPlan.quick.contains(row) { return .utility }
         guard let lastOffset, let seconds = cost?.seconds else { return .visible }
         return canBeReady(row: row, offset: lastOffset, rowHeight: rowHeight, seconds: seconds)
             ? .visible : .utility
@@ -287,7 +259,6 @@ extension PreloadTracker {
         let velocity = predicted.velocity(after: Double(time - min(time, start)) / 1e9)
         guard abs(velocity) / rowHeight >= 1 else {   // under a row a second: at rest
             prediction = nil
-            liftOffPlan = nil
             startRun(at: time, offset: offset, sign: 0)
             return false
         }
@@ -297,15 +268,7 @@ extension PreloadTracker {
         runStart = time
         path = ScrollPath(speed: abs(velocity) / rowHeight, decay: predicted.timeConstant)
         if let cost, cost.seconds > 0, cost.threads > 0 {
-            if liftOffPlan == nil {
-                // Planned once, from where the fling is now: frames come every `frame` from here.
-                let rest = ScrollPrediction(velocity: velocity, timeConstant: predicted.timeConstant)
-                liftOffPlan = LiftOffPlan(
-                    rest, rowHeight: rowHeight, top: offset / rowHeight, screen: viewportHeight / rowHeight, cost: cost,
-                    quickSeconds: quickCosts.map { $0.seconds ?? cost.seconds / 8 })
-            }
-            let plan = liftOffPlan!
-            setExtent(ahead: plan.rows.count, outruns: plan.outruns)
+            plan(offset: offset, rowHeight: rowHeight, viewportHeight: viewportHeight, cost: cost)
         } else {
             // Without a cost: the whole remaining path, up to the extent's cap.
             let maxRows = (preload.maxAhead * viewportHeight / rowHeight - 1e-9).rounded(.up)
