@@ -16,7 +16,7 @@ extension WorkQueue {
     /// processor, so on a busy or single core the producer runs. A pool runner that began more than a quantum ago stops lingering as soon as other
     /// runners wait for the pool's width (``PoolWidth``): it holds one of the pool's places.
     func awaitWork(_ books: inout RunnerBooks, breaks: UInt32) -> Bool {
-        let nanoseconds = books.linger, pool = books.pool, began = books.began
+        let nanoseconds = books.linger, began = books.began
         let end: UInt64
         if let deadline = books.lingerDeadline {
             end = deadline
@@ -34,7 +34,7 @@ extension WorkQueue {
             if lingerBreaks.load(ordering: .acquiring) != breaks { return true }
             let now = DispatchTime.now().uptimeNanoseconds
             if now >= end { return false }
-            if let pool, pool.runnersWaiting, now &- began >= ThreadPoolExecutor.quantum { return false }
+            if books.poolRunnersWaiting, now &- began >= ThreadPoolExecutor.quantum { return false }
             _ = sched_yield()
         }
     }

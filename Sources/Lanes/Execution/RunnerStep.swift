@@ -49,6 +49,8 @@ struct RunnerBooks {
 
     /// The pool whose waiting runners end its lingering early (see ``PoolWidth``): a lingering runner holds a place.
     let pool: ThreadPoolExecutor?
+    /// `pool` without a reference of its own, read on every decision (``poolRunnersWaiting``); `pool` keeps it alive.
+    private let poolView: Unmanaged<ThreadPoolExecutor>?
     /// When it started (uptime nanoseconds; pool runners only): after a quantum it gives its place to a waiting runner.
     let began: UInt64
 
@@ -57,6 +59,7 @@ struct RunnerBooks {
         pool: ThreadPoolExecutor? = nil
     ) {
         self.pool = pool
+        self.poolView = pool.map { Unmanaged.passUnretained($0) }
         self.began = pool == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         self.maxItems = maxItems
         self.linger = linger
@@ -70,8 +73,17 @@ struct RunnerBooks {
     /// quantum (``ThreadPoolExecutor/quantum``), so one busy queue cannot keep another's runners waiting for good.
     /// It then leaves as if it had run `maxItems`, asking for a runner for what is left, which waits its turn.
     func owesPlace() -> Bool {
-        guard let pool, pool.runnersWaiting else { return false }
+        guard poolRunnersWaiting else { return false }
         return DispatchTime.now().uptimeNanoseconds &- began >= ThreadPoolExecutor.quantum
+    }
+
+    /// Whether runners wait for the pool's width (false off the pool), read without retaining the pool: the pool is
+    /// weakly referenced (by its monitor's closure), so each retain and release of it goes through its side table, an
+    /// atomic on one cache line that every runner shares; taken on every decision, the pair cost a fan-out's runners
+    /// about a tenth of their time (`perf`, benchmarks/log/2026-11-29-engine.md).
+    var poolRunnersWaiting: Bool {
+        guard let poolView else { return false }
+        return poolView._withUnsafeGuaranteedRef { $0.runnersWaiting }
     }
 
     /// Whether `node` runs on this runner's thread level.
