@@ -54,7 +54,7 @@ struct RetiredNodeTests {
         await queue.idle()
     }
 
-    @Test("a runner frees the nodes itself after retiredLimit in a row that no producer took")
+    @Test("a runner frees the nodes itself after retiredLimit in a row that no producer took, and its own from then on")
     func boundedWithoutProducer() async throws {
         let runners = HeldRunners()
         let queue = WorkQueue("retire", maxConcurrency: 1, executor: runners)
@@ -67,12 +67,43 @@ struct RetiredNodeTests {
         }
         let done = HeldRunners.start(try #require(runners.take()))
         await started.wait()
-        // The first retiredLimit were freed by the runner at the limit; the 8 after it wait for a producer.
-        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 8)
+        // The first retiredLimit were freed by the runner at the limit; no producer adds, so the runner freed the 8
+        // after it itself, each after the decision that accounted for it (a gate's thousands of dependents).
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
         release.open()
         await done.wait()
-        // The runner left the queue: it freed the rest.
         #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
+        await queue.idle()
+    }
+
+    @Test("a runner that frees its own nodes hands them back again once a producer adds items")
+    func handsBackWhenProducersAdd() async throws {
+        let runners = HeldRunners()
+        let queue = WorkQueue("retire", maxConcurrency: 1, executor: runners)
+        for index in 0..<WorkQueue.retiredLimit { queue.add(label: "\(index)") { _ in } }
+        let started = Gate(), release = Gate()
+        queue.add(label: "held") { _ in
+            started.open()
+            release.wait()
+        }
+        let done = HeldRunners.start(try #require(runners.take()))
+        await started.wait()
+        // The runner filled the stack with no producer emptying it: it frees its own nodes now. A producer adds
+        // while it runs "held": at its next decision it finds them in the inbox and hands its nodes back again.
+        let startedAgain = Gate(), releaseAgain = Gate()
+        queue.add(label: "after") { _ in RetiredOutput() }
+        queue.add(label: "held again") { _ in
+            startedAgain.open()
+            releaseAgain.wait()
+        }
+        release.open()
+        await startedAgain.wait()
+        // "after" ran and its node waits on the retired stack for the producer's next add.
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 1)
+        queue.add(label: "empties the stack") { _ in }
+        #expect(RetiredOutput.alive.load(ordering: .relaxed) == 0)
+        releaseAgain.open()
+        await done.wait()
         await queue.idle()
     }
 

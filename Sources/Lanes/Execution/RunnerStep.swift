@@ -46,6 +46,10 @@ struct RunnerBooks {
     /// ``WorkQueue/retire(_:into:)``).
     var retiring: [Unmanaged<WorkNode>] = []
     var retiredInARow = 0
+    /// Whether it hands its nodes to the retired stack (true) or frees them itself after each decision: it stops
+    /// after ``WorkQueue/retiredLimit`` in a row that no producer emptied, and starts again when it finds items in the
+    /// inbox before a decision (a producer is adding: see ``WorkQueue/publishRetiring(_:)``).
+    var handsBack = true
 
     /// The pool whose waiting runners end its lingering early (see ``PoolWidth``): a lingering runner holds a place.
     let pool: ThreadPoolExecutor?
@@ -104,6 +108,7 @@ extension WorkQueue {
         var stale: WorkNode?
         var freeRetired = false
         let next = books.next.take()
+        if !books.handsBack, !inbox.isEmpty { books.handsBack = true }
         #if DEBUG || LANES_INTERNAL_CHECKS
         if let next { debugHooks.listsNext(next) }
         #endif
@@ -122,6 +127,8 @@ extension WorkQueue {
             return step
         }
         if freeRetired { releaseRetired() }
+        // Before `perform` wakes `idle()` waiters: a runner that frees its own nodes has freed them by then.
+        releaseOwnRetiring(&books)
         perform(action)
         if let stale { sweep([stale]) }
         return step

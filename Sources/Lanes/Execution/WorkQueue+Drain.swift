@@ -18,6 +18,7 @@ extension WorkQueue {
         defer {
             CurrentLane.queueID = outer
             _ = publishRetiring(&books)
+            releaseOwnRetiring(&books)
             releaseRetired()
         }
         while true {

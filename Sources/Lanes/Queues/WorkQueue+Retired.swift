@@ -28,20 +28,32 @@ extension WorkQueue {
     /// Moves the runner's retired references to the queue's stack, in the critical section that accounts for their
     /// items (so an idle queue's retired nodes are all there), and returns whether the caller must free the stack
     /// after releasing the lock (a node's end runs its output's deinit): a runner that pushed ``retiredLimit`` nodes
-    /// in a row onto a stack no producer emptied frees them itself. The stack is also emptied when a runner leaves
-    /// the queue and before `idle()` returns.
+    /// in a row onto a stack no producer emptied frees them itself, and from then on frees its own nodes after each
+    /// decision (``releaseOwnRetiring(_:)``: no producer is adding, as when a gate releases thousands of items that
+    /// were all added before it ran) until it finds the inbox holding new items again (``RunnerBooks/handsBack``).
+    /// The stack is also emptied when a runner leaves the queue and before `idle()` returns.
     func publishRetiring(_ books: inout RunnerBooks) -> Bool {
-        guard !books.retiring.isEmpty else { return false }
+        guard books.handsBack, !books.retiring.isEmpty else { return false }
         var full = false
         for entry in books.retiring {
             books.retiredInARow = retired.push(retained: entry) ? 1 : books.retiredInARow + 1
             if books.retiredInARow >= Self.retiredLimit {
                 full = true
                 books.retiredInARow = 0
+                books.handsBack = false
             }
         }
         books.retiring.removeAll(keepingCapacity: true)
         return full
+    }
+
+    /// Drops the references a runner that frees its own nodes kept (after the decision that accounted for their
+    /// items, outside the lock, before it wakes `idle()` waiters).
+    @inline(__always)
+    func releaseOwnRetiring(_ books: inout RunnerBooks) {
+        guard !books.retiring.isEmpty else { return }
+        for entry in books.retiring { entry.release() }
+        books.retiring.removeAll(keepingCapacity: true)
     }
 
     /// Drops the retired stack's references (on the calling thread: a producer, or a runner that leaves).
