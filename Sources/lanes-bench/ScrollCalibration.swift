@@ -12,7 +12,8 @@ import Synchronization
 /// the run's own threads (the render queue at `.normal`, the width every visible row gets; the global queue for naive
 /// background rendering), as many side by side as the run has render threads, with no list running, just before
 /// the run and again just after it (its work finished). Load from other processes shows in both passes; nothing the
-/// schedule does can.
+/// schedule does can. The oracle takes the passes' mean, or the run's own mean where that is less (see
+/// ``rendersPerThread``), so its yardstick never exceeds what the renders cost without the schedule's contention.
 struct ScrollCalibration: Sendable {
     /// Mean wall time of one render in the pass before the run and in the pass after it, in ms.
     var before = 0.0

@@ -11,7 +11,8 @@ import Synchronization
 /// Each mode's row carries the oracle beside it (``addOracle(to:driver:renderMilliseconds:threads:)``): the fewest rows
 /// any scheduler on its render threads could have left unshown on the same path, and its visible → shown p99. The
 /// oracle's render takes the wall time of ``ScrollCalibration``'s passes (the same renders on the same threads with no
-/// list running, just before and after the run), not the run's own: a schedule cannot weaken its own yardstick.
+/// list running, just before and after the run), or the run's own mean render wall time where that is less: the
+/// contention a schedule adds to its own renders never weakens its yardstick.
 ///
 /// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
 /// percentiles are over every frame of the run, so `repeats` does not multiply it.
@@ -139,15 +140,17 @@ private func summarize(
     row.count("loadavg_1m", load)
     if driver.mode != .baseline {
         // The oracle's renders take what the same renders took on the same threads with no list running, in the
-        // passes before and after the run (at least their CPU cost): on a busy machine the threads get less than a
-        // core each, and no schedule can change that; what the run's own renders took beyond it (its contention with
-        // the main thread and itself) is the schedule's, not the yardstick's.
+        // passes before and after the run, or the run's own mean where that was less (a loaded machine favours the
+        // run's intermittent renders over the passes' continuous ones), and at least their CPU cost: on a busy machine
+        // the threads get less than a core each, and no schedule can change that; what the run's own renders took
+        // beyond the passes (its contention with the main thread and itself) is the schedule's, not the yardstick's.
         row.count("render_calibrated_before_ms", calibration.before)
         row.count("render_calibrated_after_ms", calibration.after)
         row.count("render_calibrated_ms", calibration.wallMilliseconds)
         row.count("render_wall_over_calibrated", wall / max(calibration.wallMilliseconds, 1e-9))
         addOracle(
-            to: &row, driver: driver, renderMilliseconds: max(renderMilliseconds, calibration.wallMilliseconds),
+            to: &row, driver: driver,
+            renderMilliseconds: max(renderMilliseconds, min(calibration.wallMilliseconds, wall > 0 ? wall : .infinity)),
             threads: driver.renderQueue?.maxConcurrency ?? max(1, threads))   // naive-main renders on the main thread
     }
     return row
