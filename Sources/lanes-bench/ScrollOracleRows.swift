@@ -2,10 +2,10 @@ import Foundation
 import ScrollOracle
 
 /// The oracle's figures beside a scroll run's own: the fewest rows any scheduler on the run's render threads, each
-/// render taking `renderMilliseconds` (the run's own average), could have left on screen without content on the same
-/// path (H = ∞: knowing all of it; H = 0.5 s: half a second ahead; H = 0: nothing ahead, rendering only rows already
-/// on screen), and its visible → shown p99, with the run's figures under the names the goal uses and their
-/// ratios.
+/// render taking `renderMilliseconds` (``ScrollCalibration``'s wall time or the run's own mean, the less, at least the
+/// CPU cost: never more than the calibration, so a schedule cannot stretch it), could have left on screen without content on the same path (H = ∞: knowing all
+/// of it; H = 0.5 s: half a second ahead; H = 0: nothing ahead, rendering only rows already on screen), and its
+/// visible → shown p99, with the run's figures under the names the goal uses and their ratios.
 @MainActor
 func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Double, threads: Int) {
     let windows = VisibilityWindow.windows(frames: driver.frames)

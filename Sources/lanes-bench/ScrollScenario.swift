@@ -9,7 +9,10 @@ import Synchronization
 /// Returns one row per mode ("scroll/lanes", "scroll/lanes-fixed", …, "scroll/naive-background"), then "scroll/baseline":
 /// the same frame tick and scroll with no content, the main queue's latency floor on this machine at that moment.
 /// Each mode's row carries the oracle beside it (``addOracle(to:driver:renderMilliseconds:threads:)``): the fewest rows
-/// any scheduler on its render threads could have left unshown on the same path, and its visible → shown p99.
+/// any scheduler on its render threads could have left unshown on the same path, and its visible → shown p99. The
+/// oracle's render takes the wall time of ``ScrollCalibration``'s passes (the same renders on the same threads with no
+/// list running, just before and after the run), or the run's own mean render wall time where that is less: the
+/// contention a schedule adds to its own renders never weakens its yardstick.
 ///
 /// Each mode plays the script once (about 5 s; 2 s with `quick`; the baseline always plays the quick one): its
 /// percentiles are over every frame of the run, so `repeats` does not multiply it.
@@ -47,24 +50,38 @@ private func playScroll(
     let driver: ScrollDriver = await withCheckedContinuation { continuation in
         DispatchQueue.main.async {
             MainActor.assumeIsolated {
-                let driver = ScrollDriver(mode: mode, script: script, renderer: renderer, quick: quick)
-                driver.start { continuation.resume(returning: driver) }
+                continuation.resume(returning: ScrollDriver(mode: mode, script: script, renderer: renderer, quick: quick))
             }
+        }
+    }
+    let (queue, group) = await MainActor.run { (driver.renderQueue, driver.background) }
+    // The oracle's render cost: the same renders on the same threads with no list running, before and after the run.
+    let threads = mode == .naiveMain ? 1 : queue?.maxConcurrency ?? ProcessInfo.processInfo.activeProcessorCount
+    let calibrates = mode != .baseline
+    var calibration = ScrollCalibration()
+    if calibrates { calibration.before = await ScrollCalibration.pass(renderer: renderer, queue: queue, threads: threads) }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async {
+            MainActor.assumeIsolated { driver.start { continuation.resume() } }
         }
     }
     // Let what is still in flight finish, so every render is counted: Lanes' cancelled items and the naive
     // background backlog (whose late deliveries still land in cells).
-    let (queue, group) = await MainActor.run { (driver.renderQueue, driver.background) }
     if let queue { await queue.idle() }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         group.notify(queue: .main) { continuation.resume() }
     }
     await WorkQueue.main.idle()
-    return await MainActor.run { summarize(driver, load: load, renderMilliseconds: renderMilliseconds) }
+    if calibrates { calibration.after = await ScrollCalibration.pass(renderer: renderer, queue: queue, threads: threads) }
+    return await MainActor.run {
+        summarize(driver, load: load, renderMilliseconds: renderMilliseconds, calibration: calibration)
+    }
 }
 
 @MainActor
-private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds: Double) -> Row {
+private func summarize(
+    _ driver: ScrollDriver, load: Double, renderMilliseconds: Double, calibration: ScrollCalibration
+) -> Row {
     let probe = driver.probe
     let counters = driver.renderer.counters
     let started = counters.started.load(ordering: .relaxed)
@@ -117,15 +134,23 @@ private func summarize(_ driver: ScrollDriver, load: Double, renderMilliseconds:
     row.count("unfilled_stops", Double(unfilled))
     row.count("render_cpu_ms", renderMilliseconds)
     let busy = Double(counters.busyNanoseconds.load(ordering: .relaxed))
-    row.count("render_wall_avg_ms", completed > 0 ? busy / Double(completed) / 1e6 : 0)
+    let wall = completed > 0 ? busy / Double(completed) / 1e6 : 0
+    row.count("render_wall_avg_ms", wall)
     row.count("render_threads", Double(driver.renderQueue?.maxConcurrency ?? threads))
     row.count("loadavg_1m", load)
     if driver.mode != .baseline {
-        // The oracle's renders take what this run's renders took on average (at least their CPU cost): on a busy
-        // machine the threads get less than a core each, and no schedule can change that.
-        let wall = completed > 0 ? busy / Double(completed) / 1e6 : 0
+        // The oracle's renders take what the same renders took on the same threads with no list running, in the
+        // passes before and after the run, or the run's own mean where that was less (a loaded machine favours the
+        // run's intermittent renders over the passes' continuous ones), and at least their CPU cost: on a busy machine
+        // the threads get less than a core each, and no schedule can change that; what the run's own renders took
+        // beyond the passes (its contention with the main thread and itself) is the schedule's, not the yardstick's.
+        row.count("render_calibrated_before_ms", calibration.before)
+        row.count("render_calibrated_after_ms", calibration.after)
+        row.count("render_calibrated_ms", calibration.wallMilliseconds)
+        row.count("render_wall_over_calibrated", wall / max(calibration.wallMilliseconds, 1e-9))
         addOracle(
-            to: &row, driver: driver, renderMilliseconds: max(renderMilliseconds, wall),
+            to: &row, driver: driver,
+            renderMilliseconds: max(renderMilliseconds, min(calibration.wallMilliseconds, wall > 0 ? wall : .infinity)),
             threads: driver.renderQueue?.maxConcurrency ?? max(1, threads))   // naive-main renders on the main thread
     }
     return row
