@@ -139,8 +139,29 @@ def window_of(pid, env):
     return ids[-1] if ids else None
 
 
-def launch(app, folder, home, keep=None):
-    """One launch of APP on FOLDER with HOME: the screenshots' tile statistics and the process's figures."""
+def sample_threads(pid, t, out):
+    """One line of OUT: every thread of PID as [tid, name, state, nice, utime + stime ticks] at T (monotonic s)."""
+    threads = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1: text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        threads.append([int(tid), name, fields[0], int(fields[16]), int(fields[11]) + int(fields[12])])
+    out.write(json.dumps({"t": t, "threads": threads}) + "\n")
+
+
+def launch(app, folder, home, keep=None, trace=None):
+    """One launch of APP on FOLDER with HOME: the screenshots' tile statistics and the process's figures. TRACE (a
+    path prefix, lanes-desk only): the app's row trace (LANES_DESK_TRACE_ROWS) to TRACE.rows.jsonl, its threads
+    sampled from /proc at every screenshot to TRACE.threads.jsonl, and the run's times to TRACE.run.json."""
     number = free_display()
     display = f":{number}"
     xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{WIDTH}x{HEIGHT}x24", "-nolisten", "tcp", "-br"],
@@ -166,6 +187,10 @@ def launch(app, folder, home, keep=None):
         shots = []  # (seconds since launch, mean, deviation)
         start = time.monotonic()
         errors = open(os.path.join(home, "stderr.txt"), "w+")
+        threads_out = None
+        if trace and app == "lanes-desk":
+            env["LANES_DESK_TRACE_ROWS"] = trace + ".rows.jsonl"
+            threads_out = open(trace + ".threads.jsonl", "w")
         app_process = subprocess.Popen(command_for(app, folder), env=env, stdout=subprocess.DEVNULL,
                                        stderr=errors, start_new_session=True)
         mapped_at = click_start = click_end = None
@@ -185,6 +210,11 @@ def launch(app, folder, home, keep=None):
                                    + (f": {said[-1][:200]}" if said else ""))
             mean, deviation = grab(display)
             t = time.monotonic() - start
+            if threads_out:
+                sample_threads(app_process.pid, time.monotonic(), threads_out)
+                # From the first click on, each screenshot that differs from the one before, as TRACE-screen-MS.png.
+                if click_start is not None and shots and changed_share(shots[-1][1], mean) > 0.001:
+                    save_screen(trace, f"screen-{round((time.monotonic() - start) * 1000)}")
             if window is None:
                 window = window_of(app_process.pid, env)
                 if window is None:
@@ -217,6 +247,12 @@ def launch(app, folder, home, keep=None):
                 break
         save_screen(keep, "settled")
         hwm, cpu = proc_figures(app_process.pid)
+        if threads_out:
+            threads_out.close()
+            with open(trace + ".run.json", "w") as out:
+                json.dump({"start": start, "mapped_at": mapped_at, "click_start": click_start, "click_end": click_end,
+                           "clock_ticks": os.sysconf("SC_CLK_TCK"),
+                           "shots": [[shot[0], share_hint(shot)] for shot in shots]}, out)
         return {"shots": shots, "mapped_at": mapped_at, "click_start": click_start, "click_end": click_end,
                 "rss_peak_mb": hwm, "cpu_s": cpu}
     finally:
@@ -233,6 +269,11 @@ def launch(app, folder, home, keep=None):
         stop(scroller)
         stop(bus)
         stop(xvfb)
+
+
+def share_hint(shot):
+    """A rough filled share of a screenshot (textured tiles), for the trace's timeline."""
+    return round(float((shot[2].astype(np.float32) > 4).mean()), 3)
 
 
 def save_screen(prefix, name):
@@ -343,6 +384,8 @@ def main():
     parser.add_argument("--apps", default="lanes-desk,gthumb", help="comma-separated: lanes-desk, gthumb, geeqie")
     parser.add_argument("--busy", type=int, default=0, help="N busy processes (nice 0) beside the apps")
     parser.add_argument("--json", help="write every run and the medians to this file")
+    parser.add_argument("--trace", metavar="DIR", help="lanes-desk's row trace and a /proc sample of its threads per "
+                        "screenshot, per launch, into DIR (read them with scripts/desk-row-trace.py DIR)")
     parser.add_argument("--keep-screens", metavar="DIR", help="save each launch's settled first screen, its screen at the last click and its last screen as PNGs")
     arguments = parser.parse_args()
     apps = arguments.apps.split(",")
@@ -358,6 +401,8 @@ def main():
     keep = arguments.keep_screens
     if keep:
         os.makedirs(keep, exist_ok=True)
+    if arguments.trace:
+        os.makedirs(arguments.trace, exist_ok=True)
     try:
         for folder in folders:
             path = os.path.join(arguments.folders, folder)
@@ -367,7 +412,13 @@ def main():
                     home = os.path.join(scratch, f"{folder}-{app}-{run}")
                     for mode in ("cold", "warm"):
                         try:
-                            figures = analyse(launch(app, path, home, keep and f"{keep}/{folder}-{app}-{run + 1}-{mode}"), calibrations[app])
+                            name = f"{folder}-{app}-{run + 1}-{mode}"
+                            trace = arguments.trace and os.path.join(arguments.trace, name)
+                            figures = analyse(launch(app, path, home, keep and f"{keep}/{name}", trace),
+                                              calibrations[app])
+                            if trace and os.path.exists(trace + ".run.json"):
+                                with open(trace + ".figures.json", "w") as out:
+                                    json.dump(figures, out)
                         except (RuntimeError, subprocess.SubprocessError, OSError) as error:
                             figures = {"error": str(error)}
                             said = os.path.join(home, "stderr.txt")

@@ -104,7 +104,9 @@ final class DeskApp {
         gtk_window_present(gcast(window))
         monitor.start()
         startStatusTimer()
+        RowTrace.start()
         frames.onFrame { [unowned self] time in
+            if RowTrace.isOn { RowTrace.frame(offset: gtk_adjustment_get_value(photos.adjustment)) }
             Profile.measure("priorities") { photos.updatePriorities(frameTime: time) }
             Profile.measure("stocks tick") { stocks.frameTick() }
         }

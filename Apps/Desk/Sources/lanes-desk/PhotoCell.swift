@@ -75,6 +75,7 @@ final class PhotoCell {
     /// Shows row `row` (a list item's `bind`): loads it now if it is on or near the screen, else when it comes near.
     func bind(_ row: Int) {
         noteVisibility(nil)
+        RowTrace.mark("bind", row: row)
         if self.row != nil {
             // Rebound without an unbind (GTK always unbinds first; a tilt-shift toggle rebinds): drop the old load.
             withdraw()
@@ -125,6 +126,7 @@ final class PhotoCell {
         guard wanted != load else { return }
         let old = load?.priority
         load = wanted
+        RowTrace.load(row: row, priority: wanted?.priority, onScreen: wanted?.onScreen ?? false)
         guard let wanted else {
             withdraw()
             return
@@ -211,6 +213,7 @@ final class PhotoCell {
         present(bitmap, fit: GTK_CONTENT_FIT_SCALE_DOWN)
         hasImage = true
         hasQuick = false
+        if let row { RowTrace.shown(row: row) }
         dropQuickPrefetch()
         unseenImage = !page.naive && load?.onScreen != true   // the naive mode keeps no priorities: it renders in bind
         let now = DispatchTime.now().uptimeNanoseconds

@@ -389,6 +389,7 @@ final class PhotosPage {
 
     /// The scroll stopped: rows on screen still waiting for their images are timed from now as well.
     func cameToRest() {
+        RowTrace.mark("rest")
         updatePriorities()
         let now = DispatchTime.now().uptimeNanoseconds
         stats.unfilledAtRest = cells.values.filter { $0.cameToRest(at: now) }.count
