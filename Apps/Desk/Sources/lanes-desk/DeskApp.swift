@@ -25,6 +25,9 @@ final class DeskApp {
     private var application: UnsafeMutablePointer<GtkApplication>?
     /// Figures a script adds to the report, in order.
     var report: [(String, JSONValue)] = []
+    /// The widest the window was at any frame (pixels): the report's `window_width_max`, which must stay the width
+    /// asked for (a child's natural width, such as a long status line, must not widen the window).
+    private(set) var widestWindow: Int32 = 0
 
     init(options: Options, library: PhotoLibrary) {
         self.options = options
@@ -107,6 +110,7 @@ final class DeskApp {
         RowTrace.start()
         frames.onFrame { [unowned self] time in
             if RowTrace.isOn { RowTrace.frame(offset: gtk_adjustment_get_value(photos.adjustment)) }
+            widestWindow = max(widestWindow, gtk_widget_get_width(window))
             Profile.measure("priorities") { photos.updatePriorities(frameTime: time) }
             Profile.measure("stocks tick") { stocks.frameTick() }
         }

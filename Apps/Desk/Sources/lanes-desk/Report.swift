@@ -20,6 +20,8 @@ enum Report {
         fields.append(("renderer", .text(Screenshot.rendererName(app.window))))
         fields.append(("load_average", .text(loadAverage())))
         add("cores", Double(ProcessInfo.processInfo.activeProcessorCount))
+        add("window_width_asked", Double(app.options.width))
+        add("window_width_max", Double(app.widestWindow))
         add("wrong_row_deliveries", Double(photos.wrongRowDeliveries))
         add("renders_started", Double(photos.rendersStarted + charts.started))
         add("renders_cancelled", Double(counters.cancelled))

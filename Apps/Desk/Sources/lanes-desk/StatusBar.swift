@@ -16,6 +16,9 @@ final class StatusBar {
     init() {
         label = gtk_label_new("")
         gtk_label_set_xalign(gcast(label), 0)
+        // Cut at the window's edge: unwrapped and uncut, the line's width was the window's minimum, so a longer
+        // line ("24 fps" after "2 fps") widened the window past the screen and moved the grid's columns.
+        gtk_label_set_ellipsize(gcast(label), PANGO_ELLIPSIZE_END)
         gtk_widget_set_margin_start(label, 8)
         gtk_widget_set_margin_end(label, 8)
         gtk_widget_set_margin_top(label, 2)
