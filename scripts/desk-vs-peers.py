@@ -158,10 +158,11 @@ def sample_threads(pid, t, out):
     out.write(json.dumps({"t": t, "threads": threads}) + "\n")
 
 
-def launch(app, folder, home, keep=None, trace=None):
+def launch(app, folder, home, keep=None, trace=None, trace_screens=False):
     """One launch of APP on FOLDER with HOME: the screenshots' tile statistics and the process's figures. TRACE (a
     path prefix, lanes-desk only): the app's row trace (LANES_DESK_TRACE_ROWS) to TRACE.rows.jsonl, its threads
-    sampled from /proc at every screenshot to TRACE.threads.jsonl, and the run's times to TRACE.run.json."""
+    sampled from /proc at every screenshot to TRACE.threads.jsonl, and the run's times to TRACE.run.json; TRACE_SCREENS:
+    the screenshots that changed after the first click as well."""
     number = free_display()
     display = f":{number}"
     xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{WIDTH}x{HEIGHT}x24", "-nolisten", "tcp", "-br"],
@@ -212,8 +213,9 @@ def launch(app, folder, home, keep=None, trace=None):
             t = time.monotonic() - start
             if threads_out:
                 sample_threads(app_process.pid, time.monotonic(), threads_out)
-                # From the first click on, each screenshot that differs from the one before, as TRACE-screen-MS.png.
-                if click_start is not None and shots and changed_share(shots[-1][1], mean) > 0.001:
+                # With --trace-screens, from the first click on, each screenshot that differs from the one before, as
+                # TRACE-screen-MS.png (writing them slows the screenshot loop on a busy machine: diagnosis only).
+                if trace_screens and click_start is not None and shots and changed_share(shots[-1][1], mean) > 0.001:
                     save_screen(trace, f"screen-{round((time.monotonic() - start) * 1000)}")
             if window is None:
                 window = window_of(app_process.pid, env)
@@ -386,6 +388,8 @@ def main():
     parser.add_argument("--json", help="write every run and the medians to this file")
     parser.add_argument("--trace", metavar="DIR", help="lanes-desk's row trace and a /proc sample of its threads per "
                         "screenshot, per launch, into DIR (read them with scripts/desk-row-trace.py DIR)")
+    parser.add_argument("--trace-screens", action="store_true", help="with --trace: also keep each screenshot that "
+                        "changed after the first click (slows the screenshot loop: for diagnosis, not figures)")
     parser.add_argument("--keep-screens", metavar="DIR", help="save each launch's settled first screen, its screen at the last click and its last screen as PNGs")
     arguments = parser.parse_args()
     apps = arguments.apps.split(",")
@@ -414,7 +418,7 @@ def main():
                         try:
                             name = f"{folder}-{app}-{run + 1}-{mode}"
                             trace = arguments.trace and os.path.join(arguments.trace, name)
-                            figures = analyse(launch(app, path, home, keep and f"{keep}/{name}", trace),
+                            figures = analyse(launch(app, path, home, keep and f"{keep}/{name}", trace, arguments.trace_screens),
                                               calibrations[app])
                             if trace and os.path.exists(trace + ".run.json"):
                                 with open(trace + ".figures.json", "w") as out:
