@@ -21,6 +21,7 @@ the first screenshot and the settled first screen, or between the settled screen
 import argparse
 import json
 import os
+import select
 import shutil
 import signal
 import statistics
@@ -73,11 +74,31 @@ def grab(display):
     return mean.astype(np.float16), luma.std(axis=(1, 3)).astype(np.float16)
 
 
-def free_display():
-    for number in range(90, 200):
-        if not os.path.exists(f"/tmp/.X11-unix/X{number}") and not os.path.exists(f"/tmp/.X{number}-lock"):
-            return number
-    raise RuntimeError("no free X display number between :90 and :199")
+def start_xvfb():
+    """An Xvfb at WIDTHxHEIGHT on a display number it picks itself, and that number once it accepts connections.
+    `-displayfd` rather than a number found free beforehand: with other Xvfbs starting at the same moment (another
+    engineer's runs), a number free when looked at was taken when used, and the app failed on a server that went."""
+    read_end, write_end = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{WIDTH}x{HEIGHT}x24",
+                             "-nolisten", "tcp", "-br"], pass_fds=(write_end,), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    said = b""
+    deadline = time.monotonic() + 20
+    try:
+        while not said.endswith(b"\n"):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([read_end], [], [], remaining)[0]:
+                stop(xvfb)
+                raise RuntimeError("timed out after 20 s waiting for Xvfb")
+            chunk = os.read(read_end, 16)
+            if not chunk:
+                stop(xvfb)
+                raise RuntimeError("Xvfb exited at start")
+            said += chunk
+    finally:
+        os.close(read_end)
+    return xvfb, int(said)
 
 
 def wait_for(predicate, timeout, what):
@@ -163,20 +184,14 @@ def launch(app, folder, home, keep=None, trace=None, trace_screens=False):
     path prefix, lanes-desk only): the app's row trace (LANES_DESK_TRACE_ROWS) to TRACE.rows.jsonl, its threads
     sampled from /proc at every screenshot to TRACE.threads.jsonl, and the run's times to TRACE.run.json; TRACE_SCREENS:
     the screenshots that changed after the first click as well."""
-    number = free_display()
+    xvfb, number = start_xvfb()
     display = f":{number}"
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{WIDTH}x{HEIGHT}x24", "-nolisten", "tcp", "-br"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bus = app_process = scroller = None
     try:
-        wait_for(lambda: os.path.exists(f"/tmp/.X11-unix/X{number}") or xvfb.poll() is not None, 20, "Xvfb")
-        if xvfb.poll() is not None:
-            raise RuntimeError("Xvfb exited at start")
-        # The socket comes before the server answers (an app started in between fails with "cannot open display").
         wait_for(lambda: subprocess.run(["xwd", "-root", "-silent", "-display", display], capture_output=True)
                  .returncode == 0 or xvfb.poll() is not None, 20, "Xvfb to answer")
         if xvfb.poll() is not None:
-            raise RuntimeError(f"Xvfb exited at start (display {display} taken?)")
+            raise RuntimeError(f"Xvfb on {display} exited at start")
         prepare_home(app, home)
         env = dict(os.environ, DISPLAY=display, HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"),
                    XDG_CONFIG_HOME=os.path.join(home, ".config"), XDG_DATA_HOME=os.path.join(home, ".local/share"),
