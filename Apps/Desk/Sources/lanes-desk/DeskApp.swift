@@ -28,6 +28,8 @@ final class DeskApp {
     /// The widest the window was at any frame (pixels): the report's `window_width_max`, which must stay the width
     /// asked for (a child's natural width, such as a long status line, must not widen the window).
     private(set) var widestWindow: Int32 = 0
+    /// Whether a line of the status bar was ever cut short at a frame (the report's `status_bar_cut`).
+    private(set) var statusWasCut = false
 
     init(options: Options, library: PhotoLibrary) {
         self.options = options
@@ -111,6 +113,7 @@ final class DeskApp {
         frames.onFrame { [unowned self] time in
             if RowTrace.isOn { RowTrace.frame(offset: gtk_adjustment_get_value(photos.adjustment)) }
             widestWindow = max(widestWindow, gtk_widget_get_width(window))
+            if !statusWasCut { statusWasCut = status.isCut }
             Profile.measure("priorities") { photos.updatePriorities(frameTime: time) }
             Profile.measure("stocks tick") { stocks.frameTick() }
         }

@@ -22,6 +22,7 @@ enum Report {
         add("cores", Double(ProcessInfo.processInfo.activeProcessorCount))
         add("window_width_asked", Double(app.options.width))
         add("window_width_max", Double(app.widestWindow))
+        add("status_bar_cut", app.statusWasCut ? 1 : 0)
         add("wrong_row_deliveries", Double(photos.wrongRowDeliveries))
         add("renders_started", Double(photos.rendersStarted + charts.started))
         add("renders_cancelled", Double(counters.cancelled))
