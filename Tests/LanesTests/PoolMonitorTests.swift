@@ -16,10 +16,7 @@ struct PoolMonitorTests {
             looks.add(1, ordering: .relaxed)
             return true
         }
-        monitor.wake()
-        try await waitUntil("the monitor is in its first tick") { monitor.ticksBegun.load(ordering: .relaxed) == 1 }
-        let exited = Gate()
-        monitor.exited.whenOpen { exited.open() }
+        let exited = try await firstTick(of: monitor)
         monitor.stop()
         try await waitUntil("the monitor's thread exited (not an hour later)") { exited.isOpen }
         #expect(looks.load(ordering: .relaxed) == 0)
@@ -30,12 +27,18 @@ struct PoolMonitorTests {
         var pool: ThreadPoolExecutor? = ThreadPoolExecutor(
             maxThreads: 2, idleTimeout: 60, width: .runners(1), monitorInterval: .seconds(3600))
         let monitor = try #require(pool?.monitor)
+        let exited = try await firstTick(of: monitor)
+        #expect(!exited.isOpen)
+        pool = nil
+        try await waitUntil("the monitor's thread exited with its pool") { exited.isOpen }
+    }
+
+    /// Wakes `monitor` and waits until it is in its first tick; the gate opens when its thread exits.
+    private func firstTick(of monitor: PoolMonitor) async throws -> Gate {
         monitor.wake()
         try await waitUntil("the monitor is in its first tick") { monitor.ticksBegun.load(ordering: .relaxed) == 1 }
         let exited = Gate()
         monitor.exited.whenOpen { exited.open() }
-        #expect(!exited.isOpen)
-        pool = nil
-        try await waitUntil("the monitor's thread exited with its pool") { exited.isOpen }
+        return exited
     }
 }
