@@ -3,7 +3,7 @@ import DequeModule
 import Dispatch
 import Synchronization
 
-// A pool thread's life: run a piece of work, then decide under the pool's lock what comes next (`nextStep`), then do
+// A pool thread's life: run a piece of work, then decide under the pool's lock what comes next (`workerStep`), then do
 // it after the lock is released (start the runners its place in the width let in, run on, retire or park).
 
 extension ThreadPoolExecutor {
@@ -30,7 +30,7 @@ extension ThreadPoolExecutor {
             if let work = next.take() { ranRunner = perform(work, on: worker, named: &named) }
             let (step, placements) = state.withLock { state in
                 defer { endSection(state) }
-                return nextStep(for: worker, ranRunner: ranRunner, in: &state)
+                return workerStep(for: worker, ranRunner: ranRunner, in: &state)
             }
             for placement in placements { carryOut(placement) }
             switch step {
@@ -50,7 +50,7 @@ extension ThreadPoolExecutor {
     /// Decides what `worker`'s thread does next (under the lock): the runner it ran gives up its place in the width,
     /// then the thread runs the work of its level that waits longest, retires for work of another level, or parks.
     /// Also returns the threads to give the runners let into the width (to carry out after the lock).
-    func nextStep(
+    func workerStep(
         for worker: Worker, ranRunner: Bool, in state: inout PoolState
     ) -> (WorkerStep, [Placement]) {
         let own = worker.level.rawValue
