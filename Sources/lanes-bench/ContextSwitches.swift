@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Lanes
 import Synchronization
 
 /// The process's context switches (voluntary and involuntary, all threads, from `getrusage`), counted around each
@@ -10,15 +6,7 @@ import Synchronization
 enum ContextSwitches {
     private static let lastLanes = Mutex<Double?>(nil)
 
-    static func now() -> Int {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw)
-    }
+    static func now() -> Int { ResourceUsage.now().contextSwitches }
 
     /// Records the Lanes side's switches per item since `start` (over `runs` runs of `items`).
     static func noteLanes(since start: Int, runs: Int, items: Int) {

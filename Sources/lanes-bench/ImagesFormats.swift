@@ -28,9 +28,8 @@ struct ImagesFormatsBench {
 
     func rows() throws -> [Row] {
         guard let lanes = ImagesBlurBench.lanesImageBinary() else {
-            var row = Row(scenario: "images-formats", n: 0)
-            row.notes.append("lanes-image was not found next to lanes-bench: no format comparisons")
-            return [row]
+            let why = "lanes-image was not found next to lanes-bench: no format comparisons"
+            return [Row(scenario: "images-formats", note: why)]
         }
         let made = try Self.prepare(from: inputs.photoPNG)
         let output = FileManager.default.temporaryDirectory

@@ -24,9 +24,8 @@ struct ImagesMemoryBench {
             .appendingPathComponent("lanes-bench-memory-out-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(at: output) }
         guard let lanes = ImagesBlurBench.lanesImageBinary() else {
-            var row = Row(scenario: "images-memory", n: 0)
-            row.notes.append("lanes-image was not found next to lanes-bench: no process comparisons")
-            return [row]
+            let why = "lanes-image was not found next to lanes-bench: no process comparisons"
+            return [Row(scenario: "images-memory", note: why)]
         }
         let vips = ProcessTimer.find("vips"), thumbnail = ProcessTimer.find("vipsthumbnail")
         let mogrify = ProcessTimer.find("mogrify")

@@ -12,18 +12,12 @@ import Foundation
 
 /// The lines of the `images-pipeline` scenario (a table, or JSON with `--json`).
 func imagesPipelineScenario(repeats: Int, json: Bool) -> [String] {
-    var rows: [Row] = []
-    do {
+    scenarioLines("images-pipeline", json: json) { rows in
         let inputs = try ImagesInputs.prepare()
         for width in ImagesPipelineMemoryBench.widths {
             rows.append(try ImagesPipelineMemoryBench(inputs: inputs, repeats: repeats, width: width).row())
         }
-    } catch {
-        var failed = Row(scenario: "images-pipeline", n: 0)
-        failed.notes.append("failed: \(error)")
-        rows.append(failed)
     }
-    return rows.map { json ? $0.json() : Table.render($0) }
 }
 
 struct ImagesPipelineMemoryBench {

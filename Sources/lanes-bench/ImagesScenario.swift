@@ -23,11 +23,10 @@ import LanesImages
 
 /// Runs the scenario and returns the lines to print (table blocks, or JSON objects with `--json`).
 func imagesScenario(repeats: Int, quick: Bool, json: Bool, formatsOnly: Bool = false) -> [String] {
-    var rows: [Row] = []
-    do {
+    scenarioLines("images", json: json) { rows in
         let inputs = try ImagesInputs.prepare()
         rows += try ImagesFormatsBench(inputs: inputs, repeats: repeats).rows()
-        if formatsOnly { return rows.map { json ? $0.json() : Table.render($0) } }
+        if formatsOnly { return }
         rows += try ImagesBlurBench(inputs: inputs, repeats: repeats).rows()
         rows += try ImagesMemoryBench(inputs: inputs, repeats: repeats).rows()
         for width in ImagesPipelineMemoryBench.widths {
@@ -36,12 +35,7 @@ func imagesScenario(repeats: Int, quick: Bool, json: Bool, formatsOnly: Bool = f
         rows.append(try ImagesStepsBench(photo: inputs.photoPNG, repeats: repeats).row())
         let files = (quick ? inputs.fixtures.prefix(2) : inputs.fixtures[...]) + [inputs.photoPNG, inputs.photoJPEG]
         rows += try ImagesDecodeBench.rows(files: Array(files), repeats: repeats)
-    } catch {
-        var row = Row(scenario: "images", n: 0)
-        row.notes.append("failed: \(error)")
-        rows.append(row)
     }
-    return rows.map { json ? $0.json() : Table.render($0) }
 }
 
 /// The blur comparison: the same file, the same σ, each tool in its own process on one thread.

@@ -22,6 +22,26 @@ struct Row {
     }
 }
 
+extension Row {
+    /// A row without figures that says why there are none (a scenario that failed or could not run).
+    init(scenario: String, note: String) {
+        self.init(scenario: scenario, n: 0)
+        notes.append(note)
+    }
+}
+
+/// The lines a scenario prints: a table per row, or a JSON object per row with `json`. `build` appends the rows; if it
+/// throws, the rows so far stay and a row named `scenario` says what failed.
+func scenarioLines(_ scenario: String, json: Bool, _ build: (inout [Row]) throws -> Void) -> [String] {
+    var rows: [Row] = []
+    do {
+        try build(&rows)
+    } catch {
+        rows.append(Row(scenario: scenario, note: "failed: \(error)"))
+    }
+    return rows.map { json ? $0.json() : Table.render($0) }
+}
+
 /// The median of `samples` (the upper one of an even count), or 0 for none.
 func median(of samples: [Double]) -> Double {
     samples.isEmpty ? 0 : samples.sorted()[samples.count / 2]

@@ -20,7 +20,7 @@ enum PreviewLoad {
         let gap = (arguments.count > 3 ? Double(arguments[3]) ?? 10 : 10) / 1000
         var seconds: [Double] = [], tails: [Double] = []
         var decodes = 0, previews = 0
-        let cpuBefore = cpuSeconds()
+        let cpuBefore = ResourceUsage.now().cpuSeconds
         for load in 0..<loads {
             let lastChunk = LockedValue<UInt64>(0)   // when the last chunk was handed out (uptime nanoseconds)
             let fetcher = MemoryFetcher(otherwise: .body(body)) { _, offset in
@@ -50,19 +50,11 @@ enum PreviewLoad {
             decodes += pipeline.statistics.decodes
             previews += shown.withLock { $0 }
         }
-        let cpu = (cpuSeconds() - cpuBefore) / Double(loads)
+        let cpu = (ResourceUsage.now().cpuSeconds - cpuBefore) / Double(loads)
         let median = seconds.sorted()[seconds.count / 2], tail = tails.sorted()[tails.count / 2]
         print("{\"scenario\":\"preview-load\",\"loads\":\(loads),\"width\":\(width),\"median_s\":\(median),"
               + "\"tail_s\":\(tail),\"cpu_s_per_load\":\(cpu),\"decodes_per_load\":\(Double(decodes) / Double(loads)),\"previews_per_load\":"
               + "\(Double(previews) / Double(loads))}")
         exit(0)
-    }
-
-    /// The process's user and system CPU time so far.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }

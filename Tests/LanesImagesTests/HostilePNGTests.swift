@@ -1,13 +1,9 @@
 import CLanesCodecs
 import Foundation
+import Lanes
 import LanesImages
 import LanesTesting
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// PNGs whose ancillary chunks lie about their length or inflate without bound: they cost the decoder no memory beyond
 /// a small bound, fail with a clear error when cut short, and decode normally when the pixels are intact.
@@ -26,20 +22,8 @@ import Darwin
         return Array(file.prefix(33)) + extra + Array(file.dropFirst(33))
     }
 
-    /// The peak resident set of this process so far, in bytes.
-    static func peakResidentBytes() -> Int {
-        var usage = rusage()
-        #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss)
-        #else
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
-        #endif
-    }
-
     @Test func sixtyOneBytesDeclaringTwoGigabytesAllocateNothingLarge() throws {
-        let before = Self.peakResidentBytes()
+        let before = ResourceUsage.now().peakResidentBytes
         for type in ["tEXt", "zTXt", "iTXt", "iCCP", "eXIf", "zzZz"] {
             for length: UInt32 in [0x7FFF_FFFF, 100_000_000] {
                 let file = Self.lyingChunk(type, length: length)
@@ -51,7 +35,7 @@ import Darwin
         }
         // Before the limits each of these made libpng allocate (and touch) the declared length: 2 GB of peak RSS.
         // (The peak is the process's: the margin leaves room for suites running beside this one.)
-        #expect(Self.peakResidentBytes() - before < 1 << 30)
+        #expect(ResourceUsage.now().peakResidentBytes - before < 1 << 30)
     }
 
     @Test func ancillaryChunksDoNotStopADecode() throws {
@@ -69,13 +53,13 @@ import Darwin
         let idat = Self.chunkData("IDAT", in: encoded)
         #expect(idat.count < 100_000)
         let bomb = TinyPNG.chunk("zTXt", Array("Comment\0".utf8) + [0] + idat)
-        let before = Self.peakResidentBytes()
+        let before = ResourceUsage.now().peakResidentBytes
         for _ in 0..<8 {
             let bitmap = try decoder.decode(Self.valid(with: bomb))
             #expect(bitmap.width == 2)
             #expect(clanes_png_last_largest_allocation() < 1 << 20)  // the 16 MB text was never inflated
         }
-        #expect(Self.peakResidentBytes() - before < 256 << 20)  // the process's peak, shared with other suites
+        #expect(ResourceUsage.now().peakResidentBytes - before < 256 << 20)  // the process's peak, shared with other suites
     }
 
     /// The data of every chunk of `type` in `file`, concatenated.

@@ -53,16 +53,7 @@ DispatchQueue.global().asyncAfter(deadline: .now() + 20) {
     exit(3)
 }
 
-func cpuMilliseconds() -> Int {
-    var usage = rusage()
-    #if os(Linux)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
-    let user = Int(usage.ru_utime.tv_sec) * 1000 + Int(usage.ru_utime.tv_usec) / 1000
-    return user + Int(usage.ru_stime.tv_sec) * 1000 + Int(usage.ru_stime.tv_usec) / 1000
-}
+func cpuMilliseconds() -> Int { Int(ResourceUsage.now().cpuSeconds * 1000) }
 
 /// An app object as the docs write one: it owns its queue and its loader, and hears results through [weak self].
 @MainActor final class Greeter {

@@ -5,34 +5,48 @@ import Synchronization
 
 /// The thread that watches a pool's running runners while others wait for the width (see ``PoolWidth``): every
 /// `interval` it asks the pool to look for blocked runners, and parks while none wait. Made with the pool; it exits
-/// when the pool goes away.
+/// when the pool goes away. Its tick is a timed wait on the semaphore it parks on, so ``stop()`` ends it at once.
 final class PoolMonitor: Sendable {
     let interval: Duration
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
+    /// The ticks it has begun (tests: a monitor with a long interval is in its tick once this grows).
+    package let ticksBegun = Atomic<Int>(0)
+    /// Opens when its thread has exited.
+    package let exited = Latch()
 
     init(interval: Duration) { self.interval = interval }
 
     /// Starts the thread; `look` returns whether to keep watching (false: runners no longer wait, park).
     func start(_ look: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in
-            while true {
-                wakeUp.wait()
-                repeat {
-                    if stopped.load(ordering: .acquiring) { return }
-                    Thread.sleep(forTimeInterval: Double(interval.laneNanoseconds) / 1e9)
-                    if stopped.load(ordering: .acquiring) { return }
-                } while look()
-            }
+            watch(look)
+            exited.open()
         }
         thread.stackSize = 1 << 18
         thread.name = "lanes monitor"
         thread.start()
     }
 
+    /// Parks until woken, then looks every `interval` until `look` says runners no longer wait; returns once stopped.
+    private func watch(_ look: () -> Bool) {
+        while true {
+            wakeUp.wait()
+            repeat {
+                if stopped.load(ordering: .acquiring) { return }
+                ticksBegun.add(1, ordering: .relaxed)
+                // A tick. wake() signals only once it has parked or is about to, so what ends a tick early is stop()
+                // (any other signal only makes this tick short).
+                _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(clamping: interval.laneNanoseconds)))
+                if stopped.load(ordering: .acquiring) { return }
+            } while look()
+        }
+    }
+
     /// Runners started waiting while the monitor was parked.
     func wake() { wakeUp.signal() }
 
+    /// Ends the thread at once, whether it is parked or in a tick.
     func stop() {
         stopped.store(true, ordering: .releasing)
         wakeUp.signal()

@@ -1,6 +1,5 @@
 import Dispatch
 import DequeModule
-import CLanesThreads
 import Foundation
 import Synchronization
 
@@ -102,7 +101,7 @@ extension ThreadPoolExecutor {
     }
 
     /// A worker for a thread about to start at `level` (under the lock; the caller counts it in `threads`).
-    private func newWorker(level: ThreadLevel, first: Work, in state: inout PoolState) -> Worker {
+    func newWorker(level: ThreadLevel, first: Work, in state: inout PoolState) -> Worker {
         let worker = Worker(level: level, first: first)
         state.bands[level.rawValue].threads += 1
         state.statistics.threadsStarted += 1
@@ -124,7 +123,7 @@ extension ThreadPoolExecutor {
     /// Starts the thread of `worker`. A thread inherits the nice value of the thread that creates it, and an
     /// unprivileged one cannot lower it again, so a thread at a lower level than the worker's asks the pool's spawner
     /// (made at the process's level with the pool) to create it instead. Only thread creation pays the hop.
-    private func spawn(_ worker: Worker) {
+    func spawn(_ worker: Worker) {
         let start: @Sendable () -> Void = { [self] in
             let thread = Thread { [self, worker] in self.workerLoop(worker) }
             thread.stackSize = 1 << 20
@@ -132,104 +131,5 @@ extension ThreadPoolExecutor {
         }
         if let current = ThreadLevel.current, current < worker.level, spawner.spawn(start) { return }
         start()
-    }
-
-    private func workerLoop(_ worker: Worker) {
-        worker.level.enter(base: baseNice)
-        worker.threadID.store(clanes_thread_id(), ordering: .releasing)
-        let id = ObjectIdentifier(worker)
-        var named: UInt64 = 0
-        var next = worker.take()
-        enum Next { case work(Work), park, retire(Worker) }
-        while true {
-            var ranRunner = false
-            if let work = next.take() { ranRunner = perform(work, on: worker, named: &named) }
-            let (decision, placements) = state.withLock { state -> (Next, [Placement]) in
-                defer { endSection(state) }
-                let own = worker.level.rawValue
-                var placements: [Placement] = []
-                var mine: Work?
-                if ranRunner {
-                    // Its place in the width goes to the runners waiting for one; one of its level it runs itself.
-                    state.width.ended(level: worker.level, worker: id)
-                    for (work, level) in state.width.startHeld() {
-                        if mine == nil, level == worker.level { mine = work } else {
-                            placements.append(place(work, level: level, in: &state))
-                        }
-                    }
-                }
-                if let mine {
-                    if let queued = state.bands[own].backlog.popFirst() {
-                        state.bands[own].backlog.append(mine)
-                        return (.work(queued), placements)
-                    }
-                    return (.work(mine), placements)
-                }
-                if let queued = state.bands[own].backlog.popFirst() { return (.work(queued), placements) }
-                // At the thread limit, work waiting for another level needs a thread of that level: this one gives
-                // up its place to it.
-                for other in ThreadLevel.allCases where other != worker.level {
-                    if let queued = state.bands[other.rawValue].backlog.popFirst() {
-                        state.bands[own].threads -= 1
-                        state.workers[id] = nil
-                        return (.retire(newWorker(level: other, first: queued, in: &state)), placements)
-                    }
-                }
-                state.bands[own].idle.append(worker)
-                return (.park, placements)
-            }
-            for placement in placements { carryOut(placement) }
-            switch decision {
-            case .work(let work):
-                next = work
-                continue
-            case .retire(let successor):
-                spawn(successor)
-                return
-            case .park:
-                break
-            }
-            if worker.wakeUp.wait(timeout: .now() + idleTimeout) == .timedOut {
-                let leave = state.withLock { state -> Bool in
-                    defer { endSection(state) }
-                    let own = worker.level.rawValue
-                    guard let index = state.bands[own].idle.firstIndex(where: { $0 === worker }) else { return false }
-                    state.bands[own].idle.remove(at: index)
-                    state.bands[own].threads -= 1
-                    state.threads -= 1
-                    state.workers[id] = nil
-                    return true
-                }
-                if leave { return }
-                // Someone assigned work just as the wait timed out; its signal is on the way.
-                worker.wakeUp.wait()
-            }
-            next = worker.take()
-            if case .exit = next { return }
-        }
-    }
-
-    /// Runs one unit of work; true if it was a runner (which held a place in the width). A runner whose queue hands
-    /// over an item of another level passes it on to a thread of that level. The thread takes the name of the queue
-    /// it runs when that changes (a system call per change of queue, none per item).
-    private func perform(_ work: consuming Work, on worker: Worker, named: inout UInt64) -> Bool {
-        switch consume work {
-        case .runner(let runner):
-            if named != runner.queue.id {
-                named = runner.queue.id
-                ThreadLevel.nameCurrentThread(queue: runner.queue.name)
-            }
-            worker.busySince.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .releasing)
-            let handoff = runner.run(
-                lingering: lingerNanoseconds, level: worker.level, ceiling: ceiling, pool: self)
-            worker.busySince.store(0, ordering: .releasing)
-            if let handoff { submit(.runner(handoff), level: level(for: handoff.priority)) }
-            return true
-        case .job(let job, let executor):
-            job.runSynchronously(on: executor.asUnownedTaskExecutor())
-            return false
-        case .exit:
-            return false
-        }
     }
 }
