@@ -1,4 +1,5 @@
 import Foundation
+import LanesLists
 import ScrollOracle
 
 /// The oracle's figures beside a scroll run's own: the fewest rows any scheduler on the run's render threads, each
@@ -30,9 +31,10 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
         windows: windows, renderSeconds: renderSeconds, threads: threads, horizon: 0, origin: driver.origin,
         knownAt: truth)
     // A causal baseline: each frame extrapolates the current velocity one second ahead (Chrome's prefetch rule).
+    let velocity = velocityKnowledge(frames: driver.frames, seconds: 1, visible: visible)
     let chrome = ScrollOracle.plan(
         windows: windows, renderSeconds: renderSeconds, threads: threads, horizon: 0, origin: driver.origin,
-        knownAt: velocityKnowledge(frames: driver.frames, seconds: 1, visible: visible))
+        knownAt: velocity)
     if ScrollTrace.isOn, driver.mode == .lanes {
         ScrollTrace.write(
             driver: driver, windows: windows.map { ($0.row, $0.start, $0.end, $0.counted) }, oracle: ballistic.renderedBy,
@@ -67,7 +69,57 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
     let meets = lanesUnshown <= 1.25 * Double(ahead.unshown) + 2 && lanesP99 <= oracleHP99 + 16.7
     row.count("meets_oracle_goal", meets ? 1 : 0)
     row.count("oracle_render_ms", renderMilliseconds)
+    // Blank area (the share of counted visible row-frames without content, as `blank_area_pct`) of each oracle's
+    // schedule, and of the ballistic oracles given only quick renderings at the quick tier's cost: what a scheduler
+    // that shows every row its quick rendering first could reach (the quick tier's floor; the full renders then come
+    // in the time left).
+    let counted = driver.frames.filter(\.counted)
+    let interval = Double(FrameProbe.interval) / 1e9
+    for (name, oracle) in [("ballistic", ballistic), ("ballistic_truth", ballisticTruth), ("h0", reactive),
+                           ("h", ahead), ("velocity_1s", chrome)] {
+        row.count("oracle_\(name)_blank_area_pct", blankArea(of: oracle, frames: counted, interval: interval))
+    }
+    let quickMilliseconds = renderMilliseconds * quickCostRatio(driver.renderer)
+    let quickBallistic = ScrollOracle.plan(
+        windows: windows, renderSeconds: quickMilliseconds / 1000, threads: threads, horizon: 0,
+        origin: driver.origin, knownAt: predicted)
+    let quickReactive = ScrollOracle.plan(
+        windows: windows, renderSeconds: quickMilliseconds / 1000, threads: threads, horizon: 0,
+        origin: driver.origin)
+    // Both causal sources at once: the lift-off's path, and while the finger is down the velocity's second ahead
+    // (rows that appear during a drag are otherwise blank on their first frame: nothing foresaw them).
+    let quickCausal = ScrollOracle.plan(
+        windows: windows, renderSeconds: quickMilliseconds / 1000, threads: threads, horizon: 0,
+        origin: driver.origin, knownAt: predicted.merging(velocity, uniquingKeysWith: min))
+    row.count("oracle_ballistic_velocity_quick_blank_area_pct", blankArea(of: quickCausal, frames: counted, interval: interval))
+    row.count("oracle_quick_render_ms", quickMilliseconds)
+    row.count("oracle_ballistic_quick_unshown", Double(quickBallistic.unshown))
+    row.count("oracle_ballistic_quick_blank_area_pct", blankArea(of: quickBallistic, frames: counted, interval: interval))
+    row.count("oracle_h0_quick_blank_area_pct", blankArea(of: quickReactive, frames: counted, interval: interval))
     row.count("oracle_compute_ms", seconds(since: start) * 1000)
+}
+
+/// The blank area of `oracle`'s schedule over `frames` (counted ones): a row is blank in a frame until its render
+/// ends, as `blank_area_pct` counts a Lanes row blank until its content reaches the cell.
+func blankArea(of oracle: ScrollOracle, frames: [(time: Double, rows: Range<Int>, counted: Bool)], interval: Double)
+    -> Double
+{
+    let ready = oracle.renderedBy
+    var tracker = BlankArea()
+    for frame in frames {
+        let blank = frame.rows.count { row in (ready[row] ?? .infinity) > frame.time }
+        tracker.frame(at: frame.time, blank: blank, visible: frame.rows.count)
+    }
+    return tracker.figures(lastFrameLasting: interval).percent
+}
+
+/// What a quick rendering (the bench's quick tier: an eighth of the smoothing passes) costs next to a full one: the
+/// ratio of their least CPU times over a few renders.
+func quickCostRatio(_ renderer: RowRenderer) -> Double {
+    let quick = RowRenderer(passes: max(1, renderer.passes / 8), counters: RenderCounters())
+    let full = RowRenderer(passes: renderer.passes, counters: RenderCounters())
+    let ratio = quick.cpuMilliseconds(samples: 7, least: true) / max(full.cpuMilliseconds(samples: 7, least: true), 1e-6)
+    return min(1, max(0.01, ratio))
 }
 
 /// Rows known at each lift-off from the predicted path: from where the list was to where the prediction comes to

@@ -132,6 +132,38 @@ struct QuickTierTests {
         }
     }
 
+    @Test("a fast fling skips none of the rows coming next: quick renderings from the screen on, at normal")
+    func quickFromTheScreenOn() throws {
+        let s = Setup()
+        let clock = VirtualClock(start: 1_000_000_000)
+        final class Row { var content: ContentBinding<String, String>? }
+        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { Row() }
+        list.connect(to: s.loader, quick: s.quick, key: { "\($0)" }) { [loader = s.loader, quick = s.quick] row in
+            if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
+            return row.content!
+        }
+        s.loader.costs.record(seconds: 0.003)   // one thread: 333 full renderings a second
+        s.quick.costs.record(seconds: 0.0003)   // ten times as many quick ones
+        list.layoutIfNeeded()
+        list.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3))
+        clock.advance(by: .milliseconds(16))
+        list.scroll(to: 30)
+        // The rows right below the screen (30..<50) appear within frames: too close for their full content, and
+        // the plan used to skip them for rows it could render in full further on, leaving them blank on their
+        // first frame. Now each gets its quick rendering, queued level with the full content of displayed rows.
+        #expect(list.preloadRows.first == 50)
+        for row in 50..<80 {
+            #expect(list.wantsQuick(forRow: row))
+            #expect(s.quick.inFlightPriority(of: "\(row)") == .normal, "row \(row)")
+        }
+        // They run nearest first: a fling caught here finds the rows it stops on ready.
+        s.fast.runAll()
+        let ran = s.ran.elements
+        let next = try #require(ran.firstIndex(of: "quick 50"))
+        let later = try #require(ran.firstIndex(of: "quick 79"))
+        #expect(next < later)
+    }
+
     @Test("a cached quick rendering replaces the placeholder at once; no quick work without asking")
     func cachedQuickInsteadOfPlaceholder() {
         let s = Setup()

@@ -28,8 +28,9 @@ extension ListModel {
     /// ```
     ///
     /// With `quick`, the loader of the bindings' quick tier, rows entering the preload range while the list brings
-    /// rows faster than the threads render them (``wantsQuick(forRow:)``) are prefetched as quick renderings instead:
-    /// cheap enough to be ready when they come on screen, where the full ones could not be. Such a row, displayed,
+    /// rows faster than the threads render them (``wantsQuick(forRow:)``) are prefetched as quick renderings instead,
+    /// at `WorkPriority.normal`: cheap enough to be ready when they come on screen, where the full ones could not be.
+    /// The plan then skips none of the rows coming next (``planQuickTier(costs:)``). Such a row, displayed,
     /// asks its binding for the quick rendering and loads its full content at `WorkPriority.normal` when the plan says
     /// it can still be ready before the row leaves (level with the quick renderings of the rows coming next), else at
     /// `WorkPriority.utility` (where time allows), not in front of them.
@@ -42,6 +43,7 @@ extension ListModel {
             planPreload(
                 costs: loader.costs, threads: loader.queue?.speculativeLimit?.limit ?? threads, allThreads: threads)
         }
+        if let quick { planQuickTier(costs: quick.costs) }
         observe { [unowned self] event in
             switch event {
             case .willDisplay(let row, let cell):
@@ -56,7 +58,10 @@ extension ListModel {
             case .didEndDisplay(_, let cell): binding(cell).clear()
             case .enterPreload(let row):
                 if let quick, wantsQuick(forRow: row) {
-                    quick.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
+                    // Level with the full content of displayed rows that can still make it: cheap, and the only
+                    // content the rows coming next can have; at prefetch level it would wait behind those renders
+                    // until the rows were on screen.
+                    quick.prefetch(CollectionOfOne(key(row)), priority: .normal)
                 } else {
                     loader.prefetch(CollectionOfOne(key(row)), priority: preloadPriority)
                 }

@@ -245,6 +245,19 @@ public final class ListModel<Cell> {
         tracker.planPreload(costs: costs, threads: threads, allThreads: allThreads)
     }
 
+    /// Tells the plan that the rows have a quick tier whose renderings cost `costs`' running estimate (see
+    /// ``PreloadTracker/planQuickTier(costs:)``): while the list outpaces full content, the rows coming next are
+    /// preloaded for their quick renderings from the screen on, none skipped. ``connect(to:quick:key:binding:)`` calls
+    /// it with the quick loader's ``ContentLoader/costs``.
+    ///
+    /// ```swift
+    /// let quickTimes = CostEstimate()
+    /// list.planQuickTier(costs: quickTimes)
+    /// ```
+    public func planQuickTier(costs: CostEstimate) {
+        tracker.planQuickTier(costs: costs)
+    }
+
     /// The priority to prefetch rows entering the preload range at: `WorkPriority.prefetch`, or
     /// `WorkPriority.normal` while the list moves faster than rows on screen could be ready (the plan's rows are
     /// the only ones that can be shown, so they may take the threads kept for visible rows).

@@ -51,6 +51,8 @@ public struct PreloadTracker: Sendable {
         cost.seconds = seconds
         return cost
     }
+    /// What a quick rendering costs, when the rows have a quick tier (``planQuickTier(costs:)``; nil: none).
+    private var quickCosts: CostEstimate?
     /// The fling the toolkit predicted at its lift-off, from then until a touch or rest (nil: none).
     private var prediction: (path: ScrollPrediction, start: UInt64)?
     /// The rows the last ``preloadRows(around:rowCount:)`` answered (a plan keeps those still ahead).
@@ -83,6 +85,23 @@ public struct PreloadTracker: Sendable {
         self.costs = (costs, PreloadCost(
             seconds: 0, threads: threads, allThreads: max(threads, allThreads ?? threads),
             itemsPerRow: max(1, itemsPerRow)))
+    }
+
+    /// Tells the plan that the rows have a quick tier (a binding's quick rendering, ``wantsQuick(forRow:)``) whose
+    /// renderings cost `costs`' running estimate (a quick loader's ``ContentLoader/costs``; while it has no sample, too
+    /// little to count). When the list moves faster than full content can be ready for the rows coming next, the plan
+    /// then skips none of them: from the screen on, nearest first, they are preloaded for their quick renderings (as
+    /// far as the threads can have those ready before each row leaves), then the rows the full plan had chosen. Without
+    /// it the plan skips the rows too close for their full content, which leaves them blank on their first frame, and
+    /// a fling caught before the skipped stretch ends finds nothing started.
+    ///
+    /// ```swift
+    /// let sparklineTimes = CostEstimate()   // a quick loader's `costs`
+    /// tracker.planPreload(costs: charts.costs, threads: 1, allThreads: 2)
+    /// tracker.planQuickTier(costs: sparklineTimes)
+    /// ```
+    public mutating func planQuickTier(costs: CostEstimate) {
+        quickCosts = costs
     }
 
     /// The viewport's top is at `offset` at `time` (nanoseconds of a monotonic clock, such as
@@ -326,8 +345,38 @@ extension PreloadTracker {
                 if rows > best.rows { best = (first, rows) }
             }
         }
+        if best.skip > 0, let quickCosts {
+            // A quick tier: the skipped rows (too close for their full content) get quick renderings instead, nearest
+            // first, when the threads can have the first of them ready before it leaves.
+            var quick = cost
+            quick.seconds = quickCosts.seconds ?? 0
+            if quick.ready(rows: 1, threads: allThreads) + Self.deliveryMargin <= leaves[0] {
+                // Those and every row that appears within `quickLead`; the rows beyond come nearer with each update
+                // and are planned then (prefetched now, a fast fling's hundreds of quick renderings would push the
+                // nearest out of the cache before they are shown). Rows planned before and still ahead stay, as a
+                // skipping plan keeps them: at the edge between the two plans, dropping them would cancel work for
+                // the rows coming next.
+                var soon = 0
+                while soon < 10_000, path.seconds(toTravel: firstAhead + Double(soon) - (top + screen)) <= Self.quickLead {
+                    soon += 1
+                }
+                let ahead = max(best.skip, soon, plannedAhead(firstAhead: firstAhead))
+                return setExtent(ahead: ahead, outruns: outruns)
+            }
+        }
         setExtent(ahead: best.rows, skip: best.rows == 0 ? 0 : best.skip, outruns: outruns)
     }
+
+    /// How many rows from the first past the screen (`firstAhead`, measured like the plan's `top`) the last answer
+    /// planned in the direction of travel.
+    private func plannedAhead(firstAhead: Double) -> Int {
+        if sign >= 0 { return max(0, planned.below.upperBound - Int(firstAhead)) }
+        return max(0, -Int(firstAhead) - planned.above.lowerBound)
+    }
+
+    /// How far ahead (seconds of the path) the rows coming next get quick renderings while the list outpaces their
+    /// full content: six frames, a fast fling's 150-odd rows.
+    static let quickLead = 0.1
 
     /// A result needs about a millisecond to land on the main queue after its work ends.
     static let deliveryMargin = 0.001
