@@ -21,6 +21,8 @@ final class RenderCounters: Sendable {
     let aborted = Atomic<Int>(0)
     /// Wall time spent in completed renders, in ns.
     let busyNanoseconds = Atomic<Int>(0)
+    /// Thread CPU time spent in completed renders, in ns: beside the wall time, what of it was work and what waiting.
+    let cpuNanoseconds = Atomic<Int>(0)
     private let serials = Atomic<Int>(0)
 
     func nextSerial() -> Int { serials.add(1, ordering: .relaxed).newValue }
@@ -44,9 +46,15 @@ struct RowRenderer: Sendable {
     let counters: RenderCounters
 
     /// Renders `row`, or returns nil if `isCancelled` turned true on the way.
+    ///
+    /// Never inlined, nor is its loop (`smooth`): with a copy inlined at each caller, the run's renders, the
+    /// calibration's and the CPU measurement each had their own copy of the hot loop, aligned differently in each
+    /// build, and builds of the same schedule rendered in 1.5, 2.1 or 2.9 ms of wall against a calibration that took
+    /// another copy's time (2026-11-29 log): one copy keeps the yardstick on the renders the run makes.
+    @inline(never)
     func render(row: Int, isCancelled: () -> Bool = { false }) -> RowImage? {
         counters.started.add(1, ordering: .relaxed)
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUNanoseconds()
         var series = Self.series(row)
         var scratch = [Double](repeating: 0, count: Self.points)
         for _ in 0..<passes {
@@ -60,6 +68,7 @@ struct RowRenderer: Sendable {
         let pixels = Self.rasterise(series)
         counters.completed.add(1, ordering: .relaxed)
         counters.busyNanoseconds.add(Int(DispatchTime.now().uptimeNanoseconds - start), ordering: .relaxed)
+        counters.cpuNanoseconds.add(Int(threadCPUNanoseconds() - startCPU), ordering: .relaxed)
         return RowImage(row: row, serial: counters.nextSerial(), pixels: pixels)
     }
 
@@ -74,6 +83,7 @@ struct RowRenderer: Sendable {
         }
     }
 
+    @inline(never)
     private static func smooth(_ input: [Double], into output: inout [Double]) {
         let radius = kernel.count / 2, count = input.count
         kernel.withUnsafeBufferPointer { weights in

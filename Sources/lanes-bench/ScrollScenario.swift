@@ -136,6 +136,8 @@ private func summarize(
     let busy = Double(counters.busyNanoseconds.load(ordering: .relaxed))
     let wall = completed > 0 ? busy / Double(completed) / 1e6 : 0
     row.count("render_wall_avg_ms", wall)
+    let cpu = Double(counters.cpuNanoseconds.load(ordering: .relaxed))
+    row.count("render_run_cpu_avg_ms", completed > 0 ? cpu / Double(completed) / 1e6 : 0)
     row.count("render_threads", Double(driver.renderQueue?.maxConcurrency ?? threads))
     row.count("loadavg_1m", load)
     if driver.mode != .baseline {
