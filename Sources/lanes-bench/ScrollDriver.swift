@@ -104,6 +104,8 @@ final class ScrollDriver {
     /// The fingers' lift-offs: when each fling began (seconds on `now()`'s clock), where the list was, the travel
     /// predicted then, and when the motion ended (the next touch, or rest).
     private(set) var liftOffs: [(time: Double, from: Double, travel: Double, end: Double)] = []
+    /// The scroller's prediction at each lift-off (as `liftOffs`, one each): the path the list is told of.
+    private(set) var liftOffPredictions: [ScrollPrediction] = []
     /// Every counted frame's visible rows without their own content, and the visible rows.
     private(set) var blankFrames: [(time: Double, blank: Int, visible: Int)] = []
     /// Contents shown in a cell of their row, with the time (`LANES_BENCH_SCROLL_TRACE` only).
@@ -364,6 +366,7 @@ final class ScrollDriver {
             filledAt = nil
             if segment < script.count, let travel = script[segment].predictedTravel {
                 liftOffs.append((Double(time) / 1e9, segmentOffset, travel, .infinity))
+                liftOffPredictions.append(script[segment].prediction ?? ScrollPrediction(velocity: 0, timeConstant: 0))
                 // The scroller's own physics at lift-off, as a toolkit hands them to the list.
                 if Self.feedsLiftOffs, let prediction = script[segment].prediction { model.liftOff(prediction) }
             }

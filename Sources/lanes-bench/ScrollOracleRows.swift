@@ -61,6 +61,13 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
     row.count("oracle_velocity_1s_unshown", Double(chrome.unshown))
     row.count("oracle_ballistic_visible_shown_p99_ms", ballisticP99)
     row.count("lift_offs", Double(driver.liftOffs.count))
+    // The same, planning each stretch on the predicted path and learning of a catch when it comes (the plain one's
+    // jobs are the rows that really appeared, so it never spends a render past a catch).
+    let plannedReady = plannedOnPrediction(
+        driver: driver, renderSeconds: renderSeconds, threads: threads, knownAt: predicted)
+    let planned = scored(plannedReady, on: windows)
+    row.count("oracle_ballistic_planned_unshown", Double(planned.unshown))
+    row.count("oracle_ballistic_planned_visible_shown_p99_ms", quantile(planned.latencies, 0.99))
     // Issue 35's goal without a quick tier: unshown ≤ 1.25 × the ballistic oracle's + 2, p99 ≤ its p99 + one frame.
     let meetsBallistic = lanesUnshown <= 1.25 * Double(ballistic.unshown) + 2 && lanesP99 <= ballisticP99 + 16.7
     row.count("meets_ballistic_goal", meetsBallistic ? 1 : 0)
@@ -79,6 +86,7 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
                            ("h", ahead), ("velocity_1s", chrome)] {
         row.count("oracle_\(name)_blank_area_pct", blankArea(of: oracle, frames: counted, interval: interval))
     }
+    row.count("oracle_ballistic_planned_blank_area_pct", blankArea(ready: plannedReady, frames: counted, interval: interval))
     let quickMilliseconds = renderMilliseconds * quickCostRatio(driver.renderer)
     let quickBallistic = ScrollOracle.plan(
         windows: windows, renderSeconds: quickMilliseconds / 1000, threads: threads, horizon: 0,
@@ -104,7 +112,13 @@ func addOracle(to row: inout Row, driver: ScrollDriver, renderMilliseconds: Doub
 func blankArea(of oracle: ScrollOracle, frames: [(time: Double, rows: Range<Int>, counted: Bool)], interval: Double)
     -> Double
 {
-    let ready = oracle.renderedBy
+    blankArea(ready: oracle.renderedBy, frames: frames, interval: interval)
+}
+
+/// The blank area of a schedule given as when each row's content is ready.
+func blankArea(ready: [Int: Double], frames: [(time: Double, rows: Range<Int>, counted: Bool)], interval: Double)
+    -> Double
+{
     var tracker = BlankArea()
     for frame in frames {
         let blank = frame.rows.count { row in (ready[row] ?? .infinity) > frame.time }
