@@ -17,6 +17,16 @@ struct QuickTierTests {
         var placeholders = 0
         var binding: ContentBinding<String, String>!
 
+        /// A list of 10,000 rows, 20 on screen, whose rows bind to the loader with the quick tier.
+        func list(clock: VirtualClock) -> ListModel<QuickRow> {
+            let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { QuickRow() }
+            list.connect(to: loader, quick: quick, key: { "\($0)" }) { [loader, quick] row in
+                if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
+                return row.content!
+            }
+            return list
+        }
+
         init() {
             let delivery = WorkQueue("test-main", maxConcurrency: 1, executor: main)
             let ran = self.ran
@@ -77,12 +87,7 @@ struct QuickTierTests {
     func listPrefetchesQuick() {
         let s = Setup()
         let clock = VirtualClock(start: 1_000_000_000)
-        final class Row { var content: ContentBinding<String, String>? }
-        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { Row() }
-        list.connect(to: s.loader, quick: s.quick, key: { "\($0)" }) { [loader = s.loader, quick = s.quick] row in
-            if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
-            return row.content!
-        }
+        let list = s.list(clock: clock)
         s.loader.costs.record(seconds: 0.003)   // one thread renders about 333 rows a second
         list.layoutIfNeeded()
         list.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3))
@@ -108,12 +113,7 @@ struct QuickTierTests {
     func fullWaitsBehindQuick() {
         let s = Setup()
         let clock = VirtualClock(start: 1_000_000_000)
-        final class Row { var content: ContentBinding<String, String>? }
-        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { Row() }
-        list.connect(to: s.loader, quick: s.quick, key: { "\($0)" }) { [loader = s.loader, quick = s.quick] row in
-            if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
-            return row.content!
-        }
+        let list = s.list(clock: clock)
         s.loader.costs.record(seconds: 0.003)
         list.layoutIfNeeded()
         list.liftOff(ScrollPrediction(velocity: 2_000, timeConstant: 0.3))
@@ -136,12 +136,7 @@ struct QuickTierTests {
     func quickFromTheScreenOn() throws {
         let s = Setup()
         let clock = VirtualClock(start: 1_000_000_000)
-        final class Row { var content: ContentBinding<String, String>? }
-        let list = ListModel(rowCount: 10_000, rowHeight: 1, viewportHeight: 20, clock: clock) { Row() }
-        list.connect(to: s.loader, quick: s.quick, key: { "\($0)" }) { [loader = s.loader, quick = s.quick] row in
-            if row.content == nil { row.content = loader.binding(quick: quick, placeholder: { _ in }) { _, _ in } }
-            return row.content!
-        }
+        let list = s.list(clock: clock)
         s.loader.costs.record(seconds: 0.003)   // one thread: 333 full renderings a second
         s.quick.costs.record(seconds: 0.0003)   // ten times as many quick ones
         list.layoutIfNeeded()
@@ -177,3 +172,6 @@ struct QuickTierTests {
         #expect(s.shown == ["quick:c", "full:d"])
     }
 }
+
+/// A list row holding its content binding (QuickTierTests' lists).
+@MainActor final class QuickRow { var content: ContentBinding<String, String>? }
