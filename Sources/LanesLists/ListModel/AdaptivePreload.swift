@@ -123,6 +123,13 @@ struct ScrollPath {
         self.decay = decay
     }
 
+    /// Rows the scroll travels in the next `seconds` (the inverse of ``seconds(toTravel:)``).
+    func rows(within seconds: Double) -> Double {
+        guard seconds > 0, speed > 0 else { return 0 }
+        guard decay.isFinite else { return speed * seconds }
+        return speed * decay * (1 - exp(-seconds / decay))
+    }
+
     /// Seconds until the scroll has travelled `rows` more rows (infinity if it stops before).
     func seconds(toTravel rows: Double) -> Double {
         guard rows > 0 else { return 0 }

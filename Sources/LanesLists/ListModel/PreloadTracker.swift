@@ -356,10 +356,8 @@ extension PreloadTracker {
                 // nearest out of the cache before they are shown). Rows planned before and still ahead stay, as a
                 // skipping plan keeps them: at the edge between the two plans, dropping them would cancel work for
                 // the rows coming next.
-                var soon = 0
-                while soon < 10_000, path.seconds(toTravel: firstAhead + Double(soon) - (top + screen)) <= Self.quickLead {
-                    soon += 1
-                }
+                let reach = path.rows(within: Self.quickLead) - (firstAhead - (top + screen))
+                let soon = reach < 0 ? 0 : Int(min(reach, 10_000).rounded(.down)) + 1
                 let ahead = max(best.skip, soon, plannedAhead(firstAhead: firstAhead))
                 return setExtent(ahead: ahead, outruns: outruns)
             }
